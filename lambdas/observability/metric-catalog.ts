@@ -1,0 +1,98 @@
+/**
+ * The one list of CloudWatch metrics the Lambdas emit (EMF through Powertools
+ * Metrics) and the dashboard and alarms read. Both sides import it, and a test
+ * checks that every metric the CDK references is one a Lambda emits, so a
+ * renamed metric cannot silently leave a dashboard widget empty.
+ *
+ * Powertools adds the `service` dimension to every metric; `dimensions` lists
+ * the extra ones, in the order they are added.
+ */
+export const METRICS_NAMESPACE = 'GpuScheduling';
+
+export const SERVICE = {
+  extender: 'gpu-extender',
+  labeler: 'gpu-node-labeler',
+  reconciler: 'gpu-metrics-reconciler',
+} as const;
+export type ServiceName = (typeof SERVICE)[keyof typeof SERVICE];
+
+export type MetricUnit = 'Count' | 'Milliseconds';
+
+export interface MetricDefinition {
+  readonly name: string;
+  readonly unit: MetricUnit;
+  readonly service: ServiceName;
+  /** Extra dimensions beyond `service`, and the values they take. */
+  readonly dimensions: Readonly<Record<string, readonly string[]>>;
+}
+
+export const EXTENDER_VERBS = ['filter', 'prioritize', 'preempt'] as const;
+export type ExtenderVerb = (typeof EXTENDER_VERBS)[number];
+
+/** Low-cardinality codes for why a node was rejected; the human message stays in logs. */
+export const REJECTION_REASONS = [
+  'InsufficientGpus',
+  'GpuModelMismatch',
+  'InsufficientGpuMemory',
+  'InvalidPodAnnotation',
+  'NodeNotFound',
+] as const;
+export type RejectionReason = (typeof REJECTION_REASONS)[number];
+
+export const LABELER_ERROR_KINDS = ['NodeNotRegistered', 'Ec2', 'Kubernetes', 'InvalidEvent', 'Unknown'] as const;
+export const RECONCILER_ERROR_KINDS = ['CloudWatch', 'Kubernetes', 'Unknown'] as const;
+export const WRITE_SKIP_REASONS = ['Unchanged', 'Budget', 'Terminating'] as const;
+
+export const METRIC = {
+  extenderRequests: {
+    name: 'ExtenderRequests',
+    unit: 'Count',
+    service: SERVICE.extender,
+    dimensions: { Verb: EXTENDER_VERBS },
+  },
+  extenderLatency: {
+    name: 'ExtenderLatency',
+    unit: 'Milliseconds',
+    service: SERVICE.extender,
+    dimensions: { Verb: EXTENDER_VERBS },
+  },
+  extenderErrors: {
+    name: 'ExtenderErrors',
+    unit: 'Count',
+    service: SERVICE.extender,
+    dimensions: { Verb: EXTENDER_VERBS },
+  },
+  nodesRejected: {
+    name: 'NodesRejected',
+    unit: 'Count',
+    service: SERVICE.extender,
+    dimensions: { Reason: REJECTION_REASONS },
+  },
+  nodesLabeled: { name: 'NodesLabeled', unit: 'Count', service: SERVICE.labeler, dimensions: {} },
+  labelsAlreadyCorrect: { name: 'LabelsAlreadyCorrect', unit: 'Count', service: SERVICE.labeler, dimensions: {} },
+  labelerErrors: {
+    name: 'LabelerErrors',
+    unit: 'Count',
+    service: SERVICE.labeler,
+    dimensions: { Kind: LABELER_ERROR_KINDS },
+  },
+  timeToLabel: { name: 'TimeToLabel', unit: 'Milliseconds', service: SERVICE.labeler, dimensions: {} },
+  podsEvaluated: { name: 'PodsEvaluated', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  deletionCostsWritten: { name: 'DeletionCostsWritten', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  writesSkipped: {
+    name: 'WritesSkipped',
+    unit: 'Count',
+    service: SERVICE.reconciler,
+    dimensions: { Reason: WRITE_SKIP_REASONS },
+  },
+  podsWithoutMetrics: { name: 'PodsWithoutMetrics', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  nodeUtilizationWritten: { name: 'NodeUtilizationWritten', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  reconcilerErrors: {
+    name: 'ReconcilerErrors',
+    unit: 'Count',
+    service: SERVICE.reconciler,
+    dimensions: { Kind: RECONCILER_ERROR_KINDS },
+  },
+} as const satisfies Record<string, MetricDefinition>;
+
+export type MetricKey = keyof typeof METRIC;
