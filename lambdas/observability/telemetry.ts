@@ -1,0 +1,56 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { MetricDefinition, ServiceName } from './metric-catalog';
+import { METRICS_NAMESPACE } from './metric-catalog';
+
+/**
+ * Logger and EMF metrics for one Lambda, created once per container (module
+ * scope). Metric names, units and dimensions come from the catalog so the
+ * dashboard can never drift from what is emitted.
+ */
+export interface Telemetry {
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  /** Records a catalog metric; dimensions must be the ones the catalog declares. */
+  record(metric: MetricDefinition, value: number, dimensions?: Readonly<Record<string, string>>): void;
+  /** Flushes buffered metrics (call once at the end of each invocation). */
+  flush(): void;
+}
+
+export function createTelemetry(service: ServiceName): Telemetry {
+  const logger = new Logger({ serviceName: service });
+  const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: service, logger });
+  return {
+    logger,
+    metrics,
+    record(metric, value, dimensions = {}) {
+      assertCatalogDimensions(metric, dimensions);
+      if (Object.keys(dimensions).length === 0) {
+        metrics.addMetric(metric.name, metric.unit, value);
+        return;
+      }
+      // A dimensioned metric goes out on its own so its dimensions do not
+      // leak onto the other metrics of the invocation.
+      const single = metrics.singleMetric();
+      single.addDimensions({ ...dimensions });
+      single.addMetric(metric.name, metric.unit, value);
+    },
+    flush() {
+      metrics.publishStoredMetrics();
+    },
+  };
+}
+
+function assertCatalogDimensions(metric: MetricDefinition, dimensions: Readonly<Record<string, string>>): void {
+  const declared = Object.keys(metric.dimensions);
+  const given = Object.keys(dimensions);
+  if (declared.length !== given.length || declared.some((d) => !(d in dimensions))) {
+    throw new Error(`metric ${metric.name} takes dimensions [${declared.join(', ')}], got [${given.join(', ')}]`);
+  }
+  for (const [name, value] of Object.entries(dimensions)) {
+    const allowed = metric.dimensions[name] ?? [];
+    if (!allowed.includes(value)) {
+      throw new Error(`metric ${metric.name}: dimension ${name}=${value} is not one of [${allowed.join(', ')}]`);
+    }
+  }
+}
