@@ -1,0 +1,381 @@
+import type {
+  AddonsConfig,
+  AlarmsConfig,
+  AppConfig,
+  ExistingClusterConfig,
+  ExtenderFunctionConfig,
+  KubernetesMinorVersion,
+  NewClusterConfig,
+  NodeGroupConfig,
+  NodeTaint,
+  ScheduledFunctionConfig,
+  SchedulerConfig,
+} from './app-config';
+import {
+  CAPACITY_TYPES,
+  DEFAULT_KUBE_SCHEDULER_VERSION,
+  ENDPOINT_ACCESS,
+  KUBERNETES_VERSIONS,
+  LOG_RETENTION_DAYS,
+  TAINT_EFFECTS,
+} from './app-config';
+import { AppConfigError, ConfigReader } from './config-reader';
+
+/** Environment variables the stack itself sets on every function; config may not override them. */
+export const STACK_OWNED_ENV_VARS = ['CLUSTER_NAME', 'NODE_OPTIONS'] as const;
+
+const DNS_LABEL = { pattern: /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, allowed: 'a DNS-1123 label (lowercase letters, digits, "-", at most 63)' };
+const QUALIFIED_NAME = /^([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
+const CIDR = { pattern: /^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/, allowed: 'an IPv4 CIDR such as 10.0.0.0/16' };
+const INSTANCE_TYPE = { pattern: /^[a-z][a-z0-9-]*\.[a-z0-9]+$/, allowed: 'an EC2 instance type such as m7i.large' };
+/** x86_64 NVIDIA families the AL2023_x86_64_NVIDIA AMI supports (Graviton GPU types need the ARM AMI). */
+const GPU_INSTANCE_TYPE = {
+  pattern: /^(g4dn|g5|g6|g6e|gr6|p3|p3dn|p4d|p4de|p5|p5e|p5en|p6-b200)\.[a-z0-9]+$/,
+  allowed: 'an x86_64 NVIDIA GPU instance type (families g4dn, g5, g6, g6e, gr6, p3, p3dn, p4d, p4de, p5, p5e, p5en, p6-b200)',
+};
+const ENV_MAP = { keyPattern: /^[A-Za-z_][A-Za-z0-9_]*$/, allowedKeys: 'an environment variable name', maxValueLength: 4096 };
+
+const DEFAULT_GPU_NODE_GROUP = {
+  name: 'gpu',
+  instanceTypes: ['g5.xlarge', 'g5.2xlarge'],
+  minSize: 0,
+  maxSize: 4,
+  desiredSize: 1,
+  taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NO_SCHEDULE' }],
+};
+
+/**
+ * Validates raw configuration (from cdk.json context and/or a config file)
+ * and fills in defaults. Throws AppConfigError naming the first bad key.
+ */
+export function parseAppConfig(raw: unknown): AppConfig {
+  const root = new ConfigReader(raw, '');
+  const clusterName = root.string('clusterName', {
+    default: 'gpu-scheduling',
+    pattern: /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/,
+    allowed: 'an EKS cluster name (letters, digits, "-", "_", at most 100, starting with a letter or digit)',
+  });
+  const kubernetesVersion = root.oneOf('kubernetesVersion', KUBERNETES_VERSIONS, '1.35');
+  const logRetentionDays = root.integer('logRetentionDays', { default: 30, min: 1, max: 3653 });
+  if (!(LOG_RETENTION_DAYS as readonly number[]).includes(logRetentionDays)) {
+    root.fail('logRetentionDays', `must be one of ${LOG_RETENTION_DAYS.join(', ')}, got ${logRetentionDays}`);
+  }
+  const config: AppConfig = {
+    stackName: root.string('stackName', {
+      default: 'GpuScheduling',
+      pattern: /^[A-Za-z][A-Za-z0-9-]{0,127}$/,
+      allowed: 'a CloudFormation stack name (letters, digits, "-", starting with a letter)',
+    }),
+    clusterName,
+    kubernetesVersion,
+    logRetentionDays,
+    cluster: parseCluster(root.child('cluster')),
+    addons: parseAddons(root.child('addons')),
+    scheduler: parseScheduler(root.child('scheduler'), kubernetesVersion),
+    extender: parseExtender(root.child('extender')),
+    labeler: parseScheduled(root.child('labeler'), { scheduleMinutes: 5, memorySizeMiB: 256, timeoutSeconds: 60, maxEventAgeSeconds: 3600, retryAttempts: 2 }),
+    reconciler: parseScheduled(root.child('reconciler'), { scheduleMinutes: 1, memorySizeMiB: 512, timeoutSeconds: 50, maxEventAgeSeconds: 60, retryAttempts: 0 }),
+    alarms: parseAlarms(root.child('alarms')),
+    dashboardName: root.string('dashboardName', {
+      default: `${clusterName}-gpu-scheduling`,
+      pattern: /^[A-Za-z0-9_-]{1,255}$/,
+      allowed: 'a dashboard name (letters, digits, "-", "_")',
+    }),
+  };
+  root.done();
+  if (config.alarms.extenderP99LatencyMs >= config.scheduler.extender.httpTimeoutSeconds * 1000) {
+    throw new AppConfigError(
+      'alarms.extenderP99LatencyMs',
+      `must be below scheduler.extender.httpTimeoutSeconds (${config.scheduler.extender.httpTimeoutSeconds} s), or the alarm fires only after the scheduler has already timed out`,
+    );
+  }
+  return config;
+}
+
+function parseCluster(reader: ConfigReader): NewClusterConfig | ExistingClusterConfig {
+  const mode = reader.oneOf('mode', ['new', 'existing'] as const, 'new');
+  const result = mode === 'new' ? parseNewCluster(reader) : parseExistingCluster(reader);
+  reader.done();
+  return result;
+}
+
+function parseNewCluster(reader: ConfigReader): NewClusterConfig {
+  if (reader.has('existing')) reader.fail('existing', 'is only allowed when cluster.mode is "existing"');
+  const endpointAccess = reader.oneOf('endpointAccess', ENDPOINT_ACCESS, 'private');
+  const publicAccessCidrs = reader.stringList('publicAccessCidrs', { default: [], minItems: 0, ...CIDR });
+  if (endpointAccess === 'private' && publicAccessCidrs.length > 0) {
+    reader.fail('publicAccessCidrs', 'is only allowed when cluster.endpointAccess is "public-and-private"');
+  }
+  if (endpointAccess === 'public-and-private' && publicAccessCidrs.length === 0) {
+    reader.fail('publicAccessCidrs', 'must list the CIDRs allowed to reach the public endpoint when cluster.endpointAccess is "public-and-private" (an open endpoint is never the default)');
+  }
+  const maxAzs = reader.integer('maxAzs', { default: 2, min: 2, max: 6 });
+  const gpuNodeGroups = reader
+    .objectList('gpuNodeGroups', { minItems: 0, fallback: [DEFAULT_GPU_NODE_GROUP] })
+    .map((group) => parseNodeGroup(group, { name: 'gpu', instanceType: GPU_INSTANCE_TYPE, diskSizeGiB: 100, desiredSize: 1, minSize: 0, maxSize: 4 }));
+  const names = new Set<string>();
+  for (const [index, group] of gpuNodeGroups.entries()) {
+    if (group.name === 'system' || names.has(group.name)) {
+      reader.fail(`gpuNodeGroups[${index}].name`, `"${group.name}" is already used; node group names must be unique and not "system"`);
+    }
+    names.add(group.name);
+  }
+  return {
+    mode: 'new',
+    endpointAccess,
+    publicAccessCidrs,
+    vpcCidr: reader.string('vpcCidr', { default: '10.0.0.0/16', ...CIDR }),
+    maxAzs,
+    natGateways: reader.integer('natGateways', { default: 1, min: 1, max: maxAzs }),
+    systemNodeGroup: parseNodeGroup(reader.child('systemNodeGroup'), {
+      name: 'system',
+      instanceType: INSTANCE_TYPE,
+      diskSizeGiB: 50,
+      desiredSize: 2,
+      minSize: 2,
+      maxSize: 3,
+      defaultInstanceTypes: ['m7i.large'],
+      fixedName: true,
+    }),
+    gpuNodeGroups,
+  };
+}
+
+interface NodeGroupDefaults {
+  readonly name: string;
+  readonly instanceType: { pattern: RegExp; allowed: string };
+  readonly diskSizeGiB: number;
+  readonly desiredSize: number;
+  readonly minSize: number;
+  readonly maxSize: number;
+  readonly defaultInstanceTypes?: readonly string[];
+  readonly fixedName?: boolean;
+}
+
+function parseNodeGroup(reader: ConfigReader, defaults: NodeGroupDefaults): NodeGroupConfig {
+  const name = defaults.fixedName
+    ? defaults.name
+    : reader.string('name', { default: defaults.name, pattern: /^[a-z0-9]([-a-z0-9]{0,30}[a-z0-9])?$/, allowed: 'a lowercase name (letters, digits, "-", at most 32)' });
+  const instanceTypes = reader.stringList('instanceTypes', {
+    default: defaults.defaultInstanceTypes ?? ['g5.xlarge'],
+    minItems: 1,
+    ...defaults.instanceType,
+  });
+  const minSize = reader.integer('minSize', { default: defaults.minSize, min: 0, max: 450 });
+  const maxSize = reader.integer('maxSize', { default: defaults.maxSize, min: 1, max: 450 });
+  if (maxSize < minSize) reader.fail('maxSize', `must be at least minSize (${minSize}), got ${maxSize}`);
+  const desiredSize = reader.integer('desiredSize', { default: Math.min(Math.max(defaults.desiredSize, minSize), maxSize), min: 0, max: 450 });
+  if (desiredSize < minSize || desiredSize > maxSize) {
+    reader.fail('desiredSize', `must be from minSize (${minSize}) to maxSize (${maxSize}), got ${desiredSize}`);
+  }
+  const taints = reader.objectList('taints', { minItems: 0, fallback: [] }).map(parseTaint);
+  const group: NodeGroupConfig = {
+    name,
+    instanceTypes,
+    minSize,
+    maxSize,
+    desiredSize,
+    diskSizeGiB: reader.integer('diskSizeGiB', { default: defaults.diskSizeGiB, min: 20, max: 16384 }),
+    capacityType: reader.oneOf('capacityType', CAPACITY_TYPES, 'ON_DEMAND'),
+    labels: reader.stringMap('labels', { keyPattern: QUALIFIED_NAME, allowedKeys: 'a Kubernetes label key', maxValueLength: 63 }),
+    taints,
+  };
+  for (const [key, value] of Object.entries(group.labels)) {
+    if (!LABEL_VALUE.test(value)) reader.fail(`labels.${key}`, `must be a Kubernetes label value, got ${JSON.stringify(value)}`);
+  }
+  reader.done();
+  return group;
+}
+
+function parseTaint(reader: ConfigReader): NodeTaint {
+  const taint: NodeTaint = {
+    key: reader.string('key', { default: '', pattern: QUALIFIED_NAME, allowed: 'a Kubernetes taint key such as nvidia.com/gpu' }),
+    value: reader.string('value', { default: '', pattern: LABEL_VALUE, allowed: 'a Kubernetes label value' }),
+    effect: reader.oneOf('effect', TAINT_EFFECTS, 'NO_SCHEDULE'),
+  };
+  if (taint.key === '') reader.fail('key', 'is required');
+  reader.done();
+  return taint;
+}
+
+function parseExistingCluster(reader: ConfigReader): ExistingClusterConfig {
+  for (const newOnly of ['endpointAccess', 'publicAccessCidrs', 'vpcCidr', 'maxAzs', 'natGateways', 'systemNodeGroup', 'gpuNodeGroups']) {
+    if (reader.has(newOnly)) reader.fail(newOnly, 'is only allowed when cluster.mode is "new"');
+  }
+  if (!reader.has('existing')) reader.fail('existing', 'is required when cluster.mode is "existing" (vpcId, availabilityZones, privateSubnetIds, clusterSecurityGroupId)');
+  const existing = reader.child('existing');
+  const required = (key: string, pattern: RegExp, allowed: string): string => {
+    const value = existing.optionalString(key, { pattern, allowed });
+    return value ?? existing.fail(key, `is required (${allowed})`);
+  };
+  const vpcId = required('vpcId', /^vpc-[0-9a-f]{8,17}$/, 'a VPC id such as vpc-0123456789abcdef0');
+  const availabilityZones = existing.stringList('availabilityZones', {
+    default: [],
+    minItems: 2,
+    pattern: /^[a-z]{2}(-[a-z]+)+-\d[a-z]$/,
+    allowed: 'an availability zone name such as us-east-1a',
+  });
+  const privateSubnetIds = existing.stringList('privateSubnetIds', {
+    default: [],
+    minItems: 2,
+    pattern: /^subnet-[0-9a-f]{8,17}$/,
+    allowed: 'a subnet id such as subnet-0123456789abcdef0',
+  });
+  if (privateSubnetIds.length !== availabilityZones.length) {
+    existing.fail('privateSubnetIds', `must list one subnet per availability zone (${availabilityZones.length}), got ${privateSubnetIds.length}`);
+  }
+  const clusterSecurityGroupId = required('clusterSecurityGroupId', /^sg-[0-9a-f]{8,17}$/, 'the cluster security group id (sg-...) from `aws eks describe-cluster` resourcesVpcConfig.clusterSecurityGroupId');
+  const installPodIdentityAgent = existing.boolean('installPodIdentityAgent', false);
+  existing.done();
+  return { mode: 'existing', vpcId, availabilityZones, privateSubnetIds, clusterSecurityGroupId, installPodIdentityAgent };
+}
+
+function parseAddons(reader: ConfigReader): AddonsConfig {
+  const plugin = reader.child('nvidiaDevicePlugin');
+  const nvidiaDevicePlugin = {
+    enabled: plugin.boolean('enabled', true),
+    chartVersion: plugin.string('chartVersion', { default: '0.17.1', pattern: /^\d+\.\d+\.\d+$/, allowed: 'a chart version such as 0.17.1' }),
+  };
+  plugin.done();
+  const observability = reader.child('cloudWatchObservability');
+  const cloudWatchObservability = {
+    enabled: observability.boolean('enabled', true),
+    addonVersion: observability.optionalString('addonVersion', {
+      pattern: /^v\d+\.\d+\.\d+-eksbuild\.\d+$/,
+      allowed: 'an add-on version such as v4.1.0-eksbuild.1 (from `aws eks describe-addon-versions`)',
+    }),
+  };
+  observability.done();
+  reader.done();
+  return { nvidiaDevicePlugin, cloudWatchObservability };
+}
+
+function parseScheduler(reader: ConfigReader, kubernetesVersion: KubernetesMinorVersion): SchedulerConfig {
+  const name = reader.string('name', { default: 'gpu-scheduler', ...DNS_LABEL });
+  const escapedMinor = kubernetesVersion.replace('.', '\\.');
+  const kubeSchedulerVersion = reader.string('kubeSchedulerVersion', {
+    default: DEFAULT_KUBE_SCHEDULER_VERSION[kubernetesVersion],
+    pattern: new RegExp(`^${escapedMinor}\\.\\d+$`),
+    allowed: `a ${kubernetesVersion}.x patch release (the scheduler must match kubernetesVersion ${kubernetesVersion})`,
+  });
+  const resourcesReader = reader.child('resources');
+  const cpu = { pattern: /^\d+(\.\d+)?m?$/, allowed: 'a CPU quantity such as 100m or 0.5' };
+  const memory = { pattern: /^\d+(Ki|Mi|Gi)$/, allowed: 'a memory quantity such as 128Mi' };
+  const resources = {
+    cpuRequest: resourcesReader.string('cpuRequest', { default: '100m', ...cpu }),
+    memoryRequest: resourcesReader.string('memoryRequest', { default: '128Mi', ...memory }),
+    memoryLimit: resourcesReader.string('memoryLimit', { default: '512Mi', ...memory }),
+  };
+  resourcesReader.done();
+  const extenderReader = reader.child('extender');
+  const extender = {
+    weight: extenderReader.integer('weight', { default: 5, min: 1, max: 100 }),
+    ignorable: extenderReader.boolean('ignorable', false),
+    httpTimeoutSeconds: extenderReader.integer('httpTimeoutSeconds', { default: 5, min: 1, max: 30 }),
+    preempt: extenderReader.boolean('preempt', true),
+  };
+  extenderReader.done();
+  const scheduler: SchedulerConfig = {
+    name,
+    namespace: reader.string('namespace', { default: 'kube-system', ...DNS_LABEL }),
+    kubeSchedulerVersion,
+    replicas: reader.integer('replicas', { default: 2, min: 1, max: 5 }),
+    leaseName: reader.string('leaseName', { default: name, ...DNS_LABEL }),
+    verbosity: reader.integer('verbosity', { default: 2, min: 0, max: 10 }),
+    resources,
+    extender,
+  };
+  if (scheduler.leaseName === 'kube-scheduler') {
+    reader.fail('leaseName', 'must not be "kube-scheduler": that lease belongs to the default scheduler');
+  }
+  reader.done();
+  return scheduler;
+}
+
+function parseEnvironment(reader: ConfigReader): Record<string, string> {
+  const environment = reader.stringMap('environment', ENV_MAP);
+  for (const owned of STACK_OWNED_ENV_VARS) {
+    if (owned in environment) reader.fail(`environment.${owned}`, 'is set by the stack and cannot be overridden');
+  }
+  for (const name of Object.keys(environment)) {
+    if (name.startsWith('AWS_')) reader.fail(`environment.${name}`, 'AWS_* variables are reserved by Lambda');
+  }
+  return environment;
+}
+
+function parseExtender(reader: ConfigReader): ExtenderFunctionConfig {
+  const certificateArn = reader.optionalString('certificateArn', {
+    pattern: /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]+$/,
+    allowed: 'an ACM certificate ARN',
+  });
+  const hostname = reader.optionalString('hostname', {
+    pattern: /^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z]{2,}$/,
+    allowed: 'a DNS name such as gpu-extender.internal.example.com',
+  });
+  if (certificateArn !== undefined && hostname === undefined) {
+    reader.fail('hostname', 'is required with extender.certificateArn: the scheduler verifies the certificate against this name, which you point at the ALB');
+  }
+  if (certificateArn === undefined && hostname !== undefined) {
+    reader.fail('hostname', 'is only used with extender.certificateArn');
+  }
+  const extender: ExtenderFunctionConfig = {
+    listenerPort: reader.integer('listenerPort', { default: certificateArn === undefined ? 80 : 443, min: 1, max: 65535 }),
+    certificateArn,
+    hostname,
+    memorySizeMiB: reader.integer('memorySizeMiB', { default: 512, min: 128, max: 10240 }),
+    timeoutSeconds: reader.integer('timeoutSeconds', { default: 10, min: 1, max: 60 }),
+    reservedConcurrency: reader.optionalInteger('reservedConcurrency', { min: 1, max: 1000 }),
+    environment: parseEnvironment(reader),
+  };
+  reader.done();
+  return extender;
+}
+
+interface ScheduledDefaults {
+  readonly scheduleMinutes: number;
+  readonly memorySizeMiB: number;
+  readonly timeoutSeconds: number;
+  readonly maxEventAgeSeconds: number;
+  readonly retryAttempts: number;
+}
+
+function parseScheduled(reader: ConfigReader, defaults: ScheduledDefaults): ScheduledFunctionConfig {
+  const scheduleMinutes = reader.integer('scheduleMinutes', { default: defaults.scheduleMinutes, min: 1, max: 1440 });
+  const timeoutSeconds = reader.integer('timeoutSeconds', { default: defaults.timeoutSeconds, min: 1, max: 900 });
+  if (timeoutSeconds >= scheduleMinutes * 60) {
+    reader.fail('timeoutSeconds', `must be below scheduleMinutes × 60 (${scheduleMinutes * 60}) so scheduled runs cannot overlap, got ${timeoutSeconds}`);
+  }
+  const config: ScheduledFunctionConfig = {
+    scheduleMinutes,
+    timeoutSeconds,
+    memorySizeMiB: reader.integer('memorySizeMiB', { default: defaults.memorySizeMiB, min: 128, max: 10240 }),
+    // Lambda's asynchronous-invocation limits, which also bound the EventBridge target's.
+    maxEventAgeSeconds: reader.integer('maxEventAgeSeconds', { default: defaults.maxEventAgeSeconds, min: 60, max: 21600 }),
+    retryAttempts: reader.integer('retryAttempts', { default: defaults.retryAttempts, min: 0, max: 2 }),
+    environment: parseEnvironment(reader),
+  };
+  reader.done();
+  return config;
+}
+
+function parseAlarms(reader: ConfigReader): AlarmsConfig {
+  const createSnsTopic = reader.boolean('createSnsTopic', false);
+  const email = reader.optionalString('email', { pattern: /^[^@\s]+@[^@\s]+\.[^@\s]+$/, allowed: 'an email address' });
+  const topicArn = reader.optionalString('topicArn', {
+    pattern: /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/,
+    allowed: 'an SNS topic ARN',
+  });
+  if (email !== undefined && !createSnsTopic) reader.fail('email', 'needs alarms.createSnsTopic: true (the subscription goes on the topic the stack creates)');
+  if (topicArn !== undefined && createSnsTopic) reader.fail('topicArn', 'cannot be combined with alarms.createSnsTopic: true; choose one topic');
+  const alarms: AlarmsConfig = {
+    createSnsTopic,
+    email,
+    topicArn,
+    extender5xxThreshold: reader.integer('extender5xxThreshold', { default: 1, min: 1, max: 1_000_000 }),
+    extenderP99LatencyMs: reader.integer('extenderP99LatencyMs', { default: 1000, min: 10, max: 30_000 }),
+    lambdaErrorsThreshold: reader.integer('lambdaErrorsThreshold', { default: 1, min: 1, max: 1_000_000 }),
+  };
+  reader.done();
+  return alarms;
+}
