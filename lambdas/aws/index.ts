@@ -1,0 +1,7 @@
+export { awsClientConfigFromEnv } from './aws-client-config';
+export type { AwsClientConfig } from './aws-client-config';
+export { createCloudWatchClient, createEc2Client, createEksClient } from './clients';
+export { createInstanceTypeGpuCatalog, toGpuInfo } from './instance-type-gpu-info';
+export type { GpuDevice, InstanceTypeGpuCatalog, InstanceTypeGpuInfo } from './instance-type-gpu-info';
+export { describeInstance, describeInstances, INSTANCE_IDS_PER_CALL, toInstanceSummary } from './instances';
+export type { InstanceSummary } from './instances';

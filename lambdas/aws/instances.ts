@@ -1,0 +1,66 @@
+import type { EC2Client, Instance } from '@aws-sdk/client-ec2';
+import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
+
+/** The instance facts the labeler and reconciler need. */
+export interface InstanceSummary {
+  readonly instanceId: string;
+  readonly instanceType: string;
+  readonly availabilityZone: string;
+  /** e.g. `ip-10-0-1-23.ec2.internal`; empty before the instance has a private IP. */
+  readonly privateDnsName: string;
+  /** pending | running | shutting-down | terminated | stopping | stopped */
+  readonly state: string;
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+/**
+ * A filter takes at most 200 values. Filtering (instead of InstanceIds) means
+ * an id that no longer exists is simply absent instead of failing the whole
+ * call with InvalidInstanceID.NotFound.
+ */
+export const INSTANCE_IDS_PER_CALL = 200;
+
+/** DescribeInstances for many ids: one call per 200 ids (plus pages). */
+export async function describeInstances(ec2: EC2Client, instanceIds: readonly string[]): Promise<Map<string, InstanceSummary>> {
+  const unique = [...new Set(instanceIds)];
+  const found = new Map<string, InstanceSummary>();
+  for (let i = 0; i < unique.length; i += INSTANCE_IDS_PER_CALL) {
+    const batch = unique.slice(i, i + INSTANCE_IDS_PER_CALL);
+    let nextToken: string | undefined;
+    do {
+      const page = await ec2.send(
+        new DescribeInstancesCommand({
+          Filters: [{ Name: 'instance-id', Values: batch }],
+          MaxResults: 1000,
+          NextToken: nextToken,
+        }),
+      );
+      for (const reservation of page.Reservations ?? []) {
+        for (const instance of reservation.Instances ?? []) {
+          const summary = toInstanceSummary(instance);
+          if (summary) found.set(summary.instanceId, summary);
+        }
+      }
+      nextToken = page.NextToken;
+    } while (nextToken);
+  }
+  return found;
+}
+
+export async function describeInstance(ec2: EC2Client, instanceId: string): Promise<InstanceSummary | undefined> {
+  return (await describeInstances(ec2, [instanceId])).get(instanceId);
+}
+
+export function toInstanceSummary(instance: Instance): InstanceSummary | undefined {
+  if (!instance.InstanceId || !instance.InstanceType) return undefined;
+  const tags: Record<string, string> = {};
+  for (const tag of instance.Tags ?? []) if (tag.Key !== undefined) tags[tag.Key] = tag.Value ?? '';
+  return {
+    instanceId: instance.InstanceId,
+    instanceType: instance.InstanceType,
+    availabilityZone: instance.Placement?.AvailabilityZone ?? '',
+    privateDnsName: instance.PrivateDnsName ?? '',
+    state: instance.State?.Name ?? 'unknown',
+    tags,
+  };
+}

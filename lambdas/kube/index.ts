@@ -1,0 +1,22 @@
+export { BearerTokenAuthenticator, EKS_AUTH_PROVIDER_NAME } from './bearer-token-authenticator';
+export { clearClusterEndpointCache, describeClusterEndpoint } from './eks-cluster-endpoint';
+export type { EksClusterEndpoint } from './eks-cluster-endpoint';
+export {
+  CLUSTER_ID_HEADER,
+  createEksToken,
+  EKS_TOKEN_PREFIX,
+  PRESIGN_EXPIRES_SECONDS,
+  stsHostname,
+  TOKEN_VALIDITY_MS,
+} from './eks-token';
+export type { EksTokenRequest } from './eks-token';
+export { DEFAULT_TOKEN_REFRESH_AFTER_MS, EksTokenSource } from './eks-token-source';
+export type { BearerTokenSource, EksTokenSourceOptions } from './eks-token-source';
+export { isKubeConflict, isKubeNotFound, kubeStatusCode } from './kube-errors';
+export { CLUSTER_NAME_PATTERN, eksKubeConfig, kubeConfigFromEnvironment } from './kube-config';
+export { FIELD_MANAGER, MERGE_PATCH_OPTIONS } from './merge-patch';
+export type { MetadataPatch } from './merge-patch';
+export { createNodeGateway, DEFAULT_PAGE_SIZE } from './node-gateway';
+export type { ListOptions, NodeGateway } from './node-gateway';
+export { createPodGateway } from './pod-gateway';
+export type { PodGateway, PodListOptions } from './pod-gateway';

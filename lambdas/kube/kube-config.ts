@@ -1,0 +1,64 @@
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Env } from '../config';
+import { ConfigError, envOptionalString, envString } from '../config';
+import { awsClientConfigFromEnv, createEksClient } from '../aws';
+import { BearerTokenAuthenticator, EKS_AUTH_PROVIDER_NAME } from './bearer-token-authenticator';
+import type { EksClusterEndpoint } from './eks-cluster-endpoint';
+import { describeClusterEndpoint } from './eks-cluster-endpoint';
+import type { BearerTokenSource } from './eks-token-source';
+import { EksTokenSource } from './eks-token-source';
+
+/** EKS cluster names: 1-100 chars, alphanumerics, hyphens and underscores, starting alphanumeric. */
+export const CLUSTER_NAME_PATTERN = /[0-9A-Za-z][A-Za-z0-9\-_]{0,99}/;
+
+/** One token source per cluster and region for the warm container, so every invocation reuses the token. */
+const tokenSources = new Map<string, EksTokenSource>();
+
+/**
+ * The Kubernetes client configuration for this process.
+ * - KUBECONFIG set: that file (local runs, tests against the local control plane).
+ * - Otherwise EKS: CLUSTER_NAME → DescribeCluster (endpoint + CA, cached) and a
+ *   presigned-STS bearer token with the Lambda role's credentials, cached and
+ *   renewed before its 15-minute validity ends (applied per request).
+ */
+export async function kubeConfigFromEnvironment(env: Env = process.env): Promise<KubeConfig> {
+  const kubeconfigPath = envOptionalString(env, 'KUBECONFIG');
+  if (kubeconfigPath !== undefined) {
+    const kc = new KubeConfig();
+    try {
+      kc.loadFromFile(kubeconfigPath);
+    } catch (error) {
+      throw new ConfigError('KUBECONFIG', kubeconfigPath, `a readable kubeconfig file (${(error as Error).message})`);
+    }
+    return kc;
+  }
+
+  const clusterName = envString(env, 'CLUSTER_NAME', {
+    pattern: CLUSTER_NAME_PATTERN,
+    description: 'an EKS cluster name (letters, digits, - and _), or set KUBECONFIG for a non-EKS cluster',
+  });
+  const aws = awsClientConfigFromEnv(env);
+  const endpoint = await describeClusterEndpoint(createEksClient(aws), clusterName, `${aws.region}/${clusterName}/${aws.endpoint ?? ''}`);
+
+  const sourceKey = `${aws.region}/${clusterName}`;
+  let source = tokenSources.get(sourceKey);
+  if (!source) {
+    source = new EksTokenSource({ clusterName, region: aws.region, credentials: defaultProvider() });
+    tokenSources.set(sourceKey, source);
+  }
+  return eksKubeConfig(endpoint, source);
+}
+
+/** A KubeConfig for an EKS endpoint whose bearer token comes from `tokens` on every request. */
+export function eksKubeConfig(endpoint: EksClusterEndpoint, tokens: BearerTokenSource): KubeConfig {
+  const kc = new KubeConfig();
+  kc.addAuthenticator(new BearerTokenAuthenticator(tokens));
+  kc.loadFromOptions({
+    clusters: [{ name: endpoint.name, server: endpoint.server, caData: endpoint.caData, skipTLSVerify: false }],
+    users: [{ name: 'lambda', authProvider: { name: EKS_AUTH_PROVIDER_NAME, config: {} } }],
+    contexts: [{ name: endpoint.name, cluster: endpoint.name, user: 'lambda' }],
+    currentContext: endpoint.name,
+  });
+  return kc;
+}

@@ -1,0 +1,67 @@
+import type { KubeConfig, V1Node } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { isKubeNotFound } from './kube-errors';
+import type { MetadataPatch } from './merge-patch';
+import { FIELD_MANAGER, MERGE_PATCH_OPTIONS } from './merge-patch';
+
+export interface ListOptions {
+  /** Items per page (the API server's `limit`); default 500. */
+  readonly pageSize?: number;
+  readonly labelSelector?: string;
+}
+
+/** The node calls our Lambdas make; handlers depend on this, not on client-node. */
+export interface NodeGateway {
+  /** All nodes, page by page (limit/continue), so memory stays bounded for big clusters. */
+  listNodePages(options?: ListOptions): AsyncGenerator<readonly V1Node[]>;
+  /** All nodes in one array. */
+  listNodes(options?: ListOptions): Promise<V1Node[]>;
+  /** The node, or undefined when there is none with that name. */
+  readNode(name: string): Promise<V1Node | undefined>;
+  /** Merge-patches metadata.labels: only the given keys change (null deletes one). */
+  patchNodeLabels(name: string, labels: MetadataPatch): Promise<V1Node>;
+  /** Merge-patches metadata.annotations the same way. */
+  patchNodeAnnotations(name: string, annotations: MetadataPatch): Promise<V1Node>;
+}
+
+export const DEFAULT_PAGE_SIZE = 500;
+
+export function createNodeGateway(kc: KubeConfig): NodeGateway {
+  const core = kc.makeApiClient(CoreV1Api);
+
+  async function* listNodePages(options: ListOptions = {}): AsyncGenerator<readonly V1Node[]> {
+    let continueToken: string | undefined;
+    do {
+      const page = await core.listNode({
+        limit: options.pageSize ?? DEFAULT_PAGE_SIZE,
+        ...(continueToken ? { _continue: continueToken } : {}),
+        ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}),
+      });
+      yield page.items;
+      continueToken = page.metadata?._continue || undefined;
+    } while (continueToken);
+  }
+
+  return {
+    listNodePages,
+    async listNodes(options) {
+      const all: V1Node[] = [];
+      for await (const page of listNodePages(options)) all.push(...page);
+      return all;
+    },
+    async readNode(name) {
+      try {
+        return await core.readNode({ name });
+      } catch (error) {
+        if (isKubeNotFound(error)) return undefined;
+        throw error;
+      }
+    },
+    patchNodeLabels(name, labels) {
+      return core.patchNode({ name, body: { metadata: { labels } }, fieldManager: FIELD_MANAGER }, MERGE_PATCH_OPTIONS);
+    },
+    patchNodeAnnotations(name, annotations) {
+      return core.patchNode({ name, body: { metadata: { annotations } }, fieldManager: FIELD_MANAGER }, MERGE_PATCH_OPTIONS);
+    },
+  };
+}

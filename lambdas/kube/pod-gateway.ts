@@ -1,0 +1,56 @@
+import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
+import type { MetadataPatch } from './merge-patch';
+import { FIELD_MANAGER, MERGE_PATCH_OPTIONS } from './merge-patch';
+import type { ListOptions } from './node-gateway';
+import { DEFAULT_PAGE_SIZE } from './node-gateway';
+
+export interface PodListOptions extends ListOptions {
+  /** Only this namespace; all namespaces when unset. */
+  readonly namespace?: string;
+  readonly fieldSelector?: string;
+}
+
+/** The pod calls our Lambdas make. */
+export interface PodGateway {
+  listPodPages(options?: PodListOptions): AsyncGenerator<readonly V1Pod[]>;
+  listPods(options?: PodListOptions): Promise<V1Pod[]>;
+  /** Merge-patches metadata.annotations: only the given keys change (null deletes one). */
+  patchPodAnnotations(namespace: string, name: string, annotations: MetadataPatch): Promise<V1Pod>;
+}
+
+export function createPodGateway(kc: KubeConfig): PodGateway {
+  const core = kc.makeApiClient(CoreV1Api);
+
+  async function* listPodPages(options: PodListOptions = {}): AsyncGenerator<readonly V1Pod[]> {
+    let continueToken: string | undefined;
+    do {
+      const params = {
+        limit: options.pageSize ?? DEFAULT_PAGE_SIZE,
+        ...(continueToken ? { _continue: continueToken } : {}),
+        ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}),
+        ...(options.fieldSelector ? { fieldSelector: options.fieldSelector } : {}),
+      };
+      const page = options.namespace
+        ? await core.listNamespacedPod({ namespace: options.namespace, ...params })
+        : await core.listPodForAllNamespaces(params);
+      yield page.items;
+      continueToken = page.metadata?._continue || undefined;
+    } while (continueToken);
+  }
+
+  return {
+    listPodPages,
+    async listPods(options) {
+      const all: V1Pod[] = [];
+      for await (const page of listPodPages(options)) all.push(...page);
+      return all;
+    },
+    patchPodAnnotations(namespace, name, annotations) {
+      return core.patchNamespacedPod(
+        { namespace, name, body: { metadata: { annotations } }, fieldManager: FIELD_MANAGER },
+        MERGE_PATCH_OPTIONS,
+      );
+    },
+  };
+}
