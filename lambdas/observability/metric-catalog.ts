@@ -7,6 +7,8 @@
  * Powertools adds the `service` dimension to every metric; `dimensions` lists
  * the extra ones, in the order they are added.
  */
+import { REJECTION_REASONS } from '../scheduling/reasons';
+
 export const METRICS_NAMESPACE = 'GpuScheduling';
 
 export const SERVICE = {
@@ -29,15 +31,12 @@ export interface MetricDefinition {
 export const EXTENDER_VERBS = ['filter', 'prioritize', 'preempt'] as const;
 export type ExtenderVerb = (typeof EXTENDER_VERBS)[number];
 
-/** Low-cardinality codes for why a node was rejected; the human message stays in logs. */
-export const REJECTION_REASONS = [
-  'InsufficientGpus',
-  'GpuModelMismatch',
-  'InsufficientGpuMemory',
-  'InvalidPodAnnotation',
-  'NodeNotFound',
-] as const;
-export type RejectionReason = (typeof REJECTION_REASONS)[number];
+/**
+ * Low-cardinality codes for why a node was rejected; the human message stays in logs.
+ * Defined by the scheduling library (which must not import this file) and re-exported here.
+ */
+export { REJECTION_REASONS };
+export type { RejectionReason } from '../scheduling/reasons';
 
 export const LABELER_ERROR_KINDS = ['NodeNotRegistered', 'Ec2', 'Kubernetes', 'InvalidEvent', 'Unknown'] as const;
 export const RECONCILER_ERROR_KINDS = ['CloudWatch', 'Kubernetes', 'Unknown'] as const;

@@ -1,0 +1,67 @@
+/**
+ * Wire types of k8s.io/kube-scheduler/extender/v1. Top-level fields have no
+ * JSON tags in Go, so they are PascalCase; the embedded Pod and NodeList keep
+ * normal camelCase Kubernetes JSON.
+ */
+import type { KubeNode, KubePod } from './kube-json';
+
+/** Scores an extender returns are 0..MAX_EXTENDER_PRIORITY. */
+export const MAX_EXTENDER_PRIORITY = 10;
+
+export interface ExtenderArgs {
+  readonly Pod: KubePod | null;
+  /** Set when nodeCacheCapable is false. */
+  readonly Nodes?: { readonly items?: readonly KubeNode[] | null } | null;
+  /** Set when nodeCacheCapable is true. */
+  readonly NodeNames?: readonly string[] | null;
+}
+
+export type FailedNodesMap = Record<string, string>;
+
+export interface ExtenderFilterResult {
+  Nodes: { apiVersion?: string; kind?: string; metadata?: Record<string, unknown>; items: readonly KubeNode[] } | null;
+  NodeNames: string[] | null;
+  FailedNodes: FailedNodesMap;
+  FailedAndUnresolvableNodes: FailedNodesMap;
+  Error: string;
+}
+
+export interface HostPriority {
+  Host: string;
+  Score: number;
+}
+
+export type HostPriorityList = HostPriority[];
+
+export interface MetaPod {
+  UID: string;
+}
+
+export interface MetaVictims {
+  Pods: MetaPod[];
+  NumPDBViolations: number;
+}
+
+export interface Victims {
+  readonly Pods: readonly KubePod[];
+  readonly NumPDBViolations: number;
+}
+
+export interface ExtenderPreemptionArgs {
+  readonly Pod: KubePod | null;
+  /** Set when nodeCacheCapable is false. */
+  readonly NodeNameToVictims?: Readonly<Record<string, Victims>> | null;
+  /** Set when nodeCacheCapable is true. */
+  readonly NodeNameToMetaVictims?: Readonly<Record<string, MetaVictims>> | null;
+}
+
+export interface ExtenderPreemptionResult {
+  NodeNameToMetaVictims: Record<string, MetaVictims>;
+}
+
+/** Converts a 0..100 framework score to the extender's 0..10. */
+export function toExtenderScore(score: number): number {
+  if (!(score > 0)) return 0;
+  const scaled = Math.round((score * MAX_EXTENDER_PRIORITY) / 100);
+  return scaled > MAX_EXTENDER_PRIORITY ? MAX_EXTENDER_PRIORITY : scaled;
+}

@@ -1,0 +1,98 @@
+import type { NodeInfo } from './node-info';
+import type { PodRequirements } from './pod-requirements';
+import type { RejectionReason } from './reasons';
+import type { Snapshot } from './snapshot';
+
+/**
+ * A small kube-scheduler framework: plugins with optional PreFilter, Filter,
+ * PreScore, Score and NormalizeScore, composed by a Profile with weights.
+ * Everything is synchronous and pure; per-cycle data lives in CycleState.
+ */
+
+export interface FilterPass {
+  readonly ok: true;
+}
+
+export interface FilterRejection {
+  readonly ok: false;
+  readonly code: RejectionReason;
+  /** Human-readable, e.g. "Not enough GPUs: requested 2, free 1". */
+  readonly message: string;
+  /** True when evicting pods cannot help (wrong model, too little memory): kube-scheduler's UnschedulableAndUnresolvable. */
+  readonly unresolvable: boolean;
+}
+
+export type FilterStatus = FilterPass | FilterRejection;
+
+/** The shared "fits" result, so the hot loop allocates nothing for passing nodes. */
+export const PASS: FilterPass = Object.freeze({ ok: true });
+
+export function reject(code: RejectionReason, message: string, unresolvable = false): FilterRejection {
+  return { ok: false, code, message, unresolvable };
+}
+
+/** The best a Score plugin may return (kube-scheduler's MaxNodeScore). */
+export const MAX_NODE_SCORE = 100;
+
+/** A typed slot in CycleState; create one per plugin at module scope. */
+export interface StateKey<T> {
+  readonly name: string;
+  /** Phantom field carrying T; never set. */
+  readonly type?: T;
+}
+
+export function stateKey<T>(name: string): StateKey<T> {
+  return { name };
+}
+
+/** Data for one pod's scheduling cycle: the snapshot, the parsed pod and what plugins precomputed. */
+export class CycleState {
+  private readonly slots = new Map<StateKey<unknown>, unknown>();
+
+  constructor(
+    readonly snapshot: Snapshot,
+    readonly pod: PodRequirements,
+  ) {}
+
+  write<T>(key: StateKey<T>, value: T): void {
+    this.slots.set(key, value);
+  }
+
+  read<T>(key: StateKey<T>): T | undefined {
+    return this.slots.get(key) as T | undefined;
+  }
+}
+
+export interface Plugin {
+  readonly name: string;
+  /** Once per cycle, before any Filter: precompute what the per-node calls need. */
+  preFilter?(state: CycleState, pod: PodRequirements): void;
+  filter?(state: CycleState, pod: PodRequirements, node: NodeInfo): FilterStatus;
+  /** Once per cycle, with the feasible nodes, before any Score. */
+  preScore?(state: CycleState, pod: PodRequirements, nodes: readonly NodeInfo[]): void;
+  /** 0..MAX_NODE_SCORE (values outside are clamped). */
+  score?(state: CycleState, pod: PodRequirements, node: NodeInfo): number;
+  /** Rewrites this plugin's raw scores in place (same order as the nodes), e.g. to rescale to 0..100. */
+  normalizeScores?(state: CycleState, pod: PodRequirements, scores: Float64Array): void;
+}
+
+export interface WeightedPlugin {
+  readonly plugin: Plugin;
+  readonly weight: number;
+}
+
+export interface ProfileSpec {
+  readonly name: string;
+  readonly filters: readonly Plugin[];
+  readonly scorers: readonly WeightedPlugin[];
+}
+
+export interface RejectedNode {
+  readonly node: NodeInfo;
+  readonly status: FilterRejection;
+}
+
+export interface FilterOutcome {
+  readonly feasible: NodeInfo[];
+  readonly rejected: RejectedNode[];
+}

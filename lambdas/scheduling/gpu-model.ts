@@ -1,0 +1,38 @@
+/**
+ * GPU model names come in many spellings: our labels (`A100`), NVIDIA GPU
+ * Feature Discovery (`NVIDIA-A100-SXM4-40GB`), Karpenter (`a100`), EC2
+ * (`A10G`), the OpenB trace (`V100M16`). We compare them as token sets: a
+ * wanted model matches a node when every token of the wanted name appears in
+ * the node's name, ignoring case and vendor words. So `A100` matches
+ * `NVIDIA-A100-SXM4-40GB`, `a100 40gb` matches it too, but `A10` does not
+ * match `A10G` or `A100`.
+ */
+
+const VENDOR_WORDS = new Set(['nvidia', 'tesla', 'geforce']);
+
+/** Normalised tokens of a model name: lower case, vendor words dropped. */
+export function modelTokens(name: string): readonly string[] {
+  return name
+    .toLowerCase()
+    .split(/[\s_\-/]+/)
+    .filter((token) => token !== '' && !VENDOR_WORDS.has(token));
+}
+
+/** A canonical key for a node's model, used to memoise matches per cycle. */
+export function modelKey(name: string): string {
+  return modelTokens(name).join('-');
+}
+
+/** True when every token of `wanted` appears among `nodeTokens`. */
+export function modelMatches(wanted: readonly string[], nodeTokens: readonly string[]): boolean {
+  if (wanted.length === 0) return false;
+  return wanted.every((token) => nodeTokens.includes(token));
+}
+
+/** Splits a pod's model annotation into alternatives (`A100|H100`, `a100, h100`). */
+export function splitModelAlternatives(text: string): readonly string[] {
+  return text
+    .split(/[|,]/)
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+}

@@ -1,0 +1,244 @@
+import { modelKey, modelTokens } from './gpu-model';
+import { GPU_MILLI, GPU_RESOURCE, NODE_ANNOTATION, NODE_LABEL } from './keys';
+import { metadataOf, isRecord, stringField, stringMap } from './kube-json';
+import type { PodInfo } from './pod-info';
+import { parseBytes, parseCount, parseCpuMilli, parseMiB } from './quantity';
+
+/** Plain description of a node, for callers that do not start from Kubernetes JSON (the trace simulator). */
+export interface NodeSpec {
+  readonly name: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly annotations?: Readonly<Record<string, string>>;
+  readonly zone?: string;
+  /** Allocatable CPU in millicores; undefined = not modelled (never limits placement). */
+  readonly cpuMilli?: number;
+  readonly memoryBytes?: number;
+  readonly maxPods?: number;
+  readonly gpuCount: number;
+  readonly gpuModel?: string;
+  readonly gpuMemoryMiB?: number;
+  /** GPU utilization percent 0..100; undefined = unknown. */
+  readonly gpuUtilization?: number;
+}
+
+const EMPTY_TOKENS: readonly string[] = Object.freeze([]);
+
+/**
+ * One node of the cluster model. Static facts are parsed once when the
+ * snapshot is built; the GPU aggregates (free whole GPUs, free milli, largest
+ * free share) are kept up to date on every add/remove so that filters and
+ * scores read fields instead of looping over devices.
+ */
+export class NodeInfo {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+  readonly zone: string | undefined;
+  /** The model label as written, for messages. */
+  readonly gpuModel: string | undefined;
+  readonly gpuModelTokens: readonly string[];
+  /** Canonical model key (see gpu-model.ts); '' when the node has no model label. */
+  readonly gpuModelKey: string;
+  readonly gpuMemoryMiB: number | undefined;
+  readonly gpuUtilization: number | undefined;
+  readonly allocatableCpuMilli: number;
+  readonly allocatableMemoryBytes: number;
+  readonly allocatablePods: number;
+
+  /** Free share of each GPU device, 0..1000. */
+  readonly devices: Int32Array;
+  requestedCpuMilli = 0;
+  requestedMemoryBytes = 0;
+  freeWholeGpus: number;
+  freeGpuMilli: number;
+  maxDeviceFreeMilli: number;
+  readonly pods: PodInfo[] = [];
+  /** Per pod uid, the devices it holds (parallel to pods). */
+  private readonly assignments = new Map<string, readonly number[]>();
+
+  constructor(spec: NodeSpec) {
+    this.name = spec.name;
+    this.labels = spec.labels ?? {};
+    this.annotations = spec.annotations ?? {};
+    this.zone = spec.zone ?? this.labels[NODE_LABEL.zone];
+    this.gpuModel = spec.gpuModel;
+    this.gpuModelTokens = spec.gpuModel === undefined ? EMPTY_TOKENS : modelTokens(spec.gpuModel);
+    this.gpuModelKey = spec.gpuModel === undefined ? '' : modelKey(spec.gpuModel);
+    this.gpuMemoryMiB = spec.gpuMemoryMiB;
+    this.gpuUtilization = spec.gpuUtilization;
+    this.allocatableCpuMilli = spec.cpuMilli ?? Number.POSITIVE_INFINITY;
+    this.allocatableMemoryBytes = spec.memoryBytes ?? Number.POSITIVE_INFINITY;
+    this.allocatablePods = spec.maxPods ?? Number.POSITIVE_INFINITY;
+    const count = Math.max(0, Math.floor(spec.gpuCount));
+    this.devices = new Int32Array(count).fill(GPU_MILLI);
+    this.freeWholeGpus = count;
+    this.freeGpuMilli = count * GPU_MILLI;
+    this.maxDeviceFreeMilli = count > 0 ? GPU_MILLI : 0;
+  }
+
+  get gpuCount(): number {
+    return this.devices.length;
+  }
+
+  /** Number of devices with at least `milli` free. */
+  devicesWithFree(milli: number): number {
+    if (milli >= GPU_MILLI) return this.freeWholeGpus;
+    let n = 0;
+    for (const free of this.devices) if (free >= milli) n++;
+    return n;
+  }
+
+  /** Whether `count` devices with `milli` free each are available. */
+  fitsGpus(count: number, milli: number): boolean {
+    if (count <= 0) return true;
+    if (milli >= GPU_MILLI) return this.freeWholeGpus >= count;
+    if (count === 1) return this.maxDeviceFreeMilli >= milli;
+    return this.devicesWithFree(milli) >= count;
+  }
+
+  /**
+   * Binds a pod: consumes its CPU, memory and GPU shares. `devices` picks the
+   * GPUs (a simulator policy may choose); by default whole GPUs take the
+   * first free devices and a fractional share takes the best-fitting device.
+   * Never throws: a pod that claims more than is free (stale or overcommitted
+   * data) consumes what there is.
+   */
+  addPod(pod: PodInfo, devices?: readonly number[]): readonly number[] {
+    const { demand } = pod;
+    const chosen = devices ?? this.chooseDevices(demand.gpuCount, demand.gpuMilli);
+    for (const index of chosen) {
+      const free = this.devices[index];
+      if (free === undefined) continue;
+      this.devices[index] = Math.max(0, free - Math.min(demand.gpuMilli, GPU_MILLI));
+    }
+    this.requestedCpuMilli += demand.cpuMilli;
+    this.requestedMemoryBytes += demand.memoryBytes;
+    this.pods.push(pod);
+    this.assignments.set(pod.uid, chosen);
+    this.refreshGpuAggregates();
+    return chosen;
+  }
+
+  /** Unbinds a pod by uid, returning its shares; false when the pod is not here. */
+  removePod(uid: string): boolean {
+    const index = this.pods.findIndex((p) => p.uid === uid);
+    const pod = this.pods[index];
+    if (pod === undefined) return false;
+    this.pods.splice(index, 1);
+    for (const device of this.assignments.get(uid) ?? []) {
+      const free = this.devices[device];
+      if (free !== undefined) this.devices[device] = Math.min(GPU_MILLI, free + Math.min(pod.demand.gpuMilli, GPU_MILLI));
+    }
+    this.assignments.delete(uid);
+    this.requestedCpuMilli -= pod.demand.cpuMilli;
+    this.requestedMemoryBytes -= pod.demand.memoryBytes;
+    this.refreshGpuAggregates();
+    return true;
+  }
+
+  /** Devices held by a bound pod. */
+  devicesOf(uid: string): readonly number[] | undefined {
+    return this.assignments.get(uid);
+  }
+
+  /** An independent copy (same static facts, same bound pods), for what-if evaluation such as preemption. */
+  clone(): NodeInfo {
+    const copy = new NodeInfo({
+      name: this.name,
+      labels: this.labels,
+      annotations: this.annotations,
+      ...(this.zone === undefined ? {} : { zone: this.zone }),
+      cpuMilli: this.allocatableCpuMilli,
+      memoryBytes: this.allocatableMemoryBytes,
+      maxPods: this.allocatablePods,
+      gpuCount: this.gpuCount,
+      ...(this.gpuModel === undefined ? {} : { gpuModel: this.gpuModel }),
+      ...(this.gpuMemoryMiB === undefined ? {} : { gpuMemoryMiB: this.gpuMemoryMiB }),
+      ...(this.gpuUtilization === undefined ? {} : { gpuUtilization: this.gpuUtilization }),
+    });
+    for (const pod of this.pods) copy.addPod(pod, this.assignments.get(pod.uid));
+    return copy;
+  }
+
+  private chooseDevices(count: number, milli: number): readonly number[] {
+    if (count <= 0) return [];
+    const chosen: number[] = [];
+    if (milli >= GPU_MILLI || count > 1) {
+      const need = Math.min(milli, GPU_MILLI);
+      for (let i = 0; i < this.devices.length && chosen.length < count; i++) {
+        if ((this.devices[i] ?? 0) >= need) chosen.push(i);
+      }
+      return chosen;
+    }
+    let best = -1;
+    let bestFree = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.devices.length; i++) {
+      const free = this.devices[i] ?? 0;
+      if (free >= milli && free < bestFree) {
+        best = i;
+        bestFree = free;
+      }
+    }
+    return best >= 0 ? [best] : [];
+  }
+
+  private refreshGpuAggregates(): void {
+    let whole = 0;
+    let total = 0;
+    let max = 0;
+    for (const free of this.devices) {
+      if (free >= GPU_MILLI) whole++;
+      total += free;
+      if (free > max) max = free;
+    }
+    this.freeWholeGpus = whole;
+    this.freeGpuMilli = total;
+    this.maxDeviceFreeMilli = max;
+  }
+}
+
+/**
+ * A NodeInfo from Kubernetes Node JSON. GPU count: allocatable nvidia.com/gpu
+ * (what the device plugin reports), else the gpu.nvidia.com/count label.
+ * Unparseable labels count as unknown; they never throw.
+ */
+export function nodeInfoFromKubernetes(node: unknown): NodeInfo | undefined {
+  const metadata = metadataOf(node);
+  const name = stringField(metadata.name);
+  if (name === undefined || name === '') return undefined;
+  const labels = stringMap(metadata.labels);
+  const annotations = stringMap(metadata.annotations);
+  const status = isRecord(node) && isRecord(node.status) ? node.status : undefined;
+  const allocatable = stringMap(status?.allocatable ?? status?.capacity);
+  const readOr = (text: string | undefined, parse: (t: string) => number | undefined): number | undefined =>
+    text === undefined ? undefined : parse(text);
+  const gpuCount =
+    readOr(allocatable[GPU_RESOURCE], parseCount) ?? readOr(labels[NODE_LABEL.gpuCount], parseCount) ?? 0;
+  const memory = readOr(labels[NODE_LABEL.gpuMemory], parseMiB);
+  const utilization = parseUtilization(annotations[NODE_ANNOTATION.gpuUtilization]);
+  const cpu = readOr(allocatable.cpu, parseCpuMilli);
+  const bytes = readOr(allocatable.memory, parseBytes);
+  const pods = readOr(allocatable.pods, parseCount);
+  const model = labels[NODE_LABEL.gpuModel];
+  return new NodeInfo({
+    name,
+    labels,
+    annotations,
+    gpuCount: Math.max(0, gpuCount),
+    ...(cpu === undefined ? {} : { cpuMilli: cpu }),
+    ...(bytes === undefined ? {} : { memoryBytes: bytes }),
+    ...(pods === undefined ? {} : { maxPods: pods }),
+    ...(model === undefined || model.trim() === '' ? {} : { gpuModel: model.trim() }),
+    ...(memory === undefined || memory < 0 ? {} : { gpuMemoryMiB: memory }),
+    ...(utilization === undefined ? {} : { gpuUtilization: utilization }),
+  });
+}
+
+/** "37", "37.5" or "37%" within 0..100; anything else is unknown. */
+export function parseUtilization(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(text);
+  if (!match) return undefined;
+  const value = Number(match[1]);
+  return value >= 0 && value <= 100 ? value : undefined;
+}

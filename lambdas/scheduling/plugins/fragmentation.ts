@@ -1,0 +1,254 @@
+import type { CycleState } from '../framework';
+import { MAX_NODE_SCORE } from '../framework';
+import type { DeviceChoice } from '../device-choice';
+import { modelMatches, modelTokens } from '../gpu-model';
+import { GPU_MILLI } from '../keys';
+import type { NodeInfo } from '../node-info';
+import type { PodRequirements } from '../pod-requirements';
+import type { Snapshot } from '../snapshot';
+import type { WorkloadShape } from './workload-shapes';
+import { typicalShapes } from './workload-shapes';
+
+export interface FragmentationOptions {
+  /**
+   * The shapes the cluster typically runs (see typicalShapes). When absent the
+   * plugin derives them from the pods bound in the snapshot, so a live
+   * cluster scores against its own workload.
+   */
+  readonly shapes?: readonly WorkloadShape[];
+  /** Share of bound pods the derived shapes must cover (default 0.95). */
+  readonly coverage?: number;
+}
+
+/** GPU shapes that differ only in CPU, CPU thresholds sorted with cumulative weight. */
+interface ShapeGroup {
+  readonly milli: number;
+  readonly count: number;
+  readonly modelTokens: readonly (readonly string[])[] | undefined;
+  readonly cpus: Float64Array;
+  readonly cumulative: Float64Array;
+}
+
+/**
+ * Expected stranded GPU of a node against the workload's shapes, after the
+ * FGD paper (Weng et al., "Beware of Fragmentation", ATC'23): for each typical
+ * shape the node cannot host (wrong model, too few devices with that much
+ * free, or too little CPU) all its free GPU counts as fragment; for a shape
+ * it can host, only the devices too small for it do. Weighted by frequency:
+ *   frag = free − Σ_hostable weight × (free on devices ≥ the shape's share).
+ */
+class FragmentationModel {
+  private readonly groups: readonly ShapeGroup[];
+  private readonly perModel = new Map<string, readonly ShapeGroup[]>();
+
+  constructor(shapes: readonly WorkloadShape[]) {
+    const total = shapes.reduce((sum, s) => sum + Math.max(0, s.weight), 0);
+    const byGroup = new Map<string, { shape: WorkloadShape; entries: { cpu: number; weight: number }[] }>();
+    for (const shape of shapes) {
+      if (shape.gpuCount <= 0 || !(shape.weight > 0) || total === 0) continue;
+      const milli = Math.min(shape.gpuMilli, GPU_MILLI);
+      const key = `${shape.gpuCount}|${milli}|${(shape.gpuModels ?? []).join('|')}`;
+      let group = byGroup.get(key);
+      if (group === undefined) byGroup.set(key, (group = { shape, entries: [] }));
+      group.entries.push({ cpu: shape.cpuMilli, weight: shape.weight / total });
+    }
+    this.groups = [...byGroup.values()].map(({ shape, entries }) => {
+      entries.sort((a, b) => a.cpu - b.cpu);
+      const cumulative = new Float64Array(entries.length);
+      let running = 0;
+      entries.forEach((e, i) => (cumulative[i] = running += e.weight));
+      return {
+        milli: Math.min(shape.gpuMilli, GPU_MILLI),
+        count: shape.gpuCount,
+        modelTokens: shape.gpuModels && shape.gpuModels.length > 0 ? shape.gpuModels.map(modelTokens) : undefined,
+        cpus: Float64Array.from(entries, (e) => e.cpu),
+        cumulative,
+      };
+    });
+  }
+
+  /** The GPU shape groups allowed on nodes of this model (memoised per model key). */
+  groupsFor(node: NodeInfo): readonly ShapeGroup[] {
+    let groups = this.perModel.get(node.gpuModelKey);
+    if (groups === undefined) {
+      groups = this.groups.filter(
+        (g) => g.modelTokens === undefined || (node.gpuModelTokens.length > 0 && g.modelTokens.some((t) => modelMatches(t, node.gpuModelTokens))),
+      );
+      this.perModel.set(node.gpuModelKey, groups);
+    }
+    return groups;
+  }
+
+  fragment(devices: ArrayLike<number>, cpuLeft: number, groups: readonly ShapeGroup[]): number {
+    let free = 0;
+    for (let i = 0; i < devices.length; i++) free += devices[i] ?? 0;
+    if (free === 0) return 0;
+    let usable = 0;
+    for (const group of groups) {
+      const weight = weightUpTo(group, cpuLeft);
+      if (weight === 0) continue;
+      let fits = 0;
+      let onFitting = 0;
+      for (let i = 0; i < devices.length; i++) {
+        const d = devices[i] ?? 0;
+        if (d >= group.milli) {
+          fits++;
+          onFitting += d;
+        }
+      }
+      if (fits >= group.count) usable += weight * onFitting;
+    }
+    return free - usable;
+  }
+}
+
+/** Total weight of the group's shapes whose CPU fits in cpuLeft. */
+function weightUpTo(group: ShapeGroup, cpuLeft: number): number {
+  const { cpus, cumulative } = group;
+  let lo = 0;
+  let hi = cpus.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((cpus[mid] ?? 0) <= cpuLeft) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo === 0 ? 0 : (cumulative[lo - 1] ?? 0);
+}
+
+interface Scored {
+  readonly score: number;
+  /** Device for a fractional share; -1 = leave it to the default. */
+  readonly device: number;
+}
+
+/** What a node looked like when its memo was filled; any change empties the memo. */
+interface NodeMemo {
+  readonly model: FragmentationModel;
+  readonly requestedCpuMilli: number;
+  readonly devices: Int32Array;
+  readonly before: number;
+  readonly byShape: Map<string, Scored>;
+}
+
+const podKeys = new WeakMap<PodRequirements, string>();
+
+function podKey(pod: PodRequirements): string {
+  let key = podKeys.get(pod);
+  if (key === undefined) {
+    const { cpuMilli, gpuCount, gpuMilli } = pod.demand;
+    key = `${cpuMilli}|${gpuCount}|${gpuMilli}|${pod.gpuModelTokens.map((t) => t.join('-')).join('|')}`;
+    podKeys.set(pod, key);
+  }
+  return key;
+}
+
+function sameDevices(a: Int32Array, b: Int32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** sigmoid(reduction / 1000 milli) on 0..100, truncated, as in the paper's FGD score. */
+function toScore(reduction: number): number {
+  return Math.trunc(MAX_NODE_SCORE / (1 + Math.exp(-reduction / GPU_MILLI)));
+}
+
+/**
+ * Fragmentation-gradient score (FGD): prefer the node, and for a fractional
+ * share the device, whose expected stranded GPU grows least (or shrinks
+ * most) when the pod lands there. Results are memoised per node and pod
+ * shape until the node changes, so a full trace replay stays fast.
+ */
+export function createFragmentationScore(options: FragmentationOptions = {}): DeviceChoice {
+  const coverage = options.coverage ?? 0.95;
+  const fixed = options.shapes === undefined ? undefined : new FragmentationModel(options.shapes);
+  const derived = new WeakMap<Snapshot, { pods: number; model: FragmentationModel }>();
+  const memos = new WeakMap<NodeInfo, NodeMemo>();
+  let scratch = new Int32Array(8);
+
+  const modelFor = (snapshot: Snapshot): FragmentationModel => {
+    if (fixed !== undefined) return fixed;
+    const cached = derived.get(snapshot);
+    if (cached !== undefined && cached.pods === snapshot.pods.length) return cached.model;
+    const shapes = typicalShapes(
+      snapshot.pods.map((p) => ({ cpuMilli: p.demand.cpuMilli, gpuCount: p.demand.gpuCount, gpuMilli: p.demand.gpuMilli })),
+      coverage,
+    );
+    const model = new FragmentationModel(shapes);
+    derived.set(snapshot, { pods: snapshot.pods.length, model });
+    return model;
+  };
+
+  const memoFor = (node: NodeInfo, model: FragmentationModel): NodeMemo => {
+    const memo = memos.get(node);
+    if (memo !== undefined && memo.model === model && memo.requestedCpuMilli === node.requestedCpuMilli && sameDevices(memo.devices, node.devices)) {
+      return memo;
+    }
+    const fresh: NodeMemo = {
+      model,
+      requestedCpuMilli: node.requestedCpuMilli,
+      devices: Int32Array.from(node.devices),
+      before: model.fragment(node.devices, node.allocatableCpuMilli - node.requestedCpuMilli, model.groupsFor(node)),
+      byShape: new Map(),
+    };
+    memos.set(node, fresh);
+    return fresh;
+  };
+
+  const evaluate = (model: FragmentationModel, memo: NodeMemo, pod: PodRequirements, node: NodeInfo): Scored => {
+    const groups = model.groupsFor(node);
+    const { cpuMilli, gpuCount, gpuMilli } = pod.demand;
+    const cpuAfter = node.allocatableCpuMilli - node.requestedCpuMilli - cpuMilli;
+    const devices = node.devices;
+    if (scratch.length < devices.length) scratch = new Int32Array(devices.length);
+    const after = scratch.subarray(0, devices.length);
+    after.set(devices);
+
+    if (gpuCount === 1 && gpuMilli < GPU_MILLI) {
+      let best: Scored = { score: 0, device: -1 };
+      for (let i = 0; i < devices.length; i++) {
+        const free = devices[i] ?? 0;
+        if (free < gpuMilli) continue;
+        after[i] = free - gpuMilli;
+        const score = toScore(memo.before - model.fragment(after, cpuAfter, groups));
+        after[i] = free;
+        if (best.device < 0 || score > best.score) best = { score, device: i };
+      }
+      return best;
+    }
+    if (gpuCount > 0) {
+      const need = Math.min(gpuMilli, GPU_MILLI);
+      for (let i = 0, left = gpuCount; i < after.length && left > 0; i++) {
+        if ((after[i] ?? 0) >= need) {
+          after[i] = (after[i] ?? 0) - need;
+          left--;
+        }
+      }
+    }
+    return { score: toScore(memo.before - model.fragment(after, cpuAfter, groups)), device: -1 };
+  };
+
+  const scored = (state: CycleState, pod: PodRequirements, node: NodeInfo): Scored => {
+    const model = modelFor(state.snapshot);
+    const memo = memoFor(node, model);
+    const key = podKey(pod);
+    let result = memo.byShape.get(key);
+    if (result === undefined) {
+      result = evaluate(model, memo, pod, node);
+      memo.byShape.set(key, result);
+    }
+    return result;
+  };
+
+  return {
+    name: 'Fragmentation',
+    score(state: CycleState, pod: PodRequirements, node: NodeInfo): number {
+      return scored(state, pod, node).score;
+    },
+    chooseDevices(state: CycleState, pod: PodRequirements, node: NodeInfo): readonly number[] | undefined {
+      if (pod.demand.gpuCount !== 1 || pod.demand.gpuMilli >= GPU_MILLI) return undefined;
+      const { device } = scored(state, pod, node);
+      return device < 0 ? undefined : [device];
+    },
+  };
+}

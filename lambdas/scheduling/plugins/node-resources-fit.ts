@@ -1,0 +1,24 @@
+import type { CycleState, FilterStatus, Plugin } from '../framework';
+import { PASS, reject } from '../framework';
+import type { NodeInfo } from '../node-info';
+import type { PodRequirements } from '../pod-requirements';
+
+/**
+ * CPU, memory and pod-count fit, as kube-scheduler's in-tree NodeResourcesFit
+ * does it. The extender profile leaves this out (the scheduler already ran it
+ * before calling us); the simulator profile needs it. GPUs are GpuFit's job.
+ */
+export const nodeResourcesFit: Plugin = {
+  name: 'NodeResourcesFit',
+  filter(_state: CycleState, pod: PodRequirements, node: NodeInfo): FilterStatus {
+    if (node.pods.length + 1 > node.allocatablePods) return reject('TooManyPods', 'Too many pods');
+    const { cpuMilli, memoryBytes } = pod.demand;
+    if (cpuMilli > 0 && node.requestedCpuMilli + cpuMilli > node.allocatableCpuMilli) {
+      return reject('InsufficientCpu', `Insufficient cpu: requested ${cpuMilli}m, free ${node.allocatableCpuMilli - node.requestedCpuMilli}m`, cpuMilli > node.allocatableCpuMilli);
+    }
+    if (memoryBytes > 0 && node.requestedMemoryBytes + memoryBytes > node.allocatableMemoryBytes) {
+      return reject('InsufficientMemory', `Insufficient memory: requested ${memoryBytes} bytes, free ${node.allocatableMemoryBytes - node.requestedMemoryBytes} bytes`, memoryBytes > node.allocatableMemoryBytes);
+    }
+    return PASS;
+  },
+};

@@ -1,0 +1,131 @@
+import { modelTokens, splitModelAlternatives } from './gpu-model';
+import { GPU_MILLI, POD_ANNOTATION } from './keys';
+import type { KubePod } from './kube-json';
+import { metadataOf, stringField, stringMap } from './kube-json';
+import type { LabelSelector } from './label-selector';
+import { parseLabelSelector } from './label-selector';
+import { parseMiB } from './quantity';
+import type { ResourceDemand } from './resources';
+import { podDemand } from './resources';
+
+/** Why a pod cannot be placed anywhere: the field and the bad value, for the rejection message. */
+export interface InvalidRequirement {
+  readonly field: string;
+  readonly value: string;
+  readonly message: string;
+}
+
+/**
+ * Everything the plugins need to know about the pod being scheduled, parsed
+ * once per scheduling cycle (kube-scheduler's PreFilter). Plugins never look
+ * at the raw Pod.
+ */
+export interface PodRequirements {
+  readonly uid: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly demand: ResourceDemand;
+  /** Allowed GPU models as written (for messages); undefined = any model. */
+  readonly gpuModels: readonly string[] | undefined;
+  /** Token form of each allowed model (parallel to gpuModels). */
+  readonly gpuModelTokens: readonly (readonly string[])[];
+  /** Minimum memory per GPU in MiB; undefined = any. */
+  readonly gpuMemoryMiB: number | undefined;
+  readonly peerSelector: LabelSelector | undefined;
+  /** Set when the pod asks for something we cannot parse; the pod then fits nowhere. */
+  readonly invalid: InvalidRequirement | undefined;
+}
+
+/** Plain description of a pod, for callers that do not start from Kubernetes JSON. */
+export interface PodSpecInput {
+  readonly name: string;
+  readonly namespace?: string;
+  readonly uid?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly cpuMilli?: number;
+  readonly memoryBytes?: number;
+  readonly gpuCount?: number;
+  /** Share of each GPU, 1..1000 (1000 = whole GPUs). */
+  readonly gpuMilli?: number;
+  readonly gpuModels?: readonly string[];
+  readonly gpuMemoryMiB?: number;
+  readonly peerSelector?: LabelSelector;
+}
+
+export function createPodRequirements(input: PodSpecInput): PodRequirements {
+  const namespace = input.namespace ?? 'default';
+  const models = input.gpuModels && input.gpuModels.length > 0 ? input.gpuModels : undefined;
+  return {
+    uid: input.uid ?? `${namespace}/${input.name}`,
+    namespace,
+    name: input.name,
+    labels: input.labels ?? {},
+    demand: {
+      cpuMilli: input.cpuMilli ?? 0,
+      memoryBytes: input.memoryBytes ?? 0,
+      gpuCount: input.gpuCount ?? 0,
+      gpuMilli: input.gpuMilli ?? GPU_MILLI,
+    },
+    gpuModels: models,
+    gpuModelTokens: (models ?? []).map(modelTokens),
+    gpuMemoryMiB: input.gpuMemoryMiB,
+    peerSelector: input.peerSelector,
+    invalid: undefined,
+  };
+}
+
+/** Parses a Kubernetes Pod. Never throws: problems land in `invalid`. */
+export function parsePodRequirements(pod: KubePod | unknown): PodRequirements {
+  const metadata = metadataOf(pod);
+  const annotations = stringMap(metadata.annotations);
+  const namespace = stringField(metadata.namespace) ?? 'default';
+  const name = stringField(metadata.name) ?? '';
+  const { demand, problem } = podDemand(pod);
+  let invalid: InvalidRequirement | undefined = problem && {
+    field: problem.field,
+    value: problem.value,
+    message: `Invalid pod: ${problem.field}=${JSON.stringify(problem.value)} is not a valid quantity`,
+  };
+
+  const modelText = annotations[POD_ANNOTATION.gpuModel];
+  const models = modelText === undefined ? undefined : splitModelAlternatives(modelText);
+  const modelTokenLists = (models ?? []).map(modelTokens);
+  if (models !== undefined && (models.length === 0 || modelTokenLists.some((tokens) => tokens.length === 0))) {
+    invalid ??= badAnnotation(POD_ANNOTATION.gpuModel, modelText ?? '', 'names no model');
+  }
+
+  const memoryText = annotations[POD_ANNOTATION.gpuMemory];
+  let gpuMemoryMiB: number | undefined;
+  if (memoryText !== undefined) {
+    const parsed = parseMiB(memoryText);
+    if (parsed === undefined) invalid ??= badAnnotation(POD_ANNOTATION.gpuMemory, memoryText, 'is not MiB or a quantity such as 40Gi');
+    else if (parsed < 0) invalid ??= badAnnotation(POD_ANNOTATION.gpuMemory, memoryText, 'is negative');
+    else gpuMemoryMiB = parsed;
+  }
+
+  const selectorText = annotations[POD_ANNOTATION.peerSelector];
+  let peerSelector: LabelSelector | undefined;
+  if (selectorText !== undefined) {
+    const parsed = parseLabelSelector(selectorText);
+    if (parsed.ok) peerSelector = parsed.selector;
+    else invalid ??= badAnnotation(POD_ANNOTATION.peerSelector, selectorText, `is not a label selector: ${parsed.error}`);
+  }
+
+  return {
+    uid: stringField(metadata.uid) ?? `${namespace}/${name}`,
+    namespace,
+    name,
+    labels: stringMap(metadata.labels),
+    demand,
+    gpuModels: models && models.length > 0 ? models : undefined,
+    gpuModelTokens: modelTokenLists,
+    gpuMemoryMiB,
+    peerSelector,
+    invalid,
+  };
+}
+
+function badAnnotation(annotation: string, value: string, why: string): InvalidRequirement {
+  return { field: annotation, value, message: `Invalid annotation ${annotation}=${JSON.stringify(value)}: ${why}` };
+}

@@ -1,0 +1,125 @@
+import type { FilterOutcome, FilterRejection, FilterStatus, Plugin, ProfileSpec, RejectedNode, WeightedPlugin } from './framework';
+import { CycleState, MAX_NODE_SCORE, PASS, reject } from './framework';
+import type { NodeInfo } from './node-info';
+import type { PodRequirements } from './pod-requirements';
+import type { Snapshot } from './snapshot';
+
+/**
+ * Runs a set of plugins for one pod the way kube-scheduler's framework does:
+ * PreFilter once, Filter per node (first rejection wins), PreScore once, Score
+ * per feasible node, NormalizeScore per plugin, then the weighted mean.
+ */
+export class Profile {
+  readonly name: string;
+  readonly filters: readonly Plugin[];
+  readonly scorers: readonly WeightedPlugin[];
+  private readonly filterFns: readonly Plugin[];
+  private readonly allPlugins: readonly Plugin[];
+  private readonly totalWeight: number;
+
+  constructor(spec: ProfileSpec) {
+    for (const { plugin, weight } of spec.scorers) {
+      if (!(Number.isFinite(weight) && weight >= 0)) throw new Error(`profile ${spec.name}: weight of ${plugin.name} must be a finite number >= 0, got ${weight}`);
+    }
+    this.name = spec.name;
+    this.filters = spec.filters;
+    this.scorers = spec.scorers.filter((s) => s.weight > 0 && s.plugin.score !== undefined);
+    this.filterFns = spec.filters.filter((p) => p.filter !== undefined);
+    this.allPlugins = [...new Set([...spec.filters, ...spec.scorers.map((s) => s.plugin)])];
+    this.totalWeight = this.scorers.reduce((sum, s) => sum + s.weight, 0);
+  }
+
+  /** Starts a cycle for one pod: runs every plugin's PreFilter once. */
+  startCycle(snapshot: Snapshot, pod: PodRequirements): CycleState {
+    const state = new CycleState(snapshot, pod);
+    if (pod.invalid === undefined) for (const plugin of this.allPlugins) plugin.preFilter?.(state, pod);
+    return state;
+  }
+
+  /** Filter for one node. A pod with an invalid requirement is rejected everywhere. */
+  filterNode(state: CycleState, node: NodeInfo): FilterStatus {
+    const pod = state.pod;
+    if (pod.invalid !== undefined) return invalidRejection(pod);
+    for (const plugin of this.filterFns) {
+      const status = plugin.filter?.(state, pod, node) ?? PASS;
+      if (!status.ok) return status;
+    }
+    return PASS;
+  }
+
+  filter(state: CycleState, nodes: readonly NodeInfo[]): FilterOutcome {
+    const feasible: NodeInfo[] = [];
+    const rejected: RejectedNode[] = [];
+    if (state.pod.invalid !== undefined) {
+      const status = invalidRejection(state.pod);
+      for (const node of nodes) rejected.push({ node, status });
+      return { feasible, rejected };
+    }
+    for (const node of nodes) {
+      const status = this.filterNode(state, node);
+      if (status.ok) feasible.push(node);
+      else rejected.push({ node, status });
+    }
+    return { feasible, rejected };
+  }
+
+  /**
+   * Weighted mean of the plugins' scores, 0..100, one per node in order.
+   * With no scorer every node gets 0.
+   */
+  score(state: CycleState, nodes: readonly NodeInfo[]): Float64Array {
+    const total = new Float64Array(nodes.length);
+    const pod = state.pod;
+    if (this.totalWeight === 0 || nodes.length === 0 || pod.invalid !== undefined) return total;
+    const raw = new Float64Array(nodes.length);
+    for (const { plugin } of this.scorers) plugin.preScore?.(state, pod, nodes);
+    for (const { plugin, weight } of this.scorers) {
+      const scoreFn = plugin.score;
+      if (scoreFn === undefined) continue;
+      for (let i = 0; i < nodes.length; i++) raw[i] = scoreFn.call(plugin, state, pod, nodes[i] as NodeInfo);
+      plugin.normalizeScores?.(state, pod, raw);
+      for (let i = 0; i < nodes.length; i++) total[i] = (total[i] ?? 0) + clampScore(raw[i] ?? 0) * weight;
+    }
+    for (let i = 0; i < nodes.length; i++) total[i] = (total[i] ?? 0) / this.totalWeight;
+    return total;
+  }
+}
+
+export interface Placement {
+  /** The chosen node, or undefined when no node fits. */
+  readonly node: NodeInfo | undefined;
+  readonly score: number;
+  readonly feasible: readonly NodeInfo[];
+  readonly rejected: readonly RejectedNode[];
+}
+
+/**
+ * One whole scheduling decision: filter, score, pick the highest score (ties:
+ * the earliest node in `nodes`, so callers control tie-breaking by order).
+ * Does not bind; the caller does that with snapshot.bind.
+ */
+export function selectNode(profile: Profile, snapshot: Snapshot, pod: PodRequirements, nodes: readonly NodeInfo[] = snapshot.nodes): Placement {
+  const state = profile.startCycle(snapshot, pod);
+  const { feasible, rejected } = profile.filter(state, nodes);
+  if (feasible.length === 0) return { node: undefined, score: 0, feasible, rejected };
+  const scores = profile.score(state, feasible);
+  let best = 0;
+  for (let i = 1; i < feasible.length; i++) if ((scores[i] ?? 0) > (scores[best] ?? 0)) best = i;
+  return { node: feasible[best], score: scores[best] ?? 0, feasible, rejected };
+}
+
+function clampScore(score: number): number {
+  if (!(score > 0)) return 0;
+  return score > MAX_NODE_SCORE ? MAX_NODE_SCORE : score;
+}
+
+const invalidCache = new WeakMap<PodRequirements, FilterRejection>();
+
+function invalidRejection(pod: PodRequirements): FilterRejection {
+  let status = invalidCache.get(pod);
+  if (status === undefined) {
+    status = reject('InvalidPodAnnotation', pod.invalid?.message ?? 'Invalid pod', true);
+    invalidCache.set(pod, status);
+  }
+  return status;
+}

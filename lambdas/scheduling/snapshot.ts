@@ -1,0 +1,66 @@
+import { isRecord } from './kube-json';
+import type { NodeInfo } from './node-info';
+import { nodeInfoFromKubernetes } from './node-info';
+import type { PodInfo } from './pod-info';
+import { podInfoFromKubernetes } from './pod-info';
+
+/**
+ * The cluster as the plugins see it during one scheduling cycle: nodes with
+ * their bound pods already accounted, looked up by name in O(1), and bound
+ * pods indexed by namespace for peer lookups. Built once per cluster-cache
+ * refresh (extender) or once per run and then mutated by `bind` (simulator).
+ */
+export class Snapshot {
+  private readonly byName = new Map<string, NodeInfo>();
+  private readonly byNamespace = new Map<string, PodInfo[]>();
+  private readonly podList: PodInfo[] = [];
+
+  constructor(
+    readonly nodes: readonly NodeInfo[],
+    pods: Iterable<PodInfo> = [],
+  ) {
+    for (const node of nodes) this.byName.set(node.name, node);
+    for (const pod of pods) this.bind(pod);
+  }
+
+  getNode(name: string): NodeInfo | undefined {
+    return this.byName.get(name);
+  }
+
+  /** All bound pods, including those on nodes the snapshot does not hold. */
+  get pods(): readonly PodInfo[] {
+    return this.podList;
+  }
+
+  podsInNamespace(namespace: string): readonly PodInfo[] {
+    return this.byNamespace.get(namespace) ?? [];
+  }
+
+  /**
+   * Records a pod as bound to `pod.nodeName` and consumes its resources there.
+   * Returns the devices it got (empty when the node is unknown or it asks for no GPU).
+   */
+  bind(pod: PodInfo, devices?: readonly number[]): readonly number[] {
+    this.podList.push(pod);
+    let list = this.byNamespace.get(pod.namespace);
+    if (list === undefined) this.byNamespace.set(pod.namespace, (list = []));
+    list.push(pod);
+    return this.byName.get(pod.nodeName)?.addPod(pod, devices) ?? [];
+  }
+}
+
+/** Builds a snapshot from Kubernetes Node and Pod JSON (list items); malformed items are skipped. */
+export function snapshotFromKubernetes(nodes: readonly unknown[], pods: readonly unknown[] = []): Snapshot {
+  const infos: NodeInfo[] = [];
+  for (const node of nodes) {
+    if (!isRecord(node)) continue;
+    const info = nodeInfoFromKubernetes(node);
+    if (info !== undefined) infos.push(info);
+  }
+  const bound: PodInfo[] = [];
+  for (const pod of pods) {
+    const info = podInfoFromKubernetes(pod);
+    if (info !== undefined) bound.push(info);
+  }
+  return new Snapshot(infos, bound);
+}
