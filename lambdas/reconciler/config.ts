@@ -1,0 +1,104 @@
+import type { Env } from '../config';
+import { ConfigError, envBoolean, envDuration, envInt, envList, envNumber, envOptionalString, envString } from '../config';
+import { CLUSTER_NAME_PATTERN } from '../kube';
+import { NODE_ANNOTATION, NODE_LABEL } from '../scheduling/keys';
+import { SEED_DELETION_COST_POLICY } from './deletion-cost-policy';
+import { INT32_MAX, INT32_MIN } from './int32';
+import type { ClusterSelection } from './kube-objects';
+import type { ReconcilerSettings } from './reconcile';
+
+export interface ReconcilerConfig {
+  readonly settings: ReconcilerSettings;
+  readonly selection: ClusterSelection;
+}
+
+/** The opt-in label pods carry (set it on the Deployment's pod template). */
+export const OPT_IN_LABEL = 'gpu.nvidia.com/deletion-cost';
+export const DEFAULT_POD_SELECTOR = `${OPT_IN_LABEL}=enabled`;
+
+const CLOUDWATCH_NAME = { pattern: /[^\s:][^:]{0,254}/, description: 'a CloudWatch name, 1..255 characters, no colon' };
+const STAT = {
+  pattern: /Average|Sum|Minimum|Maximum|SampleCount|p\d{1,2}(\.\d{1,2})?/,
+  description: 'a CloudWatch statistic: Average, Sum, Minimum, Maximum, SampleCount or pNN',
+};
+const NAMESPACE_NAME = /[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?/;
+const MINUTE_MS = 60_000;
+
+/** Reads every setting from the environment; a bad value throws ConfigError naming the variable. */
+export function reconcilerConfigFromEnv(env: Env): ReconcilerConfig {
+  const lookbackMs = envDuration(env, 'METRICS_LOOKBACK', { default: 5 * MINUTE_MS, minMs: MINUTE_MS, maxMs: 60 * MINUTE_MS });
+  if (lookbackMs % MINUTE_MS !== 0) {
+    throw new ConfigError('METRICS_LOOKBACK', env.METRICS_LOOKBACK, 'whole minutes (CloudWatch periods are multiples of 60 s), 1m..1h');
+  }
+  const stat = envString(env, 'METRICS_STAT', { default: 'Average', ...STAT });
+  const metricStat = { periodSeconds: lookbackMs / 1000, stat };
+
+  const fastLatencyMs = envNumber(env, 'FAST_LATENCY_MS', { default: SEED_DELETION_COST_POLICY.fastLatencyMs, min: 0 });
+  const moderateLatencyMs = envNumber(env, 'MODERATE_LATENCY_MS', { default: SEED_DELETION_COST_POLICY.moderateLatencyMs, min: 0 });
+  if (moderateLatencyMs < fastLatencyMs) {
+    throw new ConfigError('MODERATE_LATENCY_MS', String(moderateLatencyMs), `a number >= FAST_LATENCY_MS (${fastLatencyMs})`);
+  }
+  const int32 = { min: INT32_MIN, max: INT32_MAX };
+
+  const nodesEnabled = envBoolean(env, 'NODE_UTILIZATION_ENABLED', { default: true });
+  // CLUSTER_NAME is the Container Insights ClusterName dimension; it is also
+  // what the EKS connection uses, so it is normally set anyway.
+  const clusterName = nodesEnabled
+    ? envString(env, 'CLUSTER_NAME', {
+        pattern: CLUSTER_NAME_PATTERN,
+        description: 'the EKS cluster name (Container Insights ClusterName); or set NODE_UTILIZATION_ENABLED=false',
+      })
+    : (envOptionalString(env, 'CLUSTER_NAME') ?? '');
+
+  return {
+    selection: {
+      podLabelSelector: envString(env, 'POD_SELECTOR', { default: DEFAULT_POD_SELECTOR }),
+      namespaces: envList(env, 'POD_NAMESPACES', { default: [], itemPattern: NAMESPACE_NAME }),
+      nodeLabelSelector: envString(env, 'NODE_SELECTOR', { default: NODE_LABEL.gpuCount }),
+      pageSize: envInt(env, 'LIST_PAGE_SIZE', { default: 500, min: 1, max: 5000 }),
+    },
+    settings: {
+      policy: {
+        activeRequestsWeight: envNumber(env, 'COST_WEIGHT_ACTIVE_REQUESTS', { default: SEED_DELETION_COST_POLICY.activeRequestsWeight }),
+        cacheHitRateWeight: envNumber(env, 'COST_WEIGHT_CACHE_HIT_RATE', { default: SEED_DELETION_COST_POLICY.cacheHitRateWeight }),
+        fastLatencyMs,
+        fastLatencyBonus: envNumber(env, 'FAST_LATENCY_BONUS', { default: SEED_DELETION_COST_POLICY.fastLatencyBonus }),
+        moderateLatencyMs,
+        moderateLatencyBonus: envNumber(env, 'MODERATE_LATENCY_BONUS', { default: SEED_DELETION_COST_POLICY.moderateLatencyBonus }),
+        maxCost: envInt(env, 'MAX_DELETION_COST', { default: SEED_DELETION_COST_POLICY.maxCost, ...int32 }),
+        warmupSeconds: envDuration(env, 'WARMUP_PERIOD', { default: SEED_DELETION_COST_POLICY.warmupSeconds * 1000, maxMs: 24 * 60 * MINUTE_MS }) / 1000,
+        warmupCost: envInt(env, 'WARMUP_DELETION_COST', { default: SEED_DELETION_COST_POLICY.warmupCost, ...int32 }),
+        noSignalCost: envInt(env, 'NO_SIGNAL_DELETION_COST', { default: SEED_DELETION_COST_POLICY.noSignalCost, ...int32 }),
+      },
+      podDiscipline: {
+        bucketSize: envInt(env, 'COST_BUCKET_SIZE', { default: 50, min: 1, max: INT32_MAX }),
+        hysteresis: envInt(env, 'COST_HYSTERESIS', { default: 10, min: 0, max: INT32_MAX }),
+      },
+      maxPodWritesPerRun: envInt(env, 'MAX_POD_WRITES_PER_RUN', { default: 50, min: 0, max: 10_000 }),
+      podMetrics: {
+        ...metricStat,
+        namespace: envString(env, 'POD_METRICS_NAMESPACE', { default: 'GpuWorkloads', ...CLOUDWATCH_NAME }),
+        activeRequestsMetric: envString(env, 'ACTIVE_REQUESTS_METRIC', { default: 'active_requests', ...CLOUDWATCH_NAME }),
+        cacheHitRateMetric: envString(env, 'CACHE_HIT_RATE_METRIC', { default: 'cache_hit_rate', ...CLOUDWATCH_NAME }),
+        avgResponseTimeMetric: envString(env, 'RESPONSE_TIME_METRIC', { default: 'avg_response_time_ms', ...CLOUDWATCH_NAME }),
+        namespaceDimension: envString(env, 'NAMESPACE_DIMENSION', { default: 'Namespace', ...CLOUDWATCH_NAME }),
+        podNameDimension: envString(env, 'POD_NAME_DIMENSION', { default: 'PodName', ...CLOUDWATCH_NAME }),
+      },
+      nodes: {
+        enabled: nodesEnabled,
+        annotation: NODE_ANNOTATION.gpuUtilization,
+        discipline: {
+          bucketSize: envInt(env, 'UTILIZATION_BUCKET_SIZE', { default: 10, min: 1, max: 100 }),
+          hysteresis: envInt(env, 'UTILIZATION_HYSTERESIS', { default: 3, min: 0, max: 100 }),
+        },
+        maxWritesPerRun: envInt(env, 'MAX_NODE_WRITES_PER_RUN', { default: 50, min: 0, max: 10_000 }),
+        metrics: {
+          ...metricStat,
+          namespace: envString(env, 'GPU_UTILIZATION_NAMESPACE', { default: 'ContainerInsights', ...CLOUDWATCH_NAME }),
+          metricName: envString(env, 'GPU_UTILIZATION_METRIC', { default: 'node_gpu_utilization', ...CLOUDWATCH_NAME }),
+          clusterName,
+        },
+      },
+    },
+  };
+}

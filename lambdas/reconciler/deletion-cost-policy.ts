@@ -1,0 +1,114 @@
+import { INT32_MIN, toInt32 } from './int32';
+
+/**
+ * What a pod's application reported over the lookback window. `undefined`
+ * means CloudWatch had no datapoint for that metric: no signal, not zero.
+ */
+export interface PodSignals {
+  readonly activeRequests: number | undefined;
+  readonly cacheHitRate: number | undefined;
+  readonly avgResponseTimeMs: number | undefined;
+}
+
+export interface DeletionCostPolicy {
+  /** Points per concurrent request (seed: 5). */
+  readonly activeRequestsWeight: number;
+  /** Points for a cache hit rate of 1.0; the rate is a ratio in 0..1 (seed: 100). */
+  readonly cacheHitRateWeight: number;
+  /** Latency under `fastLatencyMs` earns `fastLatencyBonus` (seed: 100 ms → 50). */
+  readonly fastLatencyMs: number;
+  readonly fastLatencyBonus: number;
+  /** Latency under `moderateLatencyMs` earns `moderateLatencyBonus` (seed: 500 ms → 20). */
+  readonly moderateLatencyMs: number;
+  readonly moderateLatencyBonus: number;
+  /** Upper bound of a metric-driven cost (seed: 1000). */
+  readonly maxCost: number;
+  /** Pods Ready for less than this many seconds are warming up. */
+  readonly warmupSeconds: number;
+  /** Cost of a warming-up (or not yet Ready) pod: below every metric-driven cost, so it goes first. */
+  readonly warmupCost: number;
+  /** Cost of a pod that reported nothing in the lookback window. */
+  readonly noSignalCost: number;
+}
+
+export const SEED_DELETION_COST_POLICY: DeletionCostPolicy = {
+  activeRequestsWeight: 5,
+  cacheHitRateWeight: 100,
+  fastLatencyMs: 100,
+  fastLatencyBonus: 50,
+  moderateLatencyMs: 500,
+  moderateLatencyBonus: 20,
+  maxCost: 1000,
+  warmupSeconds: 300,
+  warmupCost: -50,
+  // Kubernetes treats a pod without the annotation as cost 0, so 0 ranks a
+  // silent pod exactly as if this reconciler did not exist: below any pod
+  // that proves it is useful, above pods still warming up.
+  noSignalCost: 0,
+};
+
+export type CostBasis = 'metrics' | 'warmup' | 'noSignal';
+
+export interface PodCostInput {
+  readonly signals: PodSignals;
+  /** Seconds since the pod became Ready; `undefined` when it is not Ready. */
+  readonly readySeconds: number | undefined;
+}
+
+export interface PodCost {
+  /** Integer inside int32, before quantization. */
+  readonly raw: number;
+  readonly basis: CostBasis;
+}
+
+export function podDeletionCost(input: PodCostInput, policy: DeletionCostPolicy): PodCost {
+  if (isWarmingUp(input.readySeconds, policy)) {
+    // A pod that is not Ready yet or only just became Ready has a cold cache
+    // and its metrics describe a ramp-up, not its steady value.
+    return { raw: toInt32(policy.warmupCost), basis: 'warmup' };
+  }
+  const activeRequests = sanitiseCount(input.signals.activeRequests);
+  const cacheHitRate = sanitiseRatio(input.signals.cacheHitRate);
+  const latencyMs = sanitiseCount(input.signals.avgResponseTimeMs);
+  if (activeRequests === undefined && cacheHitRate === undefined && latencyMs === undefined) {
+    return { raw: toInt32(policy.noSignalCost), basis: 'noSignal' };
+  }
+  let score = 0;
+  if (activeRequests !== undefined) score += activeRequests * policy.activeRequestsWeight;
+  if (cacheHitRate !== undefined) score += cacheHitRate * policy.cacheHitRateWeight;
+  if (latencyMs !== undefined) score += latencyBonus(latencyMs, policy);
+  return { raw: boundedCost(score, policy.maxCost), basis: 'metrics' };
+}
+
+/** Not Ready (undefined), or Ready for less than the warm-up period (a clock skew's negative age included). */
+export function isWarmingUp(readySeconds: number | undefined, policy: DeletionCostPolicy): boolean {
+  return readySeconds === undefined || !(readySeconds >= 0) || readySeconds < policy.warmupSeconds;
+}
+
+function latencyBonus(latencyMs: number, policy: DeletionCostPolicy): number {
+  if (latencyMs < policy.fastLatencyMs) return policy.fastLatencyBonus;
+  if (latencyMs < policy.moderateLatencyMs) return policy.moderateLatencyBonus;
+  return 0;
+}
+
+/**
+ * A score can be NaN or ±Infinity only through extreme weights times extreme
+ * values (e.g. Infinity * 0); treat that as the floor rather than the cap so a
+ * broken metric can never protect a pod.
+ */
+function boundedCost(score: number, maxCost: number): number {
+  if (Number.isNaN(score)) return toInt32(Math.min(0, maxCost));
+  return toInt32(Math.min(maxCost, Math.max(INT32_MIN, Math.floor(score))));
+}
+
+/** Counts and durations: non-finite or negative readings are broken data, so no signal. */
+export function sanitiseCount(value: number | undefined): number | undefined {
+  if (value === undefined || !Number.isFinite(value) || value < 0) return undefined;
+  return value;
+}
+
+/** Ratios: as counts, then clamped to 1 (a rate above 100 % is a publisher rounding error). */
+export function sanitiseRatio(value: number | undefined): number | undefined {
+  const count = sanitiseCount(value);
+  return count === undefined ? undefined : Math.min(1, count);
+}

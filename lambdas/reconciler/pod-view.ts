@@ -1,0 +1,54 @@
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
+
+export const POD_DELETION_COST_ANNOTATION = 'controller.kubernetes.io/pod-deletion-cost';
+
+/** The parts of a Pod the reconciler decides on. */
+export interface PodView {
+  readonly namespace: string;
+  readonly name: string;
+  readonly terminating: boolean;
+  /** When the Ready condition last became True; `undefined` when the pod is not Ready. */
+  readonly readySince: Date | undefined;
+  readonly currentCost: string | undefined;
+}
+
+export function podView(pod: V1Pod): PodView | undefined {
+  const namespace = pod.metadata?.namespace;
+  const name = pod.metadata?.name;
+  if (!namespace || !name) return undefined;
+  const ready = pod.status?.conditions?.find((c) => c.type === 'Ready');
+  return {
+    namespace,
+    name,
+    terminating: pod.metadata?.deletionTimestamp !== undefined && pod.metadata.deletionTimestamp !== null,
+    readySince: ready?.status === 'True' ? validDate(ready.lastTransitionTime ?? pod.status?.startTime) : undefined,
+    currentCost: pod.metadata?.annotations?.[POD_DELETION_COST_ANNOTATION],
+  };
+}
+
+export function secondsSince(since: Date | undefined, now: Date): number | undefined {
+  return since === undefined ? undefined : (now.getTime() - since.getTime()) / 1000;
+}
+
+/** The parts of a Node the utilization writer needs. */
+export interface NodeView {
+  readonly name: string;
+  /** EC2 instance id from `providerID: aws:///<az>/<instance-id>`; Container Insights keys on it. */
+  readonly instanceId: string | undefined;
+  readonly annotations: Readonly<Record<string, string>>;
+}
+
+const AWS_PROVIDER_ID = /^aws:\/\/\/[^/]+\/(i-[0-9a-f]+)$/;
+
+export function nodeView(node: V1Node): NodeView | undefined {
+  const name = node.metadata?.name;
+  if (!name) return undefined;
+  const match = AWS_PROVIDER_ID.exec(node.spec?.providerID ?? '');
+  return { name, instanceId: match?.[1], annotations: node.metadata?.annotations ?? {} };
+}
+
+function validDate(value: Date | string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const date = value instanceof Date ? value : new Date(value);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}

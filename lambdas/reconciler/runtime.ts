@@ -1,0 +1,31 @@
+import type { Env } from '../config';
+import { awsClientConfigFromEnv, createCloudWatchClient } from '../aws';
+import { createNodeGateway, createPodGateway, kubeConfigFromEnvironment } from '../kube';
+import { cloudWatchMetricReader } from './cloudwatch-metric-reader';
+import type { ReconcilerConfig } from './config';
+import { reconcilerConfigFromEnv } from './config';
+import { kubeAnnotationWriter, kubeClusterReader } from './kube-objects';
+import type { ReconcileDeps } from './reconcile';
+
+export interface ReconcilerRuntime {
+  readonly config: ReconcilerConfig;
+  readonly deps: ReconcileDeps;
+}
+
+/** Wires configuration, the CloudWatch client and the Kubernetes gateways from the environment. */
+export async function createReconcilerRuntime(env: Env): Promise<ReconcilerRuntime> {
+  const config = reconcilerConfigFromEnv(env);
+  const cloudWatch = createCloudWatchClient(awsClientConfigFromEnv(env));
+  const kc = await kubeConfigFromEnvironment(env);
+  const pods = createPodGateway(kc);
+  const nodes = createNodeGateway(kc);
+  return {
+    config,
+    deps: {
+      cluster: kubeClusterReader(pods, nodes, config.selection),
+      writer: kubeAnnotationWriter(pods, nodes),
+      metrics: cloudWatchMetricReader(cloudWatch),
+      now: () => new Date(),
+    },
+  };
+}
