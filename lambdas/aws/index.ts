@@ -3,5 +3,5 @@ export type { AwsClientConfig } from './aws-client-config';
 export { createCloudWatchClient, createEc2Client, createEksClient } from './clients';
 export { createInstanceTypeGpuCatalog, toGpuInfo } from './instance-type-gpu-info';
 export type { GpuDevice, InstanceTypeGpuCatalog, InstanceTypeGpuInfo } from './instance-type-gpu-info';
-export { describeInstance, describeInstances, INSTANCE_IDS_PER_CALL, toInstanceSummary } from './instances';
+export { describeInstance, describeInstances, describeInstancesByPrivateDnsName, INSTANCE_IDS_PER_CALL, toInstanceSummary } from './instances';
 export type { InstanceSummary } from './instances';

@@ -22,23 +22,45 @@ export const INSTANCE_IDS_PER_CALL = 200;
 
 /** DescribeInstances for many ids: one call per 200 ids (plus pages). */
 export async function describeInstances(ec2: EC2Client, instanceIds: readonly string[]): Promise<Map<string, InstanceSummary>> {
-  const unique = [...new Set(instanceIds)];
-  const found = new Map<string, InstanceSummary>();
+  const found = await describeInstancesByFilter(ec2, 'instance-id', instanceIds);
+  return new Map(found.map((instance) => [instance.instanceId, instance]));
+}
+
+/**
+ * DescribeInstances for many private DNS names (nodes that have no providerID
+ * yet); keyed by DNS name. When several instances had the name over time, a
+ * live one wins over a terminated one.
+ */
+export async function describeInstancesByPrivateDnsName(
+  ec2: EC2Client,
+  dnsNames: readonly string[],
+): Promise<Map<string, InstanceSummary>> {
+  const byName = new Map<string, InstanceSummary>();
+  for (const instance of await describeInstancesByFilter(ec2, 'private-dns-name', dnsNames)) {
+    const previous = byName.get(instance.privateDnsName);
+    if (previous === undefined || isGone(previous.state)) byName.set(instance.privateDnsName, instance);
+  }
+  return byName;
+}
+
+function isGone(state: string): boolean {
+  return state === 'terminated' || state === 'shutting-down';
+}
+
+async function describeInstancesByFilter(ec2: EC2Client, filterName: string, values: readonly string[]): Promise<InstanceSummary[]> {
+  const unique = [...new Set(values)].filter((v) => v !== '');
+  const found: InstanceSummary[] = [];
   for (let i = 0; i < unique.length; i += INSTANCE_IDS_PER_CALL) {
     const batch = unique.slice(i, i + INSTANCE_IDS_PER_CALL);
     let nextToken: string | undefined;
     do {
       const page = await ec2.send(
-        new DescribeInstancesCommand({
-          Filters: [{ Name: 'instance-id', Values: batch }],
-          MaxResults: 1000,
-          NextToken: nextToken,
-        }),
+        new DescribeInstancesCommand({ Filters: [{ Name: filterName, Values: batch }], MaxResults: 1000, NextToken: nextToken }),
       );
       for (const reservation of page.Reservations ?? []) {
         for (const instance of reservation.Instances ?? []) {
           const summary = toInstanceSummary(instance);
-          if (summary) found.set(summary.instanceId, summary);
+          if (summary) found.push(summary);
         }
       }
       nextToken = page.NextToken;

@@ -1,0 +1,96 @@
+import type { V1Node } from '@kubernetes/client-node';
+import type { InstanceSummary, InstanceTypeGpuInfo } from '../aws';
+import { desiredGpuLabels, labelPatch, ownedLabelKeys } from './gpu-labels';
+import type { LabelerDeps } from './labeler-deps';
+import type { LabelerErrorKind } from './labeler-errors';
+import { errorKind, LabelerError, step } from './labeler-errors';
+import { mapWithConcurrency } from './map-with-concurrency';
+import { instanceIdFromProviderId, nodeDnsNames } from './node-match';
+
+export interface ReconcileSummary {
+  readonly nodes: number;
+  readonly labeled: number;
+  readonly alreadyCorrect: number;
+  /** Nodes with no live EC2 instance behind them (Fargate, other clouds, terminated). */
+  readonly skipped: number;
+  readonly failed: number;
+  readonly errorsByKind: Readonly<Partial<Record<LabelerErrorKind, number>>>;
+  /** The first few failures, for the log line. */
+  readonly failures: readonly { readonly node: string; readonly kind: LabelerErrorKind; readonly message: string }[];
+  /** Names of the nodes written in this run. */
+  readonly labeledNodes: readonly string[];
+}
+
+const MAX_REPORTED_FAILURES = 10;
+
+/**
+ * Labels every node of the cluster: lists nodes page by page, looks up their
+ * instances in batches (one DescribeInstances per 200 nodes) and their types
+ * once, then patches the nodes that need it with bounded concurrency. A node
+ * that fails is counted and the rest carry on.
+ */
+export async function reconcileNodes(deps: LabelerDeps): Promise<ReconcileSummary> {
+  const nodes: V1Node[] = [];
+  await step('Kubernetes', 'listing nodes', async () => {
+    for await (const page of deps.nodes.listNodePages({ pageSize: deps.config.nodePageSize })) nodes.push(...page);
+  });
+
+  const idsByNode = new Map<V1Node, string>();
+  const dnsOnlyNodes: V1Node[] = [];
+  for (const node of nodes) {
+    const instanceId = instanceIdFromProviderId(node.spec?.providerID);
+    if (instanceId !== undefined) idsByNode.set(node, instanceId);
+    else if (!node.spec?.providerID) dnsOnlyNodes.push(node);
+  }
+  const byId = await step('Ec2', 'DescribeInstances', () => deps.instances.byIds([...idsByNode.values()]));
+  const byDns =
+    dnsOnlyNodes.length === 0
+      ? new Map<string, InstanceSummary>()
+      : await step('Ec2', 'DescribeInstances by private DNS name', () => deps.instances.byPrivateDnsNames(dnsOnlyNodes.flatMap(nodeDnsNames)));
+
+  const work: { node: V1Node; instance: InstanceSummary }[] = [];
+  for (const node of nodes) {
+    const id = idsByNode.get(node);
+    const instance = id !== undefined ? byId.get(id) : nodeDnsNames(node).map((n) => byDns.get(n)).find((i) => i !== undefined);
+    if (instance === undefined || instance.state === 'terminated' || instance.state === 'shutting-down') continue;
+    work.push({ node, instance });
+  }
+  const types = await step('Ec2', 'DescribeInstanceTypes', () => deps.gpuTypes.lookup(work.map((w) => w.instance.instanceType)));
+
+  const owned = ownedLabelKeys(deps.config.labels);
+  const results = await mapWithConcurrency(work, deps.config.reconcileConcurrency, async ({ node, instance }) => {
+    const name = node.metadata?.name ?? '';
+    const info: InstanceTypeGpuInfo | undefined = types.get(instance.instanceType);
+    if (info === undefined) throw new LabelerError('Ec2', `DescribeInstanceTypes did not return instance type ${instance.instanceType}`);
+    const patch = labelPatch(node.metadata?.labels, desiredGpuLabels(info, deps.config.labels), owned);
+    if (patch === undefined) return { name, written: false };
+    await step('Kubernetes', `patching labels of node ${name}`, () => deps.nodes.patchNodeLabels(name, patch));
+    return { name, written: true };
+  });
+
+  let labeled = 0;
+  let alreadyCorrect = 0;
+  const labeledNodes: string[] = [];
+  const errorsByKind: Partial<Record<LabelerErrorKind, number>> = {};
+  const failures: { node: string; kind: LabelerErrorKind; message: string }[] = [];
+  results.forEach((result, index) => {
+    if (result.ok) {
+      if (result.value.written) {
+        labeled += 1;
+        labeledNodes.push(result.value.name);
+      } else alreadyCorrect += 1;
+      return;
+    }
+    const kind = errorKind(result.error);
+    errorsByKind[kind] = (errorsByKind[kind] ?? 0) + 1;
+    if (failures.length < MAX_REPORTED_FAILURES) {
+      failures.push({
+        node: work[index]?.node.metadata?.name ?? '',
+        kind,
+        message: result.error instanceof Error ? result.error.message : String(result.error),
+      });
+    }
+  });
+  const failed = results.length - labeled - alreadyCorrect;
+  return { nodes: nodes.length, labeled, alreadyCorrect, skipped: nodes.length - work.length, failed, errorsByKind, failures, labeledNodes };
+}
