@@ -1,6 +1,5 @@
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import { DescribeInstanceTypesCommand } from '@aws-sdk/client-ec2';
-import type { _InstanceType as Ec2InstanceType } from '@aws-sdk/client-ec2';
 
 /** One kind of GPU in an instance type (DescribeInstanceTypes GpuInfo.Gpus[]). */
 export interface GpuDevice {
@@ -62,7 +61,7 @@ async function fetchBatch(ec2: EC2Client, batch: readonly string[], cache: Map<s
   let nextToken: string | undefined;
   do {
     const page = await ec2.send(
-      new DescribeInstanceTypesCommand({ InstanceTypes: batch as Ec2InstanceType[], NextToken: nextToken }),
+      new DescribeInstanceTypesCommand({ Filters: [{ Name: 'instance-type', Values: [...batch] }], NextToken: nextToken }),
     );
     for (const item of page.InstanceTypes ?? []) {
       if (item.InstanceType === undefined) continue;

@@ -1,5 +1,7 @@
 import type { EC2Client } from '@aws-sdk/client-ec2';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Env } from '../config';
+import { ConfigError } from '../config';
 import { awsClientConfigFromEnv, createEc2Client, createInstanceTypeGpuCatalog, describeInstances, describeInstancesByPrivateDnsName } from '../aws';
 import type { NodeGateway } from '../kube';
 import { createNodeGateway, kubeConfigFromEnvironment } from '../kube';
@@ -11,7 +13,7 @@ import type { InstanceOutcome } from './label-instance';
 import { labelInstance } from './label-instance';
 import { labelerConfigFromEnv } from './labeler-config';
 import type { LabelerDeps } from './labeler-deps';
-import { errorKind } from './labeler-errors';
+import { errorKind, LabelerError } from './labeler-errors';
 import type { ReconcileSummary } from './reconcile-nodes';
 import { reconcileNodes } from './reconcile-nodes';
 
@@ -44,7 +46,7 @@ export function createLabelerHandler(options: LabelerHandlerOptions = {}): (even
   async function buildDeps(): Promise<LabelerDeps> {
     const config = labelerConfigFromEnv(env);
     const ec2 = options.ec2 ?? createEc2Client(awsClientConfigFromEnv(env));
-    const nodes = options.nodes ?? createNodeGateway(await kubeConfigFromEnvironment(env));
+    const nodes = options.nodes ?? createNodeGateway(await connect());
     return {
       config,
       nodes,
@@ -54,6 +56,16 @@ export function createLabelerHandler(options: LabelerHandlerOptions = {}): (even
       },
       gpuTypes: createInstanceTypeGpuCatalog(ec2),
     };
+  }
+
+  /** DescribeCluster/kubeconfig failures count as Kubernetes errors; configuration errors stay ConfigError. */
+  async function connect(): Promise<KubeConfig> {
+    try {
+      return await kubeConfigFromEnvironment(env);
+    } catch (error) {
+      if (error instanceof ConfigError) throw error;
+      throw new LabelerError('Kubernetes', `cannot reach the cluster: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
   }
 
   function getDeps(): Promise<LabelerDeps> {
