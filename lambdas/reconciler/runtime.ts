@@ -1,3 +1,4 @@
+import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import type { Env } from '../config';
 import { awsClientConfigFromEnv, createCloudWatchClient } from '../aws';
 import { createNodeGateway, createPodGateway, kubeConfigFromEnvironment } from '../kube';
@@ -12,10 +13,15 @@ export interface ReconcilerRuntime {
   readonly deps: ReconcileDeps;
 }
 
+export interface RuntimeOverrides {
+  /** A client of the caller's (benchmarks and tests count its calls with a middleware). */
+  readonly cloudWatch?: CloudWatchClient;
+}
+
 /** Wires configuration, the CloudWatch client and the Kubernetes gateways from the environment. */
-export async function createReconcilerRuntime(env: Env): Promise<ReconcilerRuntime> {
+export async function createReconcilerRuntime(env: Env, overrides: RuntimeOverrides = {}): Promise<ReconcilerRuntime> {
   const config = reconcilerConfigFromEnv(env);
-  const cloudWatch = createCloudWatchClient(awsClientConfigFromEnv(env));
+  const cloudWatch = overrides.cloudWatch ?? createCloudWatchClient(awsClientConfigFromEnv(env));
   const kc = await kubeConfigFromEnvironment(env);
   const pods = createPodGateway(kc);
   const nodes = createNodeGateway(kc);
