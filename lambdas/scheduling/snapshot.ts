@@ -12,10 +12,15 @@ import { podInfoFromKubernetes } from './pod-info';
  */
 export class Snapshot {
   private readonly byName = new Map<string, NodeInfo>();
-  private readonly byNamespace = new Map<string, PodInfo[]>();
-  private readonly podList: PodInfo[] = [];
+  private byNamespace = new Map<string, PodInfo[]>();
+  private podList: PodInfo[] = [];
+  /** Set for overlays: lookups of nodes not in `nodes` fall through to it. */
+  private base: Snapshot | undefined;
+  /** True while the pod indexes are the base's arrays (copied on first bind). */
+  private sharesPods = false;
 
   constructor(
+    /** The candidate nodes. */
     readonly nodes: readonly NodeInfo[],
     pods: Iterable<PodInfo> = [],
   ) {
@@ -23,8 +28,30 @@ export class Snapshot {
     for (const pod of pods) this.bind(pod);
   }
 
+  /**
+   * A snapshot whose candidates are `nodes` (e.g. the Node objects of one
+   * extender request) laid over `base` (the cached cluster): each node takes
+   * over the pods bound to the same-named base node, other node lookups fall
+   * through to the base (peers may sit on nodes that are not candidates), and
+   * the pod indexes are the base's. The base is never modified.
+   */
+  static overlay(base: Snapshot, nodes: readonly NodeInfo[]): Snapshot {
+    const view = new Snapshot(nodes);
+    for (const node of nodes) {
+      const previous = base.getNode(node.name);
+      if (previous === undefined || previous === node) continue;
+      for (const pod of previous.pods) node.addPod(pod, previous.devicesOf(pod.uid));
+    }
+    view.base = base;
+    view.podList = base.podList;
+    view.byNamespace = base.byNamespace;
+    view.sharesPods = true;
+    return view;
+  }
+
+  /** Any known node by name. */
   getNode(name: string): NodeInfo | undefined {
-    return this.byName.get(name);
+    return this.byName.get(name) ?? this.base?.getNode(name);
   }
 
   /** All bound pods, including those on nodes the snapshot does not hold. */
@@ -41,6 +68,11 @@ export class Snapshot {
    * Returns the devices it got (empty when the node is unknown or it asks for no GPU).
    */
   bind(pod: PodInfo, devices?: readonly number[]): readonly number[] {
+    if (this.sharesPods) {
+      this.podList = [...this.podList];
+      this.byNamespace = new Map([...this.byNamespace].map(([ns, list]) => [ns, [...list]]));
+      this.sharesPods = false;
+    }
     this.podList.push(pod);
     let list = this.byNamespace.get(pod.namespace);
     if (list === undefined) this.byNamespace.set(pod.namespace, (list = []));

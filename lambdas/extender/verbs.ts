@@ -1,0 +1,213 @@
+import type { ExtenderFilterResult, ExtenderPreemptionResult, HostPriorityList, MetaVictims, NodeInfo, Profile } from '../scheduling';
+import { nodeInfoFromKubernetes, parsePodRequirements, Snapshot, toExtenderScore } from '../scheduling';
+import type { ClusterCache } from './cluster-cache';
+import type { DecisionSummary } from './decision';
+import { RejectionTally } from './decision';
+import type { FilterArgs, NodeInput, PreemptArgs } from './wire-args';
+
+export interface ExtenderContext {
+  readonly profile: Profile;
+  /** Cluster state; undefined when the extender has no cluster access (full-Nodes mode only). */
+  readonly cache: ClusterCache | undefined;
+  readonly warn: (message: string, details?: Readonly<Record<string, unknown>>) => void;
+}
+
+export interface VerbResult {
+  readonly status: number;
+  readonly body: unknown;
+  readonly summary?: DecisionSummary;
+  /** Set when the call failed as a whole (counted as an extender error). */
+  readonly error?: string;
+}
+
+export const NO_CLUSTER_ACCESS =
+  'NodeNames (nodeCacheCapable: true) needs cluster access: set KUBECONFIG or CLUSTER_NAME for the extender, or use nodeCacheCapable: false';
+
+interface Candidates {
+  readonly snapshot: Snapshot;
+  readonly nodes: NodeInfo[];
+  /** Nodes mode: the request's Node objects, parallel to `nodes`. */
+  readonly raw: unknown[] | undefined;
+  /** NodeNames mode: names the cache does not know. */
+  readonly unknown: string[];
+}
+
+type Resolved = { readonly ok: true; readonly value: Candidates } | { readonly ok: false; readonly error: string };
+
+function podName(pod: Readonly<Record<string, unknown>>): string {
+  const metadata = pod.metadata;
+  if (typeof metadata !== 'object' || metadata === null) return '?';
+  const { namespace, name } = metadata as { namespace?: unknown; name?: unknown };
+  return `${typeof namespace === 'string' ? namespace : 'default'}/${typeof name === 'string' ? name : '?'}`;
+}
+
+async function resolve(ctx: ExtenderContext, input: NodeInput, pod: string): Promise<Resolved> {
+  if (input.mode === 'Nodes') {
+    const nodes: NodeInfo[] = [];
+    const raw: unknown[] = [];
+    for (const item of input.items) {
+      const info = nodeInfoFromKubernetes(item);
+      if (info === undefined) continue;
+      nodes.push(info);
+      raw.push(item);
+    }
+    let base: Snapshot | undefined;
+    if (ctx.cache !== undefined) {
+      try {
+        base = await ctx.cache.snapshot();
+      } catch (error) {
+        // Full Node objects are enough to decide on model and memory; GPU
+        // counts then come from allocatable alone (kube-scheduler still
+        // checks them unless managedResources says ignoredByScheduler).
+        ctx.warn('cluster cache unavailable; deciding from the request nodes alone', { pod, error: errorMessage(error) });
+      }
+    }
+    return { ok: true, value: { snapshot: base ? Snapshot.overlay(base, nodes) : new Snapshot(nodes), nodes, raw, unknown: [] } };
+  }
+
+  if (ctx.cache === undefined) return { ok: false, error: NO_CLUSTER_ACCESS };
+  let snapshot: Snapshot;
+  try {
+    snapshot = await ctx.cache.snapshot();
+  } catch (error) {
+    return { ok: false, error: `cluster cache unavailable: ${errorMessage(error)}` };
+  }
+  const nodes: NodeInfo[] = [];
+  const unknown: string[] = [];
+  for (const name of input.names) {
+    const node = snapshot.getNode(name);
+    if (node === undefined) unknown.push(name);
+    else nodes.push(node);
+  }
+  return { ok: true, value: { snapshot, nodes, raw: undefined, unknown } };
+}
+
+function notFoundMessage(name: string): string {
+  return `Node ${name} is not in the extender's cluster cache (new node, or outside the cache's label selector)`;
+}
+
+export async function filterVerb(ctx: ExtenderContext, args: FilterArgs): Promise<VerbResult> {
+  const pod = podName(args.pod);
+  const resolved = await resolve(ctx, args.nodes, pod);
+  if (!resolved.ok) {
+    const body: ExtenderFilterResult = { Nodes: null, NodeNames: null, FailedNodes: {}, FailedAndUnresolvableNodes: {}, Error: resolved.error };
+    return { status: 200, body, error: resolved.error };
+  }
+  const { snapshot, nodes, raw, unknown } = resolved.value;
+  const requirements = parsePodRequirements(args.pod);
+  const profile = ctx.profile;
+  const state = profile.startCycle(snapshot, requirements);
+
+  const tally = new RejectionTally();
+  const failed: Record<string, string> = {};
+  const unresolvable: Record<string, string> = {};
+  for (const name of unknown) {
+    const message = notFoundMessage(name);
+    failed[name] = message;
+    tally.add('NodeNotFound', message);
+  }
+  const keptNames: string[] = [];
+  const keptItems: unknown[] = [];
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i] as NodeInfo;
+    const status = profile.filterNode(state, node);
+    if (status.ok) {
+      keptNames.push(node.name);
+      if (raw !== undefined) keptItems.push(raw[i]);
+      continue;
+    }
+    (status.unresolvable ? unresolvable : failed)[node.name] = status.message;
+    tally.add(status.code, status.message);
+  }
+
+  const byNames = args.nodes.mode === 'NodeNames';
+  const body = {
+    Nodes: byNames ? null : { items: keptItems },
+    NodeNames: byNames ? keptNames : null,
+    FailedNodes: failed,
+    FailedAndUnresolvableNodes: unresolvable,
+    Error: '',
+  };
+  const candidates = nodes.length + unknown.length;
+  return { status: 200, body, summary: tally.summary(pod, args.nodes.mode, candidates, keptNames.length) };
+}
+
+export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Promise<VerbResult> {
+  const pod = podName(args.pod);
+  const resolved = await resolve(ctx, args.nodes, pod);
+  if (!resolved.ok) return { status: 503, body: { Error: resolved.error }, error: resolved.error };
+  const { snapshot, nodes, unknown } = resolved.value;
+  const profile = ctx.profile;
+  const state = profile.startCycle(snapshot, parsePodRequirements(args.pod));
+  // Scores only mean something where the pod fits; the rest get 0.
+  const { feasible, rejected } = profile.filter(state, nodes);
+  const scores = profile.score(state, feasible);
+  const scoreByNode = new Map<NodeInfo, number>();
+  for (let i = 0; i < feasible.length; i++) scoreByNode.set(feasible[i] as NodeInfo, toExtenderScore(scores[i] ?? 0));
+
+  const body: HostPriorityList = [];
+  if (args.nodes.mode === 'NodeNames') {
+    const byName = new Map<string, number>();
+    for (const node of nodes) byName.set(node.name, scoreByNode.get(node) ?? 0);
+    for (const name of args.nodes.names) body.push({ Host: name, Score: byName.get(name) ?? 0 });
+  } else {
+    for (const node of nodes) body.push({ Host: node.name, Score: scoreByNode.get(node) ?? 0 });
+  }
+  const tally = new RejectionTally();
+  for (const name of unknown) tally.add('NodeNotFound', notFoundMessage(name));
+  for (const { status } of rejected) tally.add(status.code, status.message);
+  return { status: 200, body, summary: tally.summary(pod, args.nodes.mode, nodes.length + unknown.length, feasible.length) };
+}
+
+/**
+ * Keeps the preemption candidates on which the pod would pass our filters
+ * once the scheduler's chosen victims are gone. Needs cluster state to know
+ * the nodes; without cluster access every candidate is passed through
+ * unchanged (and a warning logged), since nothing can be judged.
+ */
+export async function preemptVerb(ctx: ExtenderContext, args: PreemptArgs): Promise<VerbResult> {
+  const pod = podName(args.pod);
+  const result: ExtenderPreemptionResult = { NodeNameToMetaVictims: {} };
+  const meta = (uids: readonly string[], numPdbViolations: number): MetaVictims => ({
+    Pods: uids.map((UID) => ({ UID })),
+    NumPDBViolations: numPdbViolations,
+  });
+
+  if (ctx.cache === undefined) {
+    ctx.warn('preempt without cluster access: candidates passed through unchecked', { pod, candidates: args.victims.size });
+    for (const [name, victims] of args.victims) result.NodeNameToMetaVictims[name] = meta(victims.uids, victims.numPdbViolations);
+    return { status: 200, body: result, summary: new RejectionTally().summary(pod, 'MetaVictims', args.victims.size, args.victims.size) };
+  }
+  let snapshot: Snapshot;
+  try {
+    snapshot = await ctx.cache.snapshot();
+  } catch (error) {
+    const message = `cluster cache unavailable: ${errorMessage(error)}`;
+    return { status: 503, body: { Error: message }, error: message };
+  }
+
+  const state = ctx.profile.startCycle(snapshot, parsePodRequirements(args.pod));
+  const tally = new RejectionTally();
+  let kept = 0;
+  for (const [name, victims] of args.victims) {
+    const node = snapshot.getNode(name);
+    if (node === undefined) {
+      tally.add('NodeNotFound', notFoundMessage(name));
+      continue;
+    }
+    const afterEviction = node.clone();
+    for (const uid of victims.uids) afterEviction.removePod(uid);
+    const status = ctx.profile.filterNode(state, afterEviction);
+    if (!status.ok) {
+      tally.add(status.code, status.message);
+      continue;
+    }
+    result.NodeNameToMetaVictims[name] = meta(victims.uids, victims.numPdbViolations);
+    kept++;
+  }
+  return { status: 200, body: result, summary: tally.summary(pod, 'MetaVictims', args.victims.size, kept) };
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
