@@ -65,15 +65,7 @@ function rangeText(min: number | undefined, max: number | undefined, unit = ''):
 }
 
 export function envInt(env: Env, name: string, options: IntOptions = {}): number {
-  const allowed = `an integer, ${rangeText(options.min, options.max)}`;
-  const value = rawValue(env, name);
-  if (value === undefined) return missingOrDefault(name, options, allowed);
-  if (!/^[+-]?\d+$/.test(value)) throw new ConfigError(name, value, allowed);
-  const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed)) throw new ConfigError(name, value, allowed);
-  if (options.min !== undefined && parsed < options.min) throw new ConfigError(name, value, allowed);
-  if (options.max !== undefined && parsed > options.max) throw new ConfigError(name, value, allowed);
-  return parsed;
+  return readNumeric(env, name, options, 'an integer', /^[+-]?\d+$/, Number.isSafeInteger);
 }
 
 export interface NumberOptions extends WithDefault<number> {
@@ -83,14 +75,23 @@ export interface NumberOptions extends WithDefault<number> {
 
 /** A finite decimal number (weights, ratios). */
 export function envNumber(env: Env, name: string, options: NumberOptions = {}): number {
-  const allowed = `a finite number, ${rangeText(options.min, options.max)}`;
+  return readNumeric(env, name, options, 'a finite number', /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/, Number.isFinite);
+}
+
+function readNumeric(
+  env: Env,
+  name: string,
+  options: IntOptions,
+  kind: string,
+  syntax: RegExp,
+  isValid: (n: number) => boolean,
+): number {
+  const allowed = `${kind}, ${rangeText(options.min, options.max)}`;
   const value = rawValue(env, name);
   if (value === undefined) return missingOrDefault(name, options, allowed);
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(value)) throw new ConfigError(name, value, allowed);
   const parsed = Number(value);
-  if (!Number.isFinite(parsed)) throw new ConfigError(name, value, allowed);
-  if (options.min !== undefined && parsed < options.min) throw new ConfigError(name, value, allowed);
-  if (options.max !== undefined && parsed > options.max) throw new ConfigError(name, value, allowed);
+  const outOfRange = (options.min !== undefined && parsed < options.min) || (options.max !== undefined && parsed > options.max);
+  if (!syntax.test(value) || !isValid(parsed) || outOfRange) throw new ConfigError(name, value, allowed);
   return parsed;
 }
 

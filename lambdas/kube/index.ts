@@ -16,7 +16,7 @@ export { isKubeConflict, isKubeNotFound, kubeStatusCode } from './kube-errors';
 export { CLUSTER_NAME_PATTERN, eksKubeConfig, kubeConfigFromEnvironment } from './kube-config';
 export { FIELD_MANAGER, MERGE_PATCH_OPTIONS } from './merge-patch';
 export type { MetadataPatch } from './merge-patch';
-export { createNodeGateway, DEFAULT_PAGE_SIZE } from './node-gateway';
+export { createNodeGateway, DEFAULT_PAGE_SIZE, paginate } from './node-gateway';
 export type { ListOptions, NodeGateway } from './node-gateway';
 export { createPodGateway } from './pod-gateway';
 export type { PodGateway, PodListOptions } from './pod-gateway';

@@ -26,21 +26,25 @@ export interface NodeGateway {
 
 export const DEFAULT_PAGE_SIZE = 500;
 
+/** Follows `continue` tokens until the API server has no more pages. */
+export async function* paginate<T>(
+  fetchPage: (page: { _continue?: string }) => Promise<{ items: T[]; metadata?: { _continue?: string } }>,
+): AsyncGenerator<readonly T[]> {
+  let continueToken: string | undefined;
+  do {
+    const page = await fetchPage(continueToken ? { _continue: continueToken } : {});
+    yield page.items;
+    continueToken = page.metadata?._continue || undefined;
+  } while (continueToken);
+}
+
 export function createNodeGateway(kc: KubeConfig): NodeGateway {
   const core = kc.makeApiClient(CoreV1Api);
 
-  async function* listNodePages(options: ListOptions = {}): AsyncGenerator<readonly V1Node[]> {
-    let continueToken: string | undefined;
-    do {
-      const page = await core.listNode({
-        limit: options.pageSize ?? DEFAULT_PAGE_SIZE,
-        ...(continueToken ? { _continue: continueToken } : {}),
-        ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}),
-      });
-      yield page.items;
-      continueToken = page.metadata?._continue || undefined;
-    } while (continueToken);
-  }
+  const listNodePages = (options: ListOptions = {}): AsyncGenerator<readonly V1Node[]> =>
+    paginate((page) =>
+      core.listNode({ ...page, limit: options.pageSize ?? DEFAULT_PAGE_SIZE, ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}) }),
+    );
 
   return {
     listNodePages,

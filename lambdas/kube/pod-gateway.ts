@@ -3,7 +3,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import type { MetadataPatch } from './merge-patch';
 import { FIELD_MANAGER, MERGE_PATCH_OPTIONS } from './merge-patch';
 import type { ListOptions } from './node-gateway';
-import { DEFAULT_PAGE_SIZE } from './node-gateway';
+import { DEFAULT_PAGE_SIZE, paginate } from './node-gateway';
 
 export interface PodListOptions extends ListOptions {
   /** Only this namespace; all namespaces when unset. */
@@ -22,22 +22,16 @@ export interface PodGateway {
 export function createPodGateway(kc: KubeConfig): PodGateway {
   const core = kc.makeApiClient(CoreV1Api);
 
-  async function* listPodPages(options: PodListOptions = {}): AsyncGenerator<readonly V1Pod[]> {
-    let continueToken: string | undefined;
-    do {
+  const listPodPages = (options: PodListOptions = {}): AsyncGenerator<readonly V1Pod[]> =>
+    paginate((page) => {
       const params = {
+        ...page,
         limit: options.pageSize ?? DEFAULT_PAGE_SIZE,
-        ...(continueToken ? { _continue: continueToken } : {}),
         ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}),
         ...(options.fieldSelector ? { fieldSelector: options.fieldSelector } : {}),
       };
-      const page = options.namespace
-        ? await core.listNamespacedPod({ namespace: options.namespace, ...params })
-        : await core.listPodForAllNamespaces(params);
-      yield page.items;
-      continueToken = page.metadata?._continue || undefined;
-    } while (continueToken);
-  }
+      return options.namespace ? core.listNamespacedPod({ namespace: options.namespace, ...params }) : core.listPodForAllNamespaces(params);
+    });
 
   return {
     listPodPages,
