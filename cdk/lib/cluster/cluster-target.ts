@@ -1,0 +1,26 @@
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
+import type * as eks from 'aws-cdk-lib/aws-eks-v2';
+import type { IDependable } from 'constructs';
+
+/**
+ * What the rest of the stack needs from the cluster, whether this stack
+ * created it or attached to an existing one.
+ */
+export interface ClusterTarget {
+  /** Has a kubectl provider, so manifests and Helm charts can be applied. */
+  readonly cluster: eks.ICluster;
+  readonly clusterName: string;
+  readonly clusterArn: string;
+  readonly vpc: ec2.IVpc;
+  readonly privateSubnets: ec2.SubnetSelection;
+  /**
+   * The EKS-created cluster security group: it is on the control-plane ENIs
+   * (so allowing 443 into it reaches the API endpoint) and on managed nodes
+   * (so it identifies kube-scheduler pods calling the ALB).
+   */
+  readonly clusterSecurityGroup: ec2.ISecurityGroup;
+  /** Add-ons that run pods wait for these (node groups), so they can become ACTIVE. */
+  readonly computeReady: readonly IDependable[];
+  /** Whether this stack must install the eks-pod-identity-agent add-on. */
+  readonly installPodIdentityAgent: boolean;
+}

@@ -1,0 +1,124 @@
+import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as eks from 'aws-cdk-lib/aws-eks-v2';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { KubernetesMinorVersion, NewClusterConfig, NodeGroupConfig } from '../../config/app-config';
+import type { ClusterTarget } from './cluster-target';
+import { acknowledgeClusterRoles, acknowledgeKubectlProvider } from './eks-acknowledgments';
+import { kubectlLayer } from './kubectl-layer';
+
+export interface NewGpuClusterProps {
+  readonly clusterName: string;
+  readonly kubernetesVersion: KubernetesMinorVersion;
+  readonly config: NewClusterConfig;
+  readonly logRetention: logs.RetentionDays;
+}
+
+/** Label on every node of the node groups this stack creates: the group's name. */
+export const NODE_GROUP_LABEL = 'gpu-scheduling/node-group';
+/** Label on the nodes of the GPU node groups this stack creates; the device plugin selects on it. */
+export const ACCELERATOR_LABEL = 'gpu-scheduling/accelerator';
+
+/** A new VPC and EKS cluster with a small system node group and the configured GPU node groups. */
+export class NewGpuCluster extends Construct implements ClusterTarget {
+  readonly cluster: eks.Cluster;
+  readonly clusterName: string;
+  readonly clusterArn: string;
+  readonly vpc: ec2.IVpc;
+  readonly privateSubnets: ec2.SubnetSelection = { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS };
+  readonly clusterSecurityGroup: ec2.ISecurityGroup;
+  readonly computeReady: eks.Nodegroup[] = [];
+  readonly installPodIdentityAgent = true;
+  readonly gpuNodeGroups: eks.Nodegroup[] = [];
+
+  constructor(scope: Construct, id: string, props: NewGpuClusterProps) {
+    super(scope, id);
+    const { config } = props;
+
+    const vpc = new ec2.Vpc(this, 'Vpc', {
+      ipAddresses: ec2.IpAddresses.cidr(config.vpcCidr),
+      maxAzs: config.maxAzs,
+      natGateways: config.natGateways,
+      subnetConfiguration: [
+        { name: 'public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 24 },
+        { name: 'private', subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 19 },
+      ],
+    });
+    vpc.addFlowLog('FlowLog', {
+      destination: ec2.FlowLogDestination.toCloudWatchLogs(
+        new logs.LogGroup(this, 'FlowLogGroup', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY }),
+      ),
+      trafficType: ec2.FlowLogTrafficType.REJECT,
+    });
+    this.vpc = vpc;
+
+    // EKS writes control-plane logs here; creating it first gives it a retention.
+    const controlPlaneLogs = new logs.LogGroup(this, 'ControlPlaneLogGroup', {
+      logGroupName: `/aws/eks/${props.clusterName}/cluster`,
+      retention: props.logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    const endpointAccess =
+      config.endpointAccess === 'private'
+        ? eks.EndpointAccess.PRIVATE
+        : eks.EndpointAccess.PUBLIC_AND_PRIVATE.onlyFrom(...config.publicAccessCidrs);
+
+    this.cluster = new eks.Cluster(this, 'Cluster', {
+      clusterName: props.clusterName,
+      version: eks.KubernetesVersion.of(props.kubernetesVersion),
+      vpc,
+      vpcSubnets: [this.privateSubnets],
+      endpointAccess,
+      // Node groups below, not Auto Mode: GPU node groups need the NVIDIA AMI and taints.
+      defaultCapacityType: eks.DefaultCapacityType.NODEGROUP,
+      defaultCapacity: 0,
+      clusterLogging: [
+        eks.ClusterLoggingTypes.API,
+        eks.ClusterLoggingTypes.AUDIT,
+        eks.ClusterLoggingTypes.AUTHENTICATOR,
+        eks.ClusterLoggingTypes.CONTROLLER_MANAGER,
+        eks.ClusterLoggingTypes.SCHEDULER,
+      ],
+      kubectlProviderOptions: { kubectlLayer: kubectlLayer(this) },
+    });
+    this.cluster.node.addDependency(controlPlaneLogs);
+    this.clusterName = props.clusterName;
+    this.clusterArn = this.cluster.clusterArn;
+    this.clusterSecurityGroup = this.cluster.clusterSecurityGroup;
+
+    const system = this.addNodeGroup('SystemNodeGroup', config.systemNodeGroup, eks.NodegroupAmiType.AL2023_X86_64_STANDARD, {});
+    this.computeReady.push(system);
+    for (const group of config.gpuNodeGroups) {
+      const nodegroup = this.addNodeGroup(`GpuNodeGroup-${group.name}`, group, eks.NodegroupAmiType.AL2023_X86_64_NVIDIA, {
+        [ACCELERATOR_LABEL]: 'nvidia',
+      });
+      this.gpuNodeGroups.push(nodegroup);
+    }
+
+    acknowledgeClusterRoles(this.cluster);
+    acknowledgeKubectlProvider(this.cluster.node.findChild('KubectlProvider'));
+    if (config.endpointAccess === 'public-and-private') {
+      Validations.of(this.cluster).acknowledge({
+        id: 'AwsSolutions-EKS1',
+        reason: 'The operator set cluster.endpointAccess to public-and-private and listed the allowed CIDRs in cluster.publicAccessCidrs; the default is private.',
+      });
+    }
+  }
+
+  private addNodeGroup(id: string, group: NodeGroupConfig, amiType: eks.NodegroupAmiType, stackLabels: Record<string, string>): eks.Nodegroup {
+    return this.cluster.addNodegroupCapacity(id, {
+      amiType,
+      instanceTypes: group.instanceTypes.map((type) => new ec2.InstanceType(type)),
+      minSize: group.minSize,
+      maxSize: group.maxSize,
+      desiredSize: group.desiredSize,
+      diskSize: group.diskSizeGiB,
+      capacityType: group.capacityType === 'SPOT' ? eks.CapacityType.SPOT : eks.CapacityType.ON_DEMAND,
+      subnets: this.privateSubnets,
+      labels: { ...group.labels, ...stackLabels, [NODE_GROUP_LABEL]: group.name },
+      taints: group.taints.map((taint) => ({ key: taint.key, value: taint.value, effect: eks.TaintEffect[taint.effect] })),
+    });
+  }
+}

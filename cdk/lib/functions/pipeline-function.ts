@@ -1,0 +1,124 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { FunctionConfig } from '../../config/app-config';
+import type { ClusterTarget } from '../cluster/cluster-target';
+import { LAMBDA_ENTRIES, PROJECT_ROOT } from './lambda-entries';
+import type { PipelineFunctionName } from './lambda-entries';
+
+export interface PipelineFunctionProps {
+  readonly name: PipelineFunctionName;
+  readonly description: string;
+  readonly target: ClusterTarget;
+  readonly config: FunctionConfig;
+  /** Variables the stack wires (on top of CLUSTER_NAME and the config's `environment`). */
+  readonly environment?: Readonly<Record<string, string>>;
+  readonly logRetention: logs.RetentionDays;
+  readonly reservedConcurrency?: number;
+  /** Read-only actions that IAM cannot scope to a resource, each with the reason it is needed. */
+  readonly unscopedActions?: readonly UnscopedActions[];
+}
+
+export interface UnscopedActions {
+  readonly actions: readonly string[];
+  /** Why the function needs them; goes into the cdk-nag acknowledgment. */
+  readonly why: string;
+}
+
+/**
+ * One of the pipeline's Lambdas: bundled from TypeScript with esbuild,
+ * nodejs22.x on arm64 (cheaper per GB-second; nothing in it is
+ * architecture-specific), in the cluster VPC's private subnets so it can reach
+ * a private API endpoint, with its own log group, role and security group.
+ */
+export class PipelineFunction extends Construct {
+  readonly function: nodejs.NodejsFunction;
+  readonly role: iam.Role;
+  readonly securityGroup: ec2.SecurityGroup;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: PipelineFunctionProps) {
+    super(scope, id);
+    const { target } = props;
+
+    this.logGroup = new logs.LogGroup(this, 'LogGroup', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `gpu-scheduling ${props.name} Lambda`,
+      managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaVPCAccessExecutionRole')],
+    });
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
+      reason: 'The AWS-managed policy for a VPC Lambda: ENI create/describe/delete (no resource-level permissions) and writing its logs.',
+    });
+    // Every pipeline Lambda reads the cluster's endpoint and CA to build its kubeconfig.
+    this.role.addToPolicy(new iam.PolicyStatement({ actions: ['eks:DescribeCluster'], resources: [target.clusterArn] }));
+    for (const unscoped of props.unscopedActions ?? []) {
+      this.role.addToPolicy(new iam.PolicyStatement({ actions: [...unscoped.actions], resources: ['*'] }));
+    }
+
+    this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
+      vpc: target.vpc,
+      description: `gpu-scheduling ${props.name} Lambda: HTTPS to the EKS API endpoint and AWS APIs only`,
+      allowAllOutbound: false,
+    });
+    // The API endpoint's ENIs carry the cluster security group: this adds the
+    // matching ingress rule on it too.
+    this.securityGroup.connections.allowTo(target.clusterSecurityGroup, ec2.Port.tcp(443), `${props.name} Lambda to the EKS API endpoint`);
+    // AWS APIs (EKS DescribeCluster, EC2, CloudWatch, STS) through the NAT
+    // gateway: their public addresses are not a fixed set a rule could name.
+    this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'AWS service APIs over HTTPS');
+
+    this.function = new nodejs.NodejsFunction(this, 'Function', {
+      entry: LAMBDA_ENTRIES[props.name],
+      handler: 'handler',
+      description: props.description,
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.config.memorySizeMiB,
+      timeout: Duration.seconds(props.config.timeoutSeconds),
+      role: this.role,
+      logGroup: this.logGroup,
+      vpc: target.vpc,
+      vpcSubnets: target.privateSubnets,
+      securityGroups: [this.securityGroup],
+      reservedConcurrentExecutions: props.reservedConcurrency,
+      tracing: lambda.Tracing.ACTIVE,
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+      environment: {
+        ...props.config.environment,
+        ...props.environment,
+        CLUSTER_NAME: target.clusterName,
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      bundling: {
+        format: nodejs.OutputFormat.ESM,
+        target: 'node22',
+        minify: true,
+        sourceMap: true,
+        mainFields: ['module', 'main'],
+        // Bundle the AWS SDK too, at the versions the lockfile pins, rather
+        // than whatever the runtime happens to ship.
+        externalModules: [],
+        // CommonJS dependencies inside an ESM bundle still call require().
+        banner: "import { createRequire as __gpuCreateRequire } from 'node:module'; const require = __gpuCreateRequire(import.meta.url);",
+      },
+    });
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: [
+        'X-Ray PutTraceSegments/PutTelemetryRecords have no resource-level permissions.',
+        ...(props.unscopedActions ?? []).map((unscoped) => `${unscoped.actions.join(', ')}: ${unscoped.why}`),
+      ].join(' '),
+    });
+    Validations.of(this.function).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'nodejs22.x on purpose: the code and its pinned dependencies (@kubernetes/client-node 1.4, AWS SDK v3) are tested on Node 20 and 22; moving to a newer runtime is a deliberate upgrade.',
+    });
+  }
+}

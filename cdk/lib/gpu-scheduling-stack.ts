@@ -1,0 +1,139 @@
+import { CfnOutput, Stack } from 'aws-cdk-lib';
+import type { StackProps } from 'aws-cdk-lib';
+import * as eks from 'aws-cdk-lib/aws-eks-v2';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import type { AppConfig } from '../config/app-config';
+import { LambdaClusterAccess } from './access/cluster-access';
+import { LAMBDA_KUBERNETES_ACCESS } from './access/lambda-rbac-rules';
+import { AttachedCluster } from './cluster/attached-cluster';
+import { ClusterAddons } from './cluster/cluster-addons';
+import type { ClusterTarget } from './cluster/cluster-target';
+import { NewGpuCluster } from './cluster/new-gpu-cluster';
+import { EventDrivenInvocation } from './functions/event-driven-invocation';
+import { ExtenderEndpoint } from './functions/extender-endpoint';
+import { PipelineFunction } from './functions/pipeline-function';
+import { PipelineAlarms } from './observability/pipeline-alarms';
+import { PipelineDashboard } from './observability/pipeline-dashboard';
+import { SecondScheduler } from './scheduler/second-scheduler';
+
+export interface GpuSchedulingStackProps extends StackProps {
+  readonly config: AppConfig;
+  /**
+   * Extra environment variables per function, for wiring the stack does not
+   * know about yet; they override the config file's `environment` maps.
+   */
+  readonly functionEnvironment?: Partial<Readonly<Record<'extender' | 'labeler' | 'reconciler', Readonly<Record<string, string>>>>>;
+}
+
+/** The whole pipeline in one environment-agnostic stack. */
+export class GpuSchedulingStack extends Stack {
+  readonly target: ClusterTarget;
+
+  constructor(scope: Construct, id: string, props: GpuSchedulingStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    const logRetention = config.logRetentionDays as logs.RetentionDays;
+
+    const target: ClusterTarget =
+      config.cluster.mode === 'new'
+        ? new NewGpuCluster(this, 'Cluster', { clusterName: config.clusterName, kubernetesVersion: config.kubernetesVersion, config: config.cluster, logRetention })
+        : new AttachedCluster(this, 'Cluster', { clusterName: config.clusterName, kubernetesVersion: config.kubernetesVersion, config: config.cluster });
+    this.target = target;
+
+    new ClusterAddons(this, 'Addons', { target, config: config.addons });
+
+    const extender = new PipelineFunction(this, 'Extender', {
+      name: 'extender',
+      description: 'kube-scheduler extender (filter, prioritize, preempt) behind the internal ALB',
+      target,
+      config: config.extender,
+      environment: props.functionEnvironment?.extender,
+      logRetention,
+      reservedConcurrency: config.extender.reservedConcurrency,
+    });
+    const labeler = new PipelineFunction(this, 'Labeler', {
+      name: 'labeler',
+      description: 'Labels GPU nodes with model, memory and count from EC2 instance-type metadata',
+      target,
+      config: config.labeler,
+      environment: props.functionEnvironment?.labeler,
+      logRetention,
+      unscopedActions: [
+        {
+          // EC2 Describe* actions support no resource-level permissions.
+          actions: ['ec2:DescribeInstances', 'ec2:DescribeInstanceTypes'],
+          why: 'EC2 Describe* actions support no resource-level permissions; read-only instance and instance-type metadata.',
+        },
+      ],
+    });
+    const reconciler = new PipelineFunction(this, 'Reconciler', {
+      name: 'reconciler',
+      description: 'Writes pod-deletion-cost on opted-in pods and GPU utilization on nodes from CloudWatch metrics',
+      target,
+      config: config.reconciler,
+      environment: props.functionEnvironment?.reconciler,
+      logRetention,
+      unscopedActions: [
+        {
+          actions: ['cloudwatch:GetMetricData'],
+          why: 'cloudwatch:GetMetricData supports no resource-level permissions; read-only.',
+        },
+      ],
+    });
+
+    const endpoint = new ExtenderEndpoint(this, 'ExtenderEndpoint', { target, config: config.extender, extender });
+
+    const labelerInvocation = new EventDrivenInvocation(this, 'LabelerInvocation', {
+      function: labeler,
+      config: config.labeler,
+      eventPatterns: {
+        InstanceRunning: {
+          source: ['aws.ec2'],
+          detailType: ['EC2 Instance State-change Notification'],
+          detail: { state: ['running'] },
+        },
+      },
+    });
+    const reconcilerInvocation = new EventDrivenInvocation(this, 'ReconcilerInvocation', { function: reconciler, config: config.reconciler });
+
+    const functions = { extender, labeler, reconciler };
+    for (const [name, fn] of Object.entries(functions) as [keyof typeof functions, PipelineFunction][]) {
+      const access = LAMBDA_KUBERNETES_ACCESS[name];
+      new LambdaClusterAccess(this, `${fn.node.id}ClusterAccess`, { target, group: access.group, role: fn.role, rules: access.rules });
+    }
+
+    new SecondScheduler(this, 'SecondScheduler', {
+      target,
+      config: config.scheduler,
+      extenderUrlPrefix: endpoint.urlPrefix,
+      extenderUsesHttps: endpoint.usesHttps,
+    });
+
+    const fnMap = { extender: extender.function, labeler: labeler.function, reconciler: reconciler.function };
+    const deadLetterQueues = { labeler: labelerInvocation.deadLetterQueue, reconciler: reconcilerInvocation.deadLetterQueue };
+    const dashboard = new PipelineDashboard(this, 'Dashboard', {
+      dashboardName: config.dashboardName,
+      clusterName: config.clusterName,
+      loadBalancer: endpoint.loadBalancer,
+      functions: fnMap,
+      deadLetterQueues,
+    });
+    new PipelineAlarms(this, 'Alarms', { config: config.alarms, loadBalancer: endpoint.loadBalancer, functions: fnMap, deadLetterQueues });
+
+    if (target instanceof AttachedCluster) {
+      // kubectl is refused until the provider's access entry exists.
+      for (const child of target.node.findAll()) {
+        if (child instanceof eks.KubernetesManifest || child instanceof eks.HelmChart) child.node.addDependency(target.kubectlAccess);
+      }
+    }
+
+    new CfnOutput(this, 'ExtenderUrl', { value: endpoint.urlPrefix, description: 'urlPrefix the gpu-scheduler calls (internal ALB)' });
+    new CfnOutput(this, 'DashboardUrl', {
+      value: `https://${this.region}.console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${dashboard.dashboard.dashboardName}`,
+      description: 'CloudWatch dashboard',
+    });
+    new CfnOutput(this, 'SchedulerName', { value: config.scheduler.name, description: 'Set spec.schedulerName to this on GPU pods' });
+    new CfnOutput(this, 'ClusterName', { value: config.clusterName });
+  }
+}

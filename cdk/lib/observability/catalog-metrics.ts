@@ -1,0 +1,48 @@
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type { MetricDefinition } from '../../../lambdas/observability/metric-catalog';
+import { METRICS_NAMESPACE } from '../../../lambdas/observability/metric-catalog';
+
+/** Powertools Metrics puts the service name in this dimension on every metric. */
+export const SERVICE_DIMENSION = 'service';
+
+export interface CatalogMetricOptions {
+  readonly statistic: string;
+  readonly period?: Duration;
+  readonly label?: string;
+}
+
+/** Every combination of the catalog dimensions' values, e.g. [{Verb: filter}, {Verb: prioritize}, …]. */
+export function dimensionCombinations(metric: MetricDefinition): Record<string, string>[] {
+  let combinations: Record<string, string>[] = [{}];
+  for (const [name, values] of Object.entries(metric.dimensions)) {
+    combinations = combinations.flatMap((partial) => values.map((value) => ({ ...partial, [name]: value })));
+  }
+  return combinations;
+}
+
+/** A CloudWatch metric exactly as the Lambda emits it: catalog namespace, name, `service` plus the given catalog dimensions. */
+export function catalogMetric(metric: MetricDefinition, dimensions: Readonly<Record<string, string>>, options: CatalogMetricOptions): cloudwatch.Metric {
+  const declared = Object.keys(metric.dimensions).sort();
+  const given = Object.keys(dimensions).sort();
+  if (declared.join() !== given.join()) {
+    throw new Error(`${metric.name} is emitted with dimensions [${declared.join(', ')}], not [${given.join(', ')}]`);
+  }
+  for (const [name, value] of Object.entries(dimensions)) {
+    if (!(metric.dimensions[name] ?? []).includes(value)) throw new Error(`${metric.name}: ${name}=${value} is never emitted`);
+  }
+  const suffix = Object.values(dimensions).join(' ');
+  return new cloudwatch.Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: metric.name,
+    dimensionsMap: { [SERVICE_DIMENSION]: metric.service, ...dimensions },
+    statistic: options.statistic,
+    period: options.period ?? Duration.minutes(1),
+    label: options.label ?? (suffix ? `${suffix} ${options.statistic}` : `${metric.name} ${options.statistic}`),
+  });
+}
+
+/** One metric per dimension-value combination: a line per verb, reason or kind. */
+export function catalogMetricsByDimension(metric: MetricDefinition, options: CatalogMetricOptions): cloudwatch.Metric[] {
+  return dimensionCombinations(metric).map((dimensions) => catalogMetric(metric, dimensions, options));
+}

@@ -1,0 +1,98 @@
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
+import { HttpCodeElb, HttpCodeTarget } from 'aws-cdk-lib/aws-elasticloadbalancingv2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { AlarmsConfig } from '../../config/app-config';
+
+export interface PipelineAlarmsProps {
+  readonly config: AlarmsConfig;
+  readonly loadBalancer: elbv2.IApplicationLoadBalancer;
+  readonly functions: Readonly<Record<'extender' | 'labeler' | 'reconciler', lambda.IFunction>>;
+  readonly deadLetterQueues: Readonly<Record<'labeler' | 'reconciler', sqs.IQueue>>;
+}
+
+const FIVE_MINUTES = Duration.minutes(5);
+
+/** Alarms on extender 5xx and p99 latency, any dead-lettered event, and Lambda errors; optionally notifying an SNS topic. */
+export class PipelineAlarms extends Construct {
+  readonly alarms: cloudwatch.Alarm[] = [];
+  readonly topic: sns.ITopic | undefined;
+
+  constructor(scope: Construct, id: string, props: PipelineAlarmsProps) {
+    super(scope, id);
+    const { config, loadBalancer } = props;
+    this.topic = this.notificationTopic(config);
+
+    const fiveXx = new cloudwatch.MathExpression({
+      expression: 'elb + target',
+      usingMetrics: {
+        elb: loadBalancer.metrics.httpCodeElb(HttpCodeElb.ELB_5XX_COUNT, { statistic: 'Sum', period: FIVE_MINUTES }),
+        target: loadBalancer.metrics.httpCodeTarget(HttpCodeTarget.TARGET_5XX_COUNT, { statistic: 'Sum', period: FIVE_MINUTES }),
+      },
+      label: 'extender 5xx (ALB + target)',
+      period: FIVE_MINUTES,
+    });
+    this.add('Extender5xx', {
+      metric: fiveXx,
+      threshold: config.extender5xxThreshold,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      alarmDescription: 'The extender answered the scheduler with 5xx: GPU pods may fail to schedule (or skip the extender when it is ignorable).',
+    });
+    this.add('ExtenderLatencyP99', {
+      metric: loadBalancer.metrics.targetResponseTime({ statistic: 'p99', period: FIVE_MINUTES }),
+      threshold: config.extenderP99LatencyMs / 1000,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      alarmDescription: `Extender p99 above ${config.extenderP99LatencyMs} ms: the scheduling cycle is serial, so this caps GPU-pod scheduling throughput.`,
+    });
+    for (const [name, queue] of Object.entries(props.deadLetterQueues)) {
+      this.add(`${name}DeadLetters`, {
+        metric: queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: FIVE_MINUTES }),
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        alarmDescription: `Events for the ${name} were dead-lettered after retries; inspect the queue messages.`,
+      });
+    }
+    for (const [name, fn] of Object.entries(props.functions)) {
+      this.add(`${name}Errors`, {
+        metric: fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }),
+        threshold: config.lambdaErrorsThreshold,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        alarmDescription: `The ${name} Lambda failed; see its log group.`,
+      });
+    }
+  }
+
+  private add(id: string, props: cloudwatch.AlarmProps): void {
+    const alarm = new cloudwatch.Alarm(this, id, { treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING, ...props });
+    if (this.topic) {
+      alarm.addAlarmAction(new cloudwatchActions.SnsAction(this.topic));
+      alarm.addOkAction(new cloudwatchActions.SnsAction(this.topic));
+    }
+    this.alarms.push(alarm);
+  }
+
+  private notificationTopic(config: AlarmsConfig): sns.ITopic | undefined {
+    if (config.topicArn !== undefined) return sns.Topic.fromTopicArn(this, 'Topic', config.topicArn);
+    if (!config.createSnsTopic) return undefined;
+    // A customer-managed key: CloudWatch alarms cannot publish to a topic
+    // encrypted with the AWS-managed SNS key.
+    const key = new kms.Key(this, 'TopicKey', { enableKeyRotation: true, description: 'gpu-scheduling alarm topic' });
+    key.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    const topic = new sns.Topic(this, 'Topic', { masterKey: key, enforceSSL: true, displayName: 'gpu-scheduling alarms' });
+    if (config.email !== undefined) topic.addSubscription(new subscriptions.EmailSubscription(config.email));
+    return topic;
+  }
+}

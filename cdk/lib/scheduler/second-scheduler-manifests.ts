@@ -1,0 +1,190 @@
+import { createHash } from 'node:crypto';
+import type { SchedulerConfig } from '../../config/app-config';
+
+/** A Kubernetes object as kubectl applies it. */
+export type KubernetesObject = Record<string, unknown>;
+
+export interface SecondSchedulerManifestProps {
+  readonly scheduler: SchedulerConfig;
+  /** `http(s)://host:port` of the extender ALB; may contain CDK tokens. */
+  readonly extenderUrlPrefix: string;
+  readonly extenderUsesHttps: boolean;
+}
+
+const CONFIG_DIR = '/etc/kubernetes/gpu-scheduler';
+const CONFIG_FILE = 'scheduler-config.json';
+/** kube-scheduler's secure port; /healthz is served there without authentication. */
+const SECURE_PORT = 10259;
+
+/** The resource the scheduler must send the extender; the extender only matters for GPU pods. */
+export const EXTENDER_MANAGED_RESOURCE = 'nvidia.com/gpu';
+
+/**
+ * KubeSchedulerConfiguration for the second scheduler: one profile, one
+ * extender. JSON (which kube-scheduler reads like YAML) so that CDK tokens in
+ * the URL survive rendering into the ConfigMap.
+ */
+export function kubeSchedulerConfiguration(props: SecondSchedulerManifestProps): KubernetesObject {
+  const { scheduler } = props;
+  return {
+    apiVersion: 'kubescheduler.config.k8s.io/v1',
+    kind: 'KubeSchedulerConfiguration',
+    leaderElection: {
+      leaderElect: true,
+      // Its own lease, so it never contends with the default scheduler's.
+      resourceLock: 'leases',
+      resourceName: scheduler.leaseName,
+      resourceNamespace: scheduler.namespace,
+    },
+    profiles: [{ schedulerName: scheduler.name }],
+    extenders: [
+      {
+        urlPrefix: props.extenderUrlPrefix,
+        filterVerb: 'filter',
+        prioritizeVerb: 'prioritize',
+        // Without a preempt verb, preemption dry-runs skip the extender's
+        // filter and can evict pods from a node the extender then rejects.
+        ...(scheduler.extender.preempt ? { preemptVerb: 'preempt' } : {}),
+        weight: scheduler.extender.weight,
+        enableHTTPS: props.extenderUsesHttps,
+        // Names only: full Node objects pass the ALB's 1 MB body limit at a few hundred nodes.
+        nodeCacheCapable: true,
+        httpTimeout: `${scheduler.extender.httpTimeoutSeconds}s`,
+        ignorable: scheduler.extender.ignorable,
+        // Only GPU pods are sent to the extender; the device plugin, not the
+        // scheduler, accounts for the resource, hence ignoredByScheduler.
+        managedResources: [{ name: EXTENDER_MANAGED_RESOURCE, ignoredByScheduler: true }],
+      },
+    ],
+  };
+}
+
+/**
+ * Everything the second scheduler needs in the cluster: ServiceAccount, RBAC
+ * equal to the default scheduler's (system:kube-scheduler and
+ * system:volume-scheduler) plus its own lease, the configuration, a
+ * Deployment and a PodDisruptionBudget.
+ */
+export function secondSchedulerManifests(props: SecondSchedulerManifestProps): KubernetesObject[] {
+  const { scheduler } = props;
+  const { name, namespace } = scheduler;
+  const labels = { 'app.kubernetes.io/name': name, 'app.kubernetes.io/component': 'scheduler', 'app.kubernetes.io/part-of': 'gpu-scheduling' };
+  const selector = { 'app.kubernetes.io/name': name };
+  const subject = [{ kind: 'ServiceAccount', name, namespace }];
+  const configJson = JSON.stringify(kubeSchedulerConfiguration(props), null, 2);
+  // Rolls the pods when settings change; the URL is left out because it is a
+  // deploy-time token whose placeholder text differs between synths.
+  const configChecksum = createHash('sha256')
+    .update(JSON.stringify(kubeSchedulerConfiguration({ ...props, extenderUrlPrefix: '' })))
+    .digest('hex');
+
+  return [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace, labels } },
+    clusterRoleBinding(`${name}-as-kube-scheduler`, 'system:kube-scheduler', subject, labels),
+    clusterRoleBinding(`${name}-as-volume-scheduler`, 'system:volume-scheduler', subject, labels),
+    {
+      // Lets the scheduler read the client-CA config for delegated authentication.
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: `${name}-extension-apiserver-authentication-reader`, namespace: 'kube-system', labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'extension-apiserver-authentication-reader' },
+      subjects: subject,
+    },
+    {
+      // system:kube-scheduler only lets a scheduler update the lease named
+      // kube-scheduler; this one holds its own.
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: `${name}-leader-election`, namespace, labels },
+      rules: [
+        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [scheduler.leaseName], verbs: ['get', 'update', 'patch'] },
+      ],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: `${name}-leader-election`, namespace, labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${name}-leader-election` },
+      subjects: subject,
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: `${name}-config`, namespace, labels },
+      data: { [CONFIG_FILE]: configJson },
+    },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, namespace, labels },
+      spec: {
+        replicas: scheduler.replicas,
+        selector: { matchLabels: selector },
+        template: {
+          metadata: { labels, annotations: { 'gpu-scheduling/config-sha256': configChecksum } },
+          spec: {
+            serviceAccountName: name,
+            priorityClassName: 'system-cluster-critical',
+            securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+            affinity: {
+              podAntiAffinity: {
+                preferredDuringSchedulingIgnoredDuringExecution: [
+                  { weight: 100, podAffinityTerm: { labelSelector: { matchLabels: selector }, topologyKey: 'kubernetes.io/hostname' } },
+                ],
+              },
+            },
+            topologySpreadConstraints: [
+              { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: selector } },
+            ],
+            containers: [
+              {
+                name: 'kube-scheduler',
+                image: `registry.k8s.io/kube-scheduler:v${scheduler.kubeSchedulerVersion}`,
+                command: ['/usr/local/bin/kube-scheduler', `--config=${CONFIG_DIR}/${CONFIG_FILE}`, `--v=${scheduler.verbosity}`],
+                livenessProbe: healthProbe(15),
+                readinessProbe: healthProbe(0),
+                resources: {
+                  requests: { cpu: scheduler.resources.cpuRequest, memory: scheduler.resources.memoryRequest },
+                  limits: { memory: scheduler.resources.memoryLimit },
+                },
+                securityContext: {
+                  allowPrivilegeEscalation: false,
+                  readOnlyRootFilesystem: true,
+                  capabilities: { drop: ['ALL'] },
+                },
+                volumeMounts: [{ name: 'config', mountPath: CONFIG_DIR, readOnly: true }],
+              },
+            ],
+            volumes: [{ name: 'config', configMap: { name: `${name}-config` } }],
+          },
+        },
+      },
+    },
+    {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name, namespace, labels },
+      spec: { ...(scheduler.replicas > 1 ? { minAvailable: 1 } : { maxUnavailable: 1 }), selector: { matchLabels: selector } },
+    },
+  ];
+}
+
+function clusterRoleBinding(name: string, clusterRole: string, subjects: KubernetesObject[], labels: Record<string, string>): KubernetesObject {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name, labels },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRole },
+    subjects,
+  };
+}
+
+function healthProbe(initialDelaySeconds: number): KubernetesObject {
+  return {
+    httpGet: { path: '/healthz', port: SECURE_PORT, scheme: 'HTTPS' },
+    initialDelaySeconds,
+    periodSeconds: 10,
+    failureThreshold: 3,
+  };
+}

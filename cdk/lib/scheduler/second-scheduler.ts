@@ -1,0 +1,26 @@
+import { Construct } from 'constructs';
+import type * as eks from 'aws-cdk-lib/aws-eks-v2';
+import type { SchedulerConfig } from '../../config/app-config';
+import type { ClusterTarget } from '../cluster/cluster-target';
+import { secondSchedulerManifests } from './second-scheduler-manifests';
+
+export interface SecondSchedulerProps {
+  readonly target: ClusterTarget;
+  readonly config: SchedulerConfig;
+  readonly extenderUrlPrefix: string;
+  readonly extenderUsesHttps: boolean;
+}
+
+/** The `gpu-scheduler` kube-scheduler Deployment and everything it needs, applied with kubectl at deploy time. */
+export class SecondScheduler extends Construct {
+  readonly manifest: eks.KubernetesManifest;
+
+  constructor(scope: Construct, id: string, props: SecondSchedulerProps) {
+    super(scope, id);
+    this.manifest = props.target.cluster.addManifest(
+      'GpuSecondScheduler',
+      ...secondSchedulerManifests({ scheduler: props.config, extenderUrlPrefix: props.extenderUrlPrefix, extenderUsesHttps: props.extenderUsesHttps }),
+    );
+    for (const ready of props.target.computeReady) this.manifest.node.addDependency(ready);
+  }
+}
