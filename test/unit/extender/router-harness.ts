@@ -6,6 +6,7 @@ import type { ExtenderObserver } from '../../../lambdas/extender/observer';
 import type { Router, RouterResponse } from '../../../lambdas/extender/router';
 import { createRouter } from '../../../lambdas/extender/router';
 import type { ExtenderVerb } from '../../../lambdas/observability/metric-catalog';
+import type { Profile } from '../../../lambdas/scheduling';
 import { createExtenderProfile } from '../../../lambdas/scheduling';
 
 export function fixture(name: string): string {
@@ -50,10 +51,10 @@ export interface Harness {
   post(path: string, body: unknown): Promise<RouterResponse>;
 }
 
-export function harness(options: { cache?: ClusterCache; basePath?: string } = {}): Harness {
+export function harness(options: { cache?: ClusterCache; basePath?: string; profile?: Profile } = {}): Harness {
   const observer = new RecordingObserver();
   const router = createRouter({
-    profile: createExtenderProfile(),
+    profile: options.profile ?? createExtenderProfile(),
     cache: options.cache,
     observer,
     ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
