@@ -1,8 +1,8 @@
-import type { ALBEvent } from 'aws-lambda';
+import type { ALBEvent, ALBResult } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fixture } from './router-harness';
 
-type Handler = (event: ALBEvent) => Promise<import('aws-lambda').ALBResult>;
+type Handler = (event: ALBEvent) => Promise<ALBResult>;
 let handler: Handler;
 
 beforeAll(async () => {
