@@ -1,4 +1,5 @@
 import { INT32_MIN, toInt32 } from './int32';
+import { sanitiseCount, sanitiseRatio } from './sanitise';
 
 /**
  * What a pod's application reported over the lookback window. `undefined`
@@ -99,16 +100,4 @@ function latencyBonus(latencyMs: number, policy: DeletionCostPolicy): number {
 function boundedCost(score: number, maxCost: number): number {
   if (Number.isNaN(score)) return toInt32(Math.min(0, maxCost));
   return toInt32(Math.min(maxCost, Math.max(INT32_MIN, Math.floor(score))));
-}
-
-/** Counts and durations: non-finite or negative readings are broken data, so no signal. */
-export function sanitiseCount(value: number | undefined): number | undefined {
-  if (value === undefined || !Number.isFinite(value) || value < 0) return undefined;
-  return value;
-}
-
-/** Ratios: as counts, then clamped to 1 (a rate above 100 % is a publisher rounding error). */
-export function sanitiseRatio(value: number | undefined): number | undefined {
-  const count = sanitiseCount(value);
-  return count === undefined ? undefined : Math.min(1, count);
 }

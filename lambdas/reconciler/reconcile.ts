@@ -1,11 +1,12 @@
-import type { DeletionCostPolicy } from './deletion-cost-policy';
+import type { DeletionCostPolicy, PodSignals } from './deletion-cost-policy';
 import { isWarmingUp, podDeletionCost } from './deletion-cost-policy';
-import type { AnnotationWriter, ClusterReader, PatchOutcome } from './kube-objects';
+import type { AnnotationWriter, ClusterReader } from './kube-objects';
 import type { MetricReader } from './cloudwatch-metric-reader';
 import type { NodeMetricSettings, PodMetricSettings } from './metric-queries';
 import { nodeMetricPlan, podMetricPlan } from './metric-queries';
 import type { NodeView, PodView } from './pod-view';
 import { nodeView, POD_DELETION_COST_ANNOTATION, podView, secondsSince } from './pod-view';
+import { sanitisePercent } from './sanitise';
 import type { WriteCandidate, WriteDiscipline } from './write-discipline';
 import { decideWrite, planWrites } from './write-discipline';
 
@@ -96,7 +97,7 @@ export async function reconcile(settings: ReconcilerSettings, deps: ReconcileDep
   const now = deps.now();
 
   const pods = await attempt(summary, 'listPods', () => deps.cluster.listOptedInPods());
-  const nodes = settings.nodes.enabled ? await attempt(summary, 'listNodes', () => deps.cluster.listNodes()) : [];
+  const nodes = settings.nodes.enabled ? await attempt(summary, 'listNodes', () => deps.cluster.listNodes()) : undefined;
 
   const livePods: PodView[] = [];
   for (const pod of pods ?? []) {
@@ -105,10 +106,11 @@ export async function reconcile(settings: ReconcilerSettings, deps: ReconcileDep
     if (view.terminating) summary.skippedTerminating += 1;
     else livePods.push(view);
   }
-  const warm = livePods.filter((pod) => !isWarmingUp(secondsSince(pod.readySince, now), settings.policy));
+  // Warming-up pods get a fixed cost, so their metrics are not even asked for.
+  const measured = livePods.filter((pod) => !isWarmingUp(secondsSince(pod.readySince, now), settings.policy));
   const nodeViews = (nodes ?? []).map(nodeView).filter((node): node is NodeView => node !== undefined);
 
-  const podPlan = podMetricPlan(warm, settings.podMetrics);
+  const podPlan = podMetricPlan(measured, settings.podMetrics);
   const nodePlan = nodeMetricPlan(nodeViews, settings.nodes.metrics);
   const queries = [...podPlan.queries, ...nodePlan.queries];
   summary.metricQueries = queries.length;
@@ -122,27 +124,10 @@ export async function reconcile(settings: ReconcilerSettings, deps: ReconcileDep
   if (values === undefined) return summary;
 
   if (pods !== undefined) {
-    const warmIndex = new Map(warm.map((pod, index) => [pod, index]));
-    const candidates: WriteCandidate<PodView>[] = livePods.map((pod) => {
-      const index = warmIndex.get(pod);
-      const cost = podDeletionCost(
-        {
-          signals:
-            index === undefined
-              ? { activeRequests: undefined, cacheHitRate: undefined, avgResponseTimeMs: undefined }
-              : podPlan.signalsFor(index, values),
-          readySeconds: secondsSince(pod.readySince, now),
-        },
-        settings.policy,
-      );
-      summary.podsEvaluated += 1;
-      if (cost.basis === 'warmup') summary.podsWarmingUp += 1;
-      if (cost.basis === 'noSignal') summary.podsWithoutMetrics += 1;
-      return {
-        item: pod,
-        key: `${pod.namespace}/${pod.name}`,
-        decision: decideWrite({ current: pod.currentCost, raw: cost.raw, absentMeans: 0 }, settings.podDiscipline),
-      };
+    const measuredIndex = new Map(measured.map((pod, index) => [pod, index]));
+    const candidates = livePods.map((pod) => {
+      const index = measuredIndex.get(pod);
+      return podCandidate(pod, index === undefined ? NO_SIGNALS : podPlan.signalsFor(index, values), now, settings, summary);
     });
     const plan = planWrites(candidates, settings.maxPodWritesPerRun);
     summary.skippedUnchanged += plan.unchanged;
@@ -151,50 +136,51 @@ export async function reconcile(settings: ReconcilerSettings, deps: ReconcileDep
       const outcome = await attempt(summary, 'patchPod', () =>
         deps.writer.patchPodAnnotation(item.namespace, item.name, POD_DELETION_COST_ANNOTATION, value),
       );
-      countOutcome(summary, outcome, 'pod');
+      if (outcome === 'written') summary.deletionCostsWritten += 1;
+      else if (outcome === 'gone') summary.podsGone += 1;
+      else if (outcome === 'conflict') summary.writeConflicts += 1;
     }
   }
 
-  if (nodes !== undefined && settings.nodes.enabled) {
-    const candidates: WriteCandidate<NodeView>[] = nodeViews.map((node, index) => {
-      summary.nodesEvaluated += 1;
-      const utilization = sanitisePercent(nodePlan.utilizationFor(index, values));
-      if (utilization === undefined) summary.nodesWithoutMetrics += 1;
-      return {
-        item: node,
-        key: node.name,
-        decision: decideWrite(
-          // Absent means "unknown" to the extender, so no signal removes a stale value.
-          { current: node.annotations[settings.nodes.annotation], raw: utilization, absentMeans: undefined },
-          settings.nodes.discipline,
-        ),
-      };
-    });
+  if (nodes !== undefined) {
+    const candidates = nodeViews.map((node, index) => nodeCandidate(node, nodePlan.utilizationFor(index, values), settings.nodes, summary));
     const plan = planWrites(candidates, settings.nodes.maxWritesPerRun);
     summary.nodeWritesSkippedUnchanged += plan.unchanged;
     summary.nodeWritesSkippedBudget += plan.overBudget;
     for (const { item, value } of plan.writes) {
-      const outcome = await attempt(summary, 'patchNode', () =>
-        deps.writer.patchNodeAnnotation(item.name, settings.nodes.annotation, value),
-      );
-      countOutcome(summary, outcome, 'node');
+      const outcome = await attempt(summary, 'patchNode', () => deps.writer.patchNodeAnnotation(item.name, settings.nodes.annotation, value));
+      if (outcome === 'written') summary.nodeUtilizationWritten += 1;
+      else if (outcome === 'conflict') summary.writeConflicts += 1;
     }
   }
   return summary;
 }
 
-/** Container Insights reports percent; anything outside 0..100 is clamped, non-finite is no signal. */
-export function sanitisePercent(value: number | undefined): number | undefined {
-  if (value === undefined || !Number.isFinite(value)) return undefined;
-  return Math.min(100, Math.max(0, value));
+const NO_SIGNALS: PodSignals = { activeRequests: undefined, cacheHitRate: undefined, avgResponseTimeMs: undefined };
+
+function podCandidate(pod: PodView, signals: PodSignals, now: Date, settings: ReconcilerSettings, summary: ReconcileSummary): WriteCandidate<PodView> {
+  const cost = podDeletionCost({ signals, readySeconds: secondsSince(pod.readySince, now) }, settings.policy);
+  summary.podsEvaluated += 1;
+  if (cost.basis === 'warmup') summary.podsWarmingUp += 1;
+  if (cost.basis === 'noSignal') summary.podsWithoutMetrics += 1;
+  return {
+    item: pod,
+    key: `${pod.namespace}/${pod.name}`,
+    // A pod without the annotation already costs 0 to the ReplicaSet controller.
+    decision: decideWrite({ current: pod.currentCost, raw: cost.raw, absentMeans: 0 }, settings.podDiscipline),
+  };
 }
 
-function countOutcome(summary: ReconcileSummary, outcome: PatchOutcome | undefined, target: 'pod' | 'node'): void {
-  if (outcome === 'written') {
-    if (target === 'pod') summary.deletionCostsWritten += 1;
-    else summary.nodeUtilizationWritten += 1;
-  } else if (outcome === 'gone' && target === 'pod') summary.podsGone += 1;
-  else if (outcome === 'conflict') summary.writeConflicts += 1;
+function nodeCandidate(node: NodeView, reading: number | undefined, settings: NodeUtilizationSettings, summary: ReconcileSummary): WriteCandidate<NodeView> {
+  const utilization = sanitisePercent(reading);
+  summary.nodesEvaluated += 1;
+  if (utilization === undefined) summary.nodesWithoutMetrics += 1;
+  return {
+    item: node,
+    key: node.name,
+    // Absent means "unknown" to the extender, so no signal removes a stale value.
+    decision: decideWrite({ current: node.annotations[settings.annotation], raw: utilization, absentMeans: undefined }, settings.discipline),
+  };
 }
 
 const STEP_KIND: Readonly<Record<ReconcileStep, ReconcileErrorKind>> = {
