@@ -14,7 +14,7 @@ const node = fc.record({
   zone: fc.constantFrom('us-east-1a', 'us-east-1b', undefined),
   utilization: fc.option(fc.oneof(fc.integer({ min: -10, max: 120 }).map(String), fc.constant('busy')), { nil: undefined }),
 });
-type NodeShape = fc.RecordValue<{ name: string; gpus: number; model: string; memory: string; zone: string | undefined; utilization: string | undefined }>;
+type NodeShape = { name: string; gpus: number; model: string; memory: string; zone: string | undefined; utilization: string | undefined };
 
 function nodeJson(n: NodeShape) {
   return {
@@ -40,7 +40,9 @@ const pod = fc.record({
 
 let podSerial = 0;
 
-function podJson(p: fc.RecordValue<{ gpus: string; model: string | undefined; memory: string | undefined; peers: string | undefined }>, nodeName?: string) {
+type PodShape = { gpus: string; model: string | undefined; memory: string | undefined; peers: string | undefined };
+
+function podJson(p: PodShape, nodeName?: string) {
   const annotations: Record<string, string> = {};
   if (p.model !== undefined) annotations['gpu.nvidia.com/model'] = p.model;
   if (p.memory !== undefined) annotations['gpu.nvidia.com/memory'] = p.memory;
