@@ -1,6 +1,7 @@
 import type { Env } from '../config';
 import { envDuration, envNumber, envOptionalString, isEnvSet } from '../config';
-import type { ProfileOptions } from '../scheduling';
+import type { GpuScoreOptions, ProfileOptions } from '../scheduling';
+import { DEFAULT_WEIGHTS } from '../scheduling';
 
 /** Everything the extender reads from its environment (documented in docs/extender.md). */
 export interface ExtenderConfig {
@@ -14,24 +15,40 @@ export interface ExtenderConfig {
 
 export const DEFAULT_CACHE_TTL_MS = 5_000;
 
+type WeightName = keyof typeof DEFAULT_WEIGHTS;
+
+/** EXTENDER_WEIGHT_<PLUGIN>, e.g. GpuScore → EXTENDER_WEIGHT_GPU_SCORE. */
+export function weightVariable(plugin: string): string {
+  return `EXTENDER_WEIGHT_${plugin.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}`;
+}
+
+/**
+ * Profile tuning from the environment. Only variables that are set are passed
+ * on; everything else keeps the library's defaults (one source of truth).
+ */
+function profileOptions(env: Env): ProfileOptions {
+  const weights: Partial<Record<WeightName, number>> = {};
+  for (const plugin of Object.keys(DEFAULT_WEIGHTS) as WeightName[]) {
+    const variable = weightVariable(plugin);
+    if (isEnvSet(env, variable)) weights[plugin] = envNumber(env, variable, { min: 0, max: 1000 });
+  }
+  const gpuScore: { -readonly [K in keyof GpuScoreOptions]: GpuScoreOptions[K] } = {};
+  if (isEnvSet(env, 'EXTENDER_GPU_FIT_WEIGHT')) gpuScore.fitWeight = envNumber(env, 'EXTENDER_GPU_FIT_WEIGHT', { min: 0, max: 1 });
+  if (isEnvSet(env, 'EXTENDER_GPU_UTILIZATION_WEIGHT')) {
+    gpuScore.utilizationWeight = envNumber(env, 'EXTENDER_GPU_UTILIZATION_WEIGHT', { min: 0, max: 1 });
+  }
+  if (isEnvSet(env, 'EXTENDER_UNKNOWN_UTILIZATION_SCORE')) {
+    gpuScore.unknownUtilizationScore = envNumber(env, 'EXTENDER_UNKNOWN_UTILIZATION_SCORE', { min: 0, max: 100 });
+  }
+  return { weights, gpuScore };
+}
+
 export function extenderConfigFromEnv(env: Env): ExtenderConfig {
-  const weight = (name: string, fallback: number) => envNumber(env, name, { default: fallback, min: 0, max: 100 });
   return {
     clusterAccess: isEnvSet(env, 'KUBECONFIG') || isEnvSet(env, 'CLUSTER_NAME'),
     cacheTtlMs: envDuration(env, 'EXTENDER_CACHE_TTL', { default: DEFAULT_CACHE_TTL_MS, minMs: 0, maxMs: 10 * 60_000 }),
     nodeLabelSelector: envOptionalString(env, 'EXTENDER_NODE_LABEL_SELECTOR'),
     basePath: envOptionalString(env, 'EXTENDER_BASE_PATH') ?? '',
-    profile: {
-      weights: {
-        GpuScore: weight('EXTENDER_WEIGHT_GPU_SCORE', 2),
-        GpuPacking: weight('EXTENDER_WEIGHT_PACKING', 1),
-        NetworkLocality: weight('EXTENDER_WEIGHT_NETWORK_LOCALITY', 1),
-      },
-      gpuScore: {
-        fitWeight: envNumber(env, 'EXTENDER_GPU_FIT_WEIGHT', { default: 0.7, min: 0, max: 1 }),
-        utilizationWeight: envNumber(env, 'EXTENDER_GPU_UTILIZATION_WEIGHT', { default: 0.3, min: 0, max: 1 }),
-        unknownUtilizationScore: envNumber(env, 'EXTENDER_UNKNOWN_UTILIZATION_SCORE', { default: 50, min: 0, max: 100 }),
-      },
-    },
+    profile: profileOptions(env),
   };
 }

@@ -15,15 +15,18 @@ export interface DecisionSummary {
 
 const TOP_REASONS = 3;
 
-/** Tallies rejections by code and by message while a verb runs. */
+/**
+ * Tallies rejections while a verb runs. Plugins reuse one message string per
+ * distinct reason, so counting by message is a cheap hash lookup per node.
+ */
 export class RejectionTally {
-  readonly reasons: Partial<Record<RejectionReason, number>> = {};
+  private readonly codes = new Map<RejectionReason, number>();
   private readonly messages = new Map<string, number>();
   failed = 0;
 
   add(code: RejectionReason, message: string): void {
     this.failed++;
-    this.reasons[code] = (this.reasons[code] ?? 0) + 1;
+    this.codes.set(code, (this.codes.get(code) ?? 0) + 1);
     this.messages.set(message, (this.messages.get(message) ?? 0) + 1);
   }
 
@@ -32,6 +35,6 @@ export class RejectionTally {
       .sort((a, b) => b[1] - a[1])
       .slice(0, TOP_REASONS)
       .map(([message, count]) => `${message} (${count} node${count === 1 ? '' : 's'})`);
-    return { pod, mode, candidates, kept, failed: this.failed, reasons: this.reasons, topReasons };
+    return { pod, mode, candidates, kept, failed: this.failed, reasons: Object.fromEntries(this.codes), topReasons };
   }
 }

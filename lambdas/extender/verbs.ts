@@ -139,23 +139,33 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
   const { snapshot, nodes, unknown } = resolved.value;
   const profile = ctx.profile;
   const state = profile.startCycle(snapshot, parsePodRequirements(args.pod));
-  // Scores only mean something where the pod fits; the rest get 0.
-  const { feasible, rejected } = profile.filter(state, nodes);
-  const scores = profile.score(state, feasible);
-  const scoreByNode = new Map<NodeInfo, number>();
-  for (let i = 0; i < feasible.length; i++) scoreByNode.set(feasible[i] as NodeInfo, toExtenderScore(scores[i] ?? 0));
-
-  const body: HostPriorityList = [];
-  if (args.nodes.mode === 'NodeNames') {
-    const byName = new Map<string, number>();
-    for (const node of nodes) byName.set(node.name, scoreByNode.get(node) ?? 0);
-    for (const name of args.nodes.names) body.push({ Host: name, Score: byName.get(name) ?? 0 });
-  } else {
-    for (const node of nodes) body.push({ Host: node.name, Score: scoreByNode.get(node) ?? 0 });
-  }
   const tally = new RejectionTally();
   for (const name of unknown) tally.add('NodeNotFound', notFoundMessage(name));
-  for (const { status } of rejected) tally.add(status.code, status.message);
+
+  // Scores only mean something where the pod fits; the rest get 0.
+  const feasible: NodeInfo[] = [];
+  const feasibleAt: number[] = [];
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i] as NodeInfo;
+    const status = profile.filterNode(state, node);
+    if (status.ok) {
+      feasible.push(node);
+      feasibleAt.push(i);
+    } else tally.add(status.code, status.message);
+  }
+  const scores = profile.score(state, feasible);
+  const nodeScores = new Uint8Array(nodes.length);
+  for (let j = 0; j < feasible.length; j++) nodeScores[feasibleAt[j] as number] = toExtenderScore(scores[j] ?? 0);
+
+  const body: HostPriorityList = [];
+  if (args.nodes.mode === 'NodeNames' && unknown.length > 0) {
+    const byName = new Map<string, number>();
+    for (let i = 0; i < nodes.length; i++) byName.set((nodes[i] as NodeInfo).name, nodeScores[i] ?? 0);
+    for (const name of args.nodes.names) body.push({ Host: name, Score: byName.get(name) ?? 0 });
+  } else {
+    // Every input resolved: `nodes` is the input, in order.
+    for (let i = 0; i < nodes.length; i++) body.push({ Host: (nodes[i] as NodeInfo).name, Score: nodeScores[i] ?? 0 });
+  }
   return { status: 200, body, summary: tally.summary(pod, args.nodes.mode, nodes.length + unknown.length, feasible.length) };
 }
 

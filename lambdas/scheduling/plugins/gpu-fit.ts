@@ -1,70 +1,103 @@
-import type { CycleState, FilterStatus, Plugin } from '../framework';
+import type { CycleState, FilterRejection, FilterStatus, Plugin } from '../framework';
 import { PASS, reject, stateKey } from '../framework';
 import { modelMatches } from '../gpu-model';
 import { GPU_MILLI, NODE_LABEL } from '../keys';
 import type { NodeInfo } from '../node-info';
 import type { PodRequirements } from '../pod-requirements';
 
-/** Per cycle: whether each distinct node model (by key) satisfies the pod's model list. */
-const MODEL_MATCHES = stateKey<Map<string, boolean>>('GpuFit/modelMatches');
+/**
+ * Per cycle: the verdict for each distinct node model and the rejections
+ * already built. Thousands of nodes share a handful of models and free
+ * counts, so the hot loop reuses one result object per distinct reason
+ * instead of building a message per node.
+ */
+interface FitMemo {
+  readonly byModel: Map<string, FilterStatus>;
+  readonly byMemory: Map<number, FilterRejection>;
+  readonly byFree: Map<number, FilterRejection>;
+  noModelLabel: FilterRejection | undefined;
+  noMemoryLabel: FilterRejection | undefined;
+}
+
+const MEMO = stateKey<FitMemo>('GpuFit/memo');
 
 /**
  * Filter: the node has the GPU model the pod allows, enough memory per GPU,
  * and enough free GPUs (whole, or a device with a large enough free share).
  * Model and memory mismatches are unresolvable by preemption; a lack of free
- * GPUs is not. Pods that ask for no GPU pass untouched.
+ * GPUs is not, unless the node does not have that many GPUs at all. Pods that
+ * ask for no GPU pass untouched.
  */
 export const gpuFit: Plugin = {
   name: 'GpuFit',
 
-  preFilter(state: CycleState, pod: PodRequirements): void {
-    if (pod.gpuModels !== undefined) state.write(MODEL_MATCHES, new Map());
+  preFilter(state: CycleState): void {
+    state.write(MEMO, { byModel: new Map(), byMemory: new Map(), byFree: new Map(), noModelLabel: undefined, noMemoryLabel: undefined });
   },
 
   filter(state: CycleState, pod: PodRequirements, node: NodeInfo): FilterStatus {
     const { gpuCount, gpuMilli } = pod.demand;
     if (gpuCount <= 0) return PASS;
+    const memo = state.read(MEMO) ?? { byModel: new Map(), byMemory: new Map(), byFree: new Map(), noModelLabel: undefined, noMemoryLabel: undefined };
 
     if (pod.gpuModels !== undefined) {
-      if (node.gpuModel === undefined) {
-        return reject('GpuModelMismatch', `GPU model mismatch: pod wants ${pod.gpuModels.join('|')}, node has no ${NODE_LABEL.gpuModel} label`, true);
+      const status = modelStatus(memo, pod, pod.gpuModels, node);
+      if (!status.ok) return status;
+    }
+
+    const wantMemory = pod.gpuMemoryMiB;
+    if (wantMemory !== undefined && wantMemory > 0) {
+      const hasMemory = node.gpuMemoryMiB;
+      if (hasMemory === undefined) {
+        return (memo.noMemoryLabel ??= reject(
+          'InsufficientGpuMemory',
+          `Not enough GPU memory: pod wants ${wantMemory} MiB per GPU, node has no ${NODE_LABEL.gpuMemory} label`,
+          true,
+        ));
       }
-      if (!modelAllowed(state, pod, node)) {
-        return reject('GpuModelMismatch', `GPU model mismatch: pod wants ${pod.gpuModels.join('|')}, node has ${node.gpuModel}`, true);
+      if (hasMemory < wantMemory) {
+        let status = memo.byMemory.get(hasMemory);
+        if (status === undefined) {
+          status = reject('InsufficientGpuMemory', `Not enough GPU memory: pod wants ${wantMemory} MiB per GPU, node has ${hasMemory} MiB`, true);
+          memo.byMemory.set(hasMemory, status);
+        }
+        return status;
       }
     }
 
-    if (pod.gpuMemoryMiB !== undefined && pod.gpuMemoryMiB > 0) {
-      if (node.gpuMemoryMiB === undefined) {
-        return reject('InsufficientGpuMemory', `Not enough GPU memory: pod wants ${pod.gpuMemoryMiB} MiB per GPU, node has no ${NODE_LABEL.gpuMemory} label`, true);
+    if (node.fitsGpus(gpuCount, gpuMilli)) return PASS;
+    const unresolvable = gpuCount > node.gpuCount;
+    if (gpuMilli >= GPU_MILLI) {
+      const free = node.freeWholeGpus;
+      const key = free * 2 + (unresolvable ? 1 : 0);
+      let status = memo.byFree.get(key);
+      if (status === undefined) {
+        status = reject('InsufficientGpus', `Not enough GPUs: requested ${gpuCount}, free ${free}`, unresolvable);
+        memo.byFree.set(key, status);
       }
-      if (node.gpuMemoryMiB < pod.gpuMemoryMiB) {
-        return reject('InsufficientGpuMemory', `Not enough GPU memory: pod wants ${pod.gpuMemoryMiB} MiB per GPU, node has ${node.gpuMemoryMiB} MiB`, true);
-      }
+      return status;
     }
-
-    if (!node.fitsGpus(gpuCount, gpuMilli)) {
-      if (gpuMilli >= GPU_MILLI) {
-        return reject('InsufficientGpus', `Not enough GPUs: requested ${gpuCount}, free ${node.freeWholeGpus}`, gpuCount > node.gpuCount);
-      }
-      return reject(
-        'InsufficientGpus',
-        gpuCount === 1
-          ? `Not enough GPU share: requested ${gpuMilli}/1000 of one GPU, largest free share ${node.maxDeviceFreeMilli}/1000`
-          : `Not enough GPUs: requested ${gpuCount} with ${gpuMilli}/1000 free each, found ${node.devicesWithFree(gpuMilli)}`,
-        gpuCount > node.gpuCount,
-      );
-    }
-    return PASS;
+    return reject(
+      'InsufficientGpus',
+      gpuCount === 1
+        ? `Not enough GPU share: requested ${gpuMilli}/1000 of one GPU, largest free share ${node.maxDeviceFreeMilli}/1000`
+        : `Not enough GPUs: requested ${gpuCount} with ${gpuMilli}/1000 free each, found ${node.devicesWithFree(gpuMilli)}`,
+      unresolvable,
+    );
   },
 };
 
-function modelAllowed(state: CycleState, pod: PodRequirements, node: NodeInfo): boolean {
-  const cache = state.read(MODEL_MATCHES);
-  const cached = cache?.get(node.gpuModelKey);
-  if (cached !== undefined) return cached;
-  const nodeTokens = node.gpuModelTokens;
-  const allowed = pod.gpuModelTokens.some((wanted) => modelMatches(wanted, nodeTokens));
-  cache?.set(node.gpuModelKey, allowed);
-  return allowed;
+function modelStatus(memo: FitMemo, pod: PodRequirements, wanted: readonly string[], node: NodeInfo): FilterStatus {
+  if (node.gpuModel === undefined) {
+    return (memo.noModelLabel ??= reject('GpuModelMismatch', `GPU model mismatch: pod wants ${wanted.join('|')}, node has no ${NODE_LABEL.gpuModel} label`, true));
+  }
+  let status = memo.byModel.get(node.gpuModelKey);
+  if (status === undefined) {
+    const nodeTokens = node.gpuModelTokens;
+    status = pod.gpuModelTokens.some((tokens) => modelMatches(tokens, nodeTokens))
+      ? PASS
+      : reject('GpuModelMismatch', `GPU model mismatch: pod wants ${wanted.join('|')}, node has ${node.gpuModel}`, true);
+    memo.byModel.set(node.gpuModelKey, status);
+  }
+  return status;
 }

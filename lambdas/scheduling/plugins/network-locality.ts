@@ -23,7 +23,9 @@ const PEERS = stateKey<PeerPlacement>('NetworkLocality/peers');
 export const networkLocality: Plugin = {
   name: 'NetworkLocality',
 
-  preFilter(state: CycleState, pod: PodRequirements): void {
+  // PreScore, not PreFilter: a filter-only call (the extender's /filter) never pays for the peer scan.
+  preScore(state: CycleState, pod: PodRequirements): void {
+    if (state.read(PEERS) !== undefined) return;
     const selector = pod.peerSelector;
     if (selector === undefined) return;
     const perNode = new Map<string, number>();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterState } from '../../../lambdas/extender/cluster-cache';
+import { createGpuScore, gpuFit, gpuPacking, networkLocality, Profile } from '../../../lambdas/scheduling';
 import { fixture, fixtureJson, harness, stateCache } from './router-harness';
 
 const A100_1 = 'ip-10-0-1-10.ec2.internal';
@@ -83,9 +84,21 @@ describe('filter, NodeNames (nodeCacheCapable: true)', () => {
   });
 });
 
+/** The seed's three scores at fixed weights, so expected numbers do not move when the default weights are tuned. */
+const seedProfile = () =>
+  new Profile({
+    name: 'seed',
+    filters: [gpuFit],
+    scorers: [
+      { plugin: createGpuScore(), weight: 2 },
+      { plugin: gpuPacking, weight: 1 },
+      { plugin: networkLocality, weight: 1 },
+    ],
+  });
+
 describe('prioritize', () => {
-  it('NodeNames: one entry per input name, 0..10, best node where the pod fits next to its peer', async () => {
-    const { post } = harness({ cache: cluster() });
+  it('NodeNames: one entry per input name, in order, 0 where the pod does not fit', async () => {
+    const { post } = harness({ cache: cluster(), profile: seedProfile() });
     const response = await post('/prioritize', fixture('extender-args-node-names.json'));
     expect(response.status).toBe(200);
     // A100_2: GpuScore (0.7*100/3 + 0.3*50) weight 2, packing 75, locality 100 → 62.9 → 6.
@@ -99,7 +112,7 @@ describe('prioritize', () => {
   });
 
   it('full Nodes without cluster access scores from allocatable and utilization', async () => {
-    const { post } = harness();
+    const { post } = harness({ profile: seedProfile() });
     const response = await post('/prioritize', fixture('extender-args-nodes.json'));
     // A100_1: (2*(0.7*100/7 + 0.3*80) + 25 + 0)/4 = 23.25 → 2; A100_2 unknown utilization: (2*25 + 25)/4 = 18.75 → 2.
     expect(response.body).toEqual([
@@ -108,6 +121,14 @@ describe('prioritize', () => {
       { Host: T4, Score: 0 },
       { Host: A10G, Score: 0 },
     ]);
+  });
+
+  it('the default extender profile scores the only fitting node above 0 and the rest 0', async () => {
+    const { post } = harness({ cache: cluster() });
+    const list = (await post('/prioritize', fixture('extender-args-node-names.json'))).body as { Host: string; Score: number }[];
+    expect(list.map((h) => h.Host)).toEqual([A100_1, A100_2, T4, A10G, UNKNOWN]);
+    expect(list[1]?.Score).toBeGreaterThan(0);
+    expect(list.filter((h) => h.Host !== A100_2).map((h) => h.Score)).toEqual([0, 0, 0, 0]);
   });
 });
 

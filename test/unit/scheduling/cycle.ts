@@ -7,6 +7,7 @@ export function runPlugin(plugin: Plugin, nodes: readonly KubeNode[], pod: KubeP
   const requirements = parsePodRequirements(pod);
   const profile = new Profile({ name: 'test', filters: [plugin], scorers: plugin.score ? [{ plugin, weight: 1 }] : [] });
   const state = profile.startCycle(snapshot, requirements);
+  plugin.preScore?.(state, requirements, snapshot.nodes);
   return {
     snapshot,
     requirements,
