@@ -1,0 +1,100 @@
+// The e2e test files' view of the harness that test/e2e/global-setup.ts
+// started once: API clients, an EC2 client on moto, namespaces, GPU scheduler
+// processes, and log tails printed when a test fails.
+import { EC2Client } from '@aws-sdk/client-ec2';
+import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { beforeEach, inject, onTestFailed } from 'vitest';
+import type { ControlPlaneInfo } from './control-plane';
+import { startKubeScheduler } from './kube-scheduler';
+import type { ManagedProcess } from './managed-process';
+import { fileTail } from './managed-process';
+import { awsClientConfig, awsEnvironment } from './moto';
+import { GPU_SCHEDULER_NAME, type ExtenderSettings } from './scheduler-config';
+import type { NodeClients } from './gpu-nodes';
+
+export interface LocalHarnessInfo {
+  controlPlane: ControlPlaneInfo;
+  motoUrl: string;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    localHarness: LocalHarnessInfo;
+  }
+}
+
+export interface E2eHarness {
+  info: LocalHarnessInfo;
+  /** system:masters. */
+  kubeConfig: KubeConfig;
+  core: CoreV1Api;
+  apps: AppsV1Api;
+  ec2: EC2Client;
+  nodeClients: NodeClients;
+  /** A fresh namespace for this test file. */
+  createNamespace(prefix: string): Promise<string>;
+  /** Starts a kube-scheduler with only the gpu-scheduler profile, calling the extender. */
+  startGpuScheduler(extender: ExtenderSettings): Promise<ManagedProcess>;
+  /** Tails of every component log, including GPU schedulers started here. */
+  logTails(lines?: number): string;
+}
+
+let gpuSchedulerStarts = 0;
+
+/**
+ * Call once at the top of an e2e test file. Also points in-process AWS SDK
+ * clients at moto (AWS_ENDPOINT_URL …) and prints component logs when a test fails.
+ */
+export function e2eHarness(): E2eHarness {
+  const info = inject('localHarness');
+  if (!info) throw new Error('the e2e harness is not running: run e2e tests through vitest (project e2e), whose globalSetup starts it');
+  Object.assign(process.env, awsEnvironment(info.motoUrl));
+
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(info.controlPlane.adminKubeconfig);
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const apps = kubeConfig.makeApiClient(AppsV1Api);
+  const ec2 = new EC2Client(awsClientConfig(info.motoUrl));
+  const extraLogs: ManagedProcess[] = [];
+
+  const logTails = (lines = 30): string => {
+    const files = Object.entries(info.controlPlane.logFiles).map(([name, path]) => `--- ${name} ---\n${fileTail(path, lines)}`);
+    const extra = extraLogs.map((p) => `--- ${p.name} ---\n${p.logTail(lines)}`);
+    return [...files, ...extra].join('\n');
+  };
+
+  beforeEach(() => {
+    onTestFailed(() => {
+      console.error(`component log tails after the failure:\n${logTails()}`);
+    });
+  });
+
+  return {
+    info,
+    kubeConfig,
+    core,
+    apps,
+    ec2,
+    nodeClients: { core, ec2 },
+    async createNamespace(prefix) {
+      const ns = await core.createNamespace({ body: { metadata: { generateName: `${prefix}-` } } });
+      const name = ns.metadata?.name;
+      if (!name) throw new Error('the apiserver returned a namespace without a name');
+      return name;
+    },
+    async startGpuScheduler(extender) {
+      gpuSchedulerStarts += 1;
+      const proc = await startKubeScheduler({
+        binary: info.controlPlane.kubeSchedulerBinary,
+        kubeconfig: info.controlPlane.schedulerKubeconfig,
+        workDir: info.controlPlane.logDir,
+        name: `${GPU_SCHEDULER_NAME}-${process.pid}-${gpuSchedulerStarts}`,
+        profiles: [GPU_SCHEDULER_NAME],
+        extender,
+      });
+      extraLogs.push(proc);
+      return proc;
+    },
+    logTails,
+  };
+}

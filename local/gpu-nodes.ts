@@ -1,0 +1,181 @@
+// GPU nodes as an EKS cluster would see them: an EC2 instance (in moto) and a
+// Node object registered for it, with capacity and readiness set through the
+// status subresource as a kubelet would (there is no kubelet here).
+import {
+  DescribeImagesCommand,
+  DescribeInstanceTypesCommand,
+  RunInstancesCommand,
+  TerminateInstancesCommand,
+  type _InstanceType,
+  type EC2Client,
+} from '@aws-sdk/client-ec2';
+import { PatchStrategy, setHeaderOptions, type CoreV1Api, type V1Node, type V1Taint } from '@kubernetes/client-node';
+import { LOCAL_AWS_REGION } from './moto';
+
+export const GPU_RESOURCE_NAME = 'nvidia.com/gpu';
+export const LOCAL_CLUSTER_NAME = 'local-cluster';
+
+const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+export interface InstanceTypeFacts {
+  instanceType: string;
+  vcpus: number;
+  memoryMiB: number;
+  gpuCount: number;
+  /** As EC2 names it: A100, H100, A10G, T4, V100 … (undefined without GPUs). */
+  gpuName?: string;
+  gpuMemoryMiB?: number;
+}
+
+export interface GpuNodeSpec {
+  instanceType: string;
+  /** Default us-east-1a. */
+  zone?: string;
+  /** Default: the instance's private DNS name, as EKS managed node groups name nodes. */
+  name?: string;
+  /** Extra node labels, e.g. what the labeler would write (see seedGpuLabels). */
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  taints?: V1Taint[];
+  /** Default 110. */
+  maxPods?: number;
+}
+
+export interface GpuNode {
+  name: string;
+  instanceId: string;
+  providerID: string;
+  zone: string;
+  facts: InstanceTypeFacts;
+  node: V1Node;
+}
+
+export interface NodeClients {
+  core: CoreV1Api;
+  ec2: EC2Client;
+}
+
+/** Facts from moto's DescribeInstanceTypes (moto has p3dn.24xlarge for V100 but no p3.*). */
+export async function describeInstanceType(ec2: EC2Client, instanceType: string): Promise<InstanceTypeFacts> {
+  const { InstanceTypes } = await ec2.send(new DescribeInstanceTypesCommand({ InstanceTypes: [instanceType as _InstanceType] }));
+  const info = InstanceTypes?.[0];
+  if (!info?.VCpuInfo?.DefaultVCpus || !info.MemoryInfo?.SizeInMiB) {
+    throw new Error(`EC2 (moto) does not know instance type ${instanceType}`);
+  }
+  const gpu = info.GpuInfo?.Gpus?.[0];
+  return {
+    instanceType,
+    vcpus: info.VCpuInfo.DefaultVCpus,
+    memoryMiB: info.MemoryInfo.SizeInMiB,
+    gpuCount: (info.GpuInfo?.Gpus ?? []).reduce((sum, g) => sum + (g.Count ?? 0), 0),
+    ...(gpu?.Name ? { gpuName: gpu.Name } : {}),
+    ...(gpu?.MemoryInfo?.SizeInMiB ? { gpuMemoryMiB: gpu.MemoryInfo.SizeInMiB } : {}),
+  };
+}
+
+/** The seed's node labels (gpu.nvidia.com/{model,memory,count}) for an instance type, as the labeler writes them. */
+export function seedGpuLabels(facts: InstanceTypeFacts): Record<string, string> {
+  if (!facts.gpuName || facts.gpuCount === 0) return {};
+  return {
+    'gpu.nvidia.com/model': facts.gpuName,
+    'gpu.nvidia.com/memory': String(facts.gpuMemoryMiB ?? 0),
+    'gpu.nvidia.com/count': String(facts.gpuCount),
+  };
+}
+
+const amiByClient = new WeakMap<EC2Client, Promise<string>>();
+
+async function anyImageId(ec2: EC2Client): Promise<string> {
+  let pending = amiByClient.get(ec2);
+  if (!pending) {
+    pending = ec2.send(new DescribeImagesCommand({ Owners: ['amazon'] })).then(({ Images }) => {
+      const id = Images?.find((image) => image.ImageId)?.ImageId;
+      if (!id) throw new Error('moto returned no AMIs to launch instances from');
+      return id;
+    });
+    amiByClient.set(ec2, pending);
+  }
+  return pending;
+}
+
+/** Launches the EC2 instance in moto, then registers its Node and marks it Ready with GPU capacity. */
+export async function createGpuNode({ core, ec2 }: NodeClients, spec: GpuNodeSpec): Promise<GpuNode> {
+  const zone = spec.zone ?? `${LOCAL_AWS_REGION}a`;
+  const facts = await describeInstanceType(ec2, spec.instanceType);
+  const { Instances } = await ec2.send(
+    new RunInstancesCommand({
+      ImageId: await anyImageId(ec2),
+      InstanceType: spec.instanceType as _InstanceType,
+      MinCount: 1,
+      MaxCount: 1,
+      Placement: { AvailabilityZone: zone },
+      TagSpecifications: [
+        {
+          ResourceType: 'instance',
+          Tags: [
+            { Key: `kubernetes.io/cluster/${LOCAL_CLUSTER_NAME}`, Value: 'owned' },
+            { Key: 'eks:cluster-name', Value: LOCAL_CLUSTER_NAME },
+          ],
+        },
+      ],
+    }),
+  );
+  const instance = Instances?.[0];
+  if (!instance?.InstanceId) throw new Error(`RunInstances returned no instance for ${spec.instanceType}`);
+  const name = spec.name ?? instance.PrivateDnsName ?? instance.InstanceId;
+  const providerID = `aws:///${zone}/${instance.InstanceId}`;
+
+  await core.createNode({
+    body: {
+      metadata: {
+        name,
+        labels: {
+          'kubernetes.io/hostname': name,
+          'kubernetes.io/os': 'linux',
+          'kubernetes.io/arch': 'amd64',
+          'node.kubernetes.io/instance-type': spec.instanceType,
+          'topology.kubernetes.io/zone': zone,
+          'topology.kubernetes.io/region': zone.replace(/[a-z]$/, ''),
+          ...spec.labels,
+        },
+        annotations: spec.annotations ?? {},
+      },
+      spec: { providerID, ...(spec.taints ? { taints: spec.taints } : {}) },
+    },
+  });
+
+  const resources: Record<string, string> = {
+    cpu: String(facts.vcpus),
+    memory: `${facts.memoryMiB}Mi`,
+    pods: String(spec.maxPods ?? 110),
+    'ephemeral-storage': '100Gi',
+  };
+  if (facts.gpuCount > 0) resources[GPU_RESOURCE_NAME] = String(facts.gpuCount);
+  const now = new Date().toISOString();
+  const node = await core.patchNodeStatus(
+    {
+      name,
+      body: {
+        status: {
+          capacity: resources,
+          allocatable: resources,
+          conditions: [
+            { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'local harness node', lastHeartbeatTime: now, lastTransitionTime: now },
+          ],
+          addresses: [
+            ...(instance.PrivateIpAddress ? [{ type: 'InternalIP', address: instance.PrivateIpAddress }] : []),
+            { type: 'Hostname', address: name },
+          ],
+        },
+      },
+    },
+    MERGE_PATCH,
+  );
+  return { name, instanceId: instance.InstanceId, providerID, zone, facts, node };
+}
+
+/** Deletes the Node and terminates its instance. */
+export async function deleteGpuNode({ core, ec2 }: NodeClients, node: Pick<GpuNode, 'name' | 'instanceId'>): Promise<void> {
+  await core.deleteNode({ name: node.name });
+  await ec2.send(new TerminateInstancesCommand({ InstanceIds: [node.instanceId] }));
+}

@@ -1,0 +1,56 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { httpGet } from './http-probe';
+import { ManagedProcess } from './managed-process';
+import { freeLoopbackPort } from './ports';
+import { schedulerConfiguration, type ExtenderSettings } from './scheduler-config';
+import { waitFor } from './wait';
+
+export interface KubeSchedulerOptions {
+  binary: string;
+  /** Kubeconfig of the system:kube-scheduler identity. */
+  kubeconfig: string;
+  /** Directory for its config file and log (kept until the control plane stops). */
+  workDir: string;
+  name: string;
+  profiles: string[];
+  extender?: ExtenderSettings;
+  verbosity?: number;
+}
+
+/** Starts kube-scheduler and waits until /readyz answers 200 (informers synced). */
+export async function startKubeScheduler(options: KubeSchedulerOptions): Promise<ManagedProcess> {
+  const port = await freeLoopbackPort();
+  const configFile = join(options.workDir, `${options.name}.yaml`);
+  writeFileSync(
+    configFile,
+    schedulerConfiguration({ kubeconfig: options.kubeconfig, profiles: options.profiles, extender: options.extender }),
+  );
+  const proc = new ManagedProcess({
+    name: options.name,
+    command: options.binary,
+    logFile: join(options.workDir, `${options.name}.log`),
+    args: [
+      `--config=${configFile}`,
+      '--bind-address=127.0.0.1',
+      `--secure-port=${port}`,
+      `--authentication-kubeconfig=${options.kubeconfig}`,
+      `--authorization-kubeconfig=${options.kubeconfig}`,
+      `--v=${options.verbosity ?? 2}`,
+    ],
+  });
+  try {
+    await waitFor(
+      `${options.name} /readyz`,
+      async () => {
+        const res = await httpGet(`https://127.0.0.1:${port}/readyz`, { insecureTls: true });
+        return res.status === 200 ? true : undefined;
+      },
+      { timeoutMs: 60_000, failFast: () => proc.assertRunning() },
+    );
+  } catch (error) {
+    await proc.stop();
+    throw new Error(`${String(error instanceof Error ? error.message : error)}\n--- ${options.name} log tail ---\n${proc.logTail()}`);
+  }
+  return proc;
+}

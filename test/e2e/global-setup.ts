@@ -1,0 +1,37 @@
+// Starts the local stand-ins once for the whole e2e project: Kubernetes
+// binaries built from source (cached), etcd, kube-apiserver,
+// kube-controller-manager, a default kube-scheduler and moto_server. Test
+// files reach them through local/e2e-context.ts. Nothing here is optional: a
+// missing tool fails the run with a message saying what to install.
+import type { TestProject } from 'vitest/node';
+import { ensureKubeBinaries } from '../../local/build-binaries';
+import { startControlPlane, type ControlPlane } from '../../local/control-plane';
+import type { LocalHarnessInfo } from '../../local/e2e-context';
+import { startMoto, type MotoServer } from '../../local/moto';
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const log = (message: string): void => console.log(message);
+  const binaries = await ensureKubeBinaries(log);
+  let moto: MotoServer | undefined;
+  let controlPlane: ControlPlane | undefined;
+  try {
+    moto = await startMoto();
+    log(`[e2e] moto_server at ${moto.url}`);
+    controlPlane = await startControlPlane({
+      binaries,
+      log,
+      keepWorkDir: process.env.KEEP_CONTROL_PLANE_LOGS === '1',
+    });
+  } catch (error) {
+    await moto?.stop();
+    throw error;
+  }
+  const info: LocalHarnessInfo = { controlPlane: controlPlane.info, motoUrl: moto.url };
+  project.provide('localHarness', info);
+
+  const started = { controlPlane, moto };
+  return async () => {
+    await started.controlPlane.stop();
+    await started.moto.stop();
+  };
+}
