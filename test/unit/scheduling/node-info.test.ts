@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NodeInfo, nodeInfoFromKubernetes, parseUtilization, snapshotFromKubernetes } from '../../../lambdas/scheduling';
+import { NodeInfo, nodeInfoFromKubernetes, parseUtilization, Snapshot, snapshotFromKubernetes } from '../../../lambdas/scheduling';
 import type { PodInfo } from '../../../lambdas/scheduling';
 import { gpuNode, gpuPod } from './kube-objects';
 
@@ -109,5 +109,29 @@ describe('snapshotFromKubernetes', () => {
     expect(snapshot.pods.map((p) => p.name)).toEqual(['a', 'd']);
     expect(snapshot.podsInNamespace('default')).toHaveLength(2);
     expect(snapshot.podsInNamespace('other')).toHaveLength(0);
+  });
+});
+
+describe('Snapshot.overlay', () => {
+  it('request nodes take over the cached pods; other lookups fall through; the base is untouched', () => {
+    const base = snapshotFromKubernetes([gpuNode('n1', { zone: 'a' }), gpuNode('n2', { zone: 'b' })], [
+      gpuPod('a', { gpus: 3, nodeName: 'n1' }),
+      gpuPod('b', { gpus: 1, nodeName: 'n2' }),
+    ]);
+    const fresh = nodeInfoFromKubernetes(gpuNode('n1', { zone: 'a', utilization: '10' }));
+    if (fresh === undefined) throw new Error('setup');
+    const view = Snapshot.overlay(base, [fresh]);
+    expect(view.nodes).toEqual([fresh]);
+    expect(view.getNode('n1')).toBe(fresh);
+    expect(fresh.freeWholeGpus).toBe(5);
+    expect(fresh.gpuUtilization).toBe(10);
+    expect(view.getNode('n2')).toBe(base.getNode('n2'));
+    expect(view.podsInNamespace('default').map((p) => p.name)).toEqual(['a', 'b']);
+
+    view.bind({ uid: 'c', namespace: 'default', name: 'c', labels: {}, nodeName: 'n1', demand: { cpuMilli: 0, memoryBytes: 0, gpuCount: 2, gpuMilli: 1000 } });
+    expect(fresh.freeWholeGpus).toBe(3);
+    expect(view.pods).toHaveLength(3);
+    expect(base.pods).toHaveLength(2);
+    expect(base.getNode('n1')?.freeWholeGpus).toBe(5);
   });
 });
