@@ -13,7 +13,8 @@ export interface FragmentationOptions {
   /**
    * The shapes the cluster typically runs (see typicalShapes). When absent the
    * plugin derives them from the pods bound in the snapshot, so a live
-   * cluster scores against its own workload.
+   * cluster scores against its own workload (refreshed as the snapshot grows
+   * by 5 %).
    */
   readonly shapes?: readonly WorkloadShape[];
   /** Share of bound pods the derived shapes must cover (default 0.95). */
@@ -130,6 +131,8 @@ interface NodeMemo {
   readonly byShape: Map<string, Scored>;
 }
 
+const REFRESH_GROWTH = 0.05;
+
 const podKeys = new WeakMap<PodRequirements, string>();
 
 function podKey(pod: PodRequirements): string {
@@ -169,7 +172,9 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
   const modelFor = (snapshot: Snapshot): FragmentationModel => {
     if (fixed !== undefined) return fixed;
     const cached = derived.get(snapshot);
-    if (cached !== undefined && cached.pods === snapshot.pods.length) return cached.model;
+    // A snapshot that keeps growing (the simulator binds into it) refreshes the
+    // shapes after 5 % more pods: each refresh empties every node memo.
+    if (cached !== undefined && snapshot.pods.length < cached.pods + Math.max(1, Math.ceil(cached.pods * REFRESH_GROWTH))) return cached.model;
     const shapes = typicalShapes(
       snapshot.pods.map((p) => ({ cpuMilli: p.demand.cpuMilli, gpuCount: p.demand.gpuCount, gpuMilli: p.demand.gpuMilli })),
       coverage,

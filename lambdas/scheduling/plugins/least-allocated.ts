@@ -12,15 +12,16 @@ import type { PodRequirements } from '../pod-requirements';
 export const leastAllocated: Plugin = {
   name: 'LeastAllocated',
   score(_state: CycleState, pod: PodRequirements, node: NodeInfo): number {
-    let sum = 0;
-    let n = 0;
-    const part = (allocatable: number, requestedAfter: number): void => {
-      if (!Number.isFinite(allocatable)) return;
-      n++;
-      if (allocatable > 0 && requestedAfter <= allocatable) sum += ((allocatable - requestedAfter) * MAX_NODE_SCORE) / allocatable;
-    };
-    part(node.allocatableCpuMilli, node.requestedCpuMilli + pod.demand.cpuMilli);
-    part(node.allocatableMemoryBytes, node.requestedMemoryBytes + pod.demand.memoryBytes);
-    return n === 0 ? 0 : Math.floor(sum / n);
+    const cpu = freeShare(node.allocatableCpuMilli, node.requestedCpuMilli + pod.demand.cpuMilli);
+    const memory = freeShare(node.allocatableMemoryBytes, node.requestedMemoryBytes + pod.demand.memoryBytes);
+    const n = (Number.isNaN(cpu) ? 0 : 1) + (Number.isNaN(memory) ? 0 : 1);
+    return n === 0 ? 0 : Math.floor(((Number.isNaN(cpu) ? 0 : cpu) + (Number.isNaN(memory) ? 0 : memory)) / n);
   },
 };
+
+/** Free share after placement, 0..100; NaN when the resource is not modelled. */
+function freeShare(allocatable: number, requestedAfter: number): number {
+  if (!Number.isFinite(allocatable)) return Number.NaN;
+  if (allocatable <= 0 || requestedAfter > allocatable) return 0;
+  return ((allocatable - requestedAfter) * MAX_NODE_SCORE) / allocatable;
+}

@@ -1,20 +1,27 @@
 import type { CycleState } from '../framework';
+import { MAX_NODE_SCORE, stateKey } from '../framework';
 import type { DeviceChoice } from '../device-choice';
 import { GPU_MILLI } from '../keys';
 import type { NodeInfo } from '../node-info';
 import type { PodRequirements } from '../pod-requirements';
 
+const CHOSEN = stateKey<NodeInfo>('RandomPlacement/chosen');
+
 /**
- * The FGD paper's "Random" baseline: no node preference (every feasible node
- * scores the same, so the scheduler's random tie-break picks one uniformly)
- * and a fractional share lands on a uniformly random device that fits.
+ * The FGD paper's "Random" baseline: PreScore draws one feasible node
+ * uniformly and only it scores 100, whatever the tie-breaking rule; a
+ * fractional share then lands on a uniformly random device that fits.
  * `random` returns floats in [0, 1); pass a seeded generator for repeatable runs.
  */
 export function createRandomPlacement(random: () => number): DeviceChoice {
   return {
     name: 'RandomPlacement',
-    score(): number {
-      return 0;
+    preScore(state: CycleState, _pod: PodRequirements, nodes: readonly NodeInfo[]): void {
+      const chosen = nodes[Math.floor(random() * nodes.length)];
+      if (chosen !== undefined) state.write(CHOSEN, chosen);
+    },
+    score(state: CycleState, _pod: PodRequirements, node: NodeInfo): number {
+      return state.read(CHOSEN) === node ? MAX_NODE_SCORE : 0;
     },
     chooseDevices(_state: CycleState, pod: PodRequirements, node: NodeInfo): readonly number[] | undefined {
       const { gpuCount, gpuMilli } = pod.demand;

@@ -1,0 +1,104 @@
+import type { PublishedRow } from './published-results';
+import { PAPER_POLICY } from './published-results';
+
+/** One policy's result: mean allocation (percent) at each arrived-percent checkpoint. */
+export interface PolicyResult {
+  readonly policy: string;
+  readonly seeds: number;
+  /** Mean over seeds of allocation percent, index = arrived percent (0..max). NaN where no seed reached it. */
+  readonly curve: readonly number[];
+  /** Mean seconds one seed took (inside a worker). */
+  readonly secondsPerSeed: number;
+}
+
+export function valueAt(result: PolicyResult, percent: number): number {
+  return result.curve[percent] ?? Number.NaN;
+}
+
+const round2 = (v: number): number => Math.round(v * 100) / 100;
+
+/** `{policy: {alloc100, alloc130}}` in percent, two decimals. */
+export function toJson(results: readonly PolicyResult[]): Record<string, { alloc100: number; alloc130: number }> {
+  const out: Record<string, { alloc100: number; alloc130: number }> = {};
+  for (const r of results) out[r.policy] = { alloc100: round2(valueAt(r, 100)), alloc130: round2(valueAt(r, 130)) };
+  return out;
+}
+
+function fmt(v: number | undefined): string {
+  return v === undefined || Number.isNaN(v) ? '-' : v.toFixed(2);
+}
+
+/** A plain-text table: our numbers beside the paper's where the policy exists there. */
+export function formatTable(results: readonly PolicyResult[], published: readonly PublishedRow[], workload: string): string {
+  const paper = (name: string): PublishedRow | undefined => published.find((row) => row.workload === workload && row.policy === name);
+  const rows: string[][] = [['policy', 'seeds', 'alloc@100%', 'alloc@130%', 'paper policy', 'paper@100%', 'paper@130%', 'Δ@130%', 's/seed']];
+  for (const r of results) {
+    const paperName = PAPER_POLICY[r.policy];
+    const p = paperName === undefined ? undefined : paper(paperName);
+    const a130 = valueAt(r, 130);
+    rows.push([
+      r.policy,
+      String(r.seeds),
+      fmt(valueAt(r, 100)),
+      fmt(a130),
+      paperName ?? '',
+      fmt(p?.alloc100),
+      fmt(p?.alloc130),
+      p === undefined ? '' : (a130 - p.alloc130 >= 0 ? '+' : '') + (a130 - p.alloc130).toFixed(2),
+      r.secondsPerSeed.toFixed(1),
+    ]);
+  }
+  for (const name of ['BestFit', 'FGD']) {
+    const p = paper(name);
+    if (p) rows.push([`(paper ${name})`, '10', '', '', name, fmt(p.alloc100), fmt(p.alloc130), '', '']);
+  }
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => (row[c] ?? '').length)));
+  return rows.map((row) => row.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join('  ').trimEnd()).join('\n');
+}
+
+const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2'];
+
+const escapeXml = (s: string): string => s.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c] ?? c);
+
+/** SVG line plot of allocation (y, %) against arrived workload (x, % of GPU capacity). */
+export function renderSvg(results: readonly PolicyResult[], title: string, maxPercent: number): string {
+  const width = 760;
+  const height = 460;
+  const m = { left: 60, right: 150, top: 40, bottom: 50 };
+  const plotW = width - m.left - m.right;
+  const plotH = height - m.top - m.bottom;
+  const yMin = 50;
+  const x = (p: number): number => m.left + (p / maxPercent) * plotW;
+  const y = (v: number): number => m.top + plotH - ((Math.max(v, yMin) - yMin) / (100 - yMin)) * plotH;
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="${width}" height="${height}" fill="white"/>`,
+    `<text x="${m.left}" y="22" font-size="14">${escapeXml(title)}</text>`,
+  ];
+  for (let p = 0; p <= maxPercent; p += 10) {
+    parts.push(`<line x1="${x(p)}" y1="${m.top}" x2="${x(p)}" y2="${m.top + plotH}" stroke="#eee"/>`);
+    parts.push(`<text x="${x(p)}" y="${m.top + plotH + 16}" text-anchor="middle">${p}</text>`);
+  }
+  for (let v = yMin; v <= 100; v += 10) {
+    parts.push(`<line x1="${m.left}" y1="${y(v)}" x2="${m.left + plotW}" y2="${y(v)}" stroke="#eee"/>`);
+    parts.push(`<text x="${m.left - 6}" y="${y(v) + 4}" text-anchor="end">${v}</text>`);
+  }
+  parts.push(`<line x1="${m.left}" y1="${y(yMin)}" x2="${x(maxPercent)}" y2="${y(yMin)}" stroke="black"/>`);
+  parts.push(`<line x1="${m.left}" y1="${m.top}" x2="${m.left}" y2="${y(yMin)}" stroke="black"/>`);
+  parts.push(`<line x1="${m.left}" y1="${y(yMin)}" x2="${x(100)}" y2="${y(100)}" stroke="#999" stroke-dasharray="4 4"/>`);
+  parts.push(`<text x="${m.left + plotW / 2}" y="${height - 10}" text-anchor="middle">arrived GPU requests (% of cluster GPU capacity)</text>`);
+  parts.push(`<text transform="translate(16 ${m.top + plotH / 2}) rotate(-90)" text-anchor="middle">GPU allocation (%)</text>`);
+  results.forEach((r, i) => {
+    const color = PALETTE[i % PALETTE.length] ?? 'black';
+    const points: string[] = [];
+    r.curve.forEach((v, p) => {
+      if (!Number.isNaN(v) && p <= maxPercent) points.push(`${x(p).toFixed(1)},${y(v).toFixed(1)}`);
+    });
+    parts.push(`<polyline fill="none" stroke="${color}" stroke-width="1.8" points="${points.join(' ')}"/>`);
+    const ly = m.top + 10 + i * 18;
+    parts.push(`<line x1="${m.left + plotW + 12}" y1="${ly}" x2="${m.left + plotW + 32}" y2="${ly}" stroke="${color}" stroke-width="2"/>`);
+    parts.push(`<text x="${m.left + plotW + 38}" y="${ly + 4}">${escapeXml(r.policy)} ${fmt(valueAt(r, maxPercent))}</text>`);
+  });
+  parts.push('</svg>');
+  return parts.join('\n');
+}
