@@ -123,6 +123,7 @@ export interface AlarmsConfig {
   readonly email: string | undefined;
   readonly topicArn: string | undefined;
   readonly extender5xxThreshold: number;
+  readonly extenderErrorsThreshold: number;
   readonly extenderP99LatencyMs: number;
   readonly lambdaErrorsThreshold: number;
 }

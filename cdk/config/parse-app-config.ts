@@ -373,6 +373,7 @@ function parseAlarms(reader: ConfigReader): AlarmsConfig {
     email,
     topicArn,
     extender5xxThreshold: reader.integer('extender5xxThreshold', { default: 1, min: 1, max: 1_000_000 }),
+    extenderErrorsThreshold: reader.integer('extenderErrorsThreshold', { default: 1, min: 1, max: 1_000_000 }),
     extenderP99LatencyMs: reader.integer('extenderP99LatencyMs', { default: 1000, min: 10, max: 30_000 }),
     lambdaErrorsThreshold: reader.integer('lambdaErrorsThreshold', { default: 1, min: 1, max: 1_000_000 }),
   };

@@ -13,6 +13,7 @@ import { NewGpuCluster } from './cluster/new-gpu-cluster';
 import { EventDrivenInvocation } from './functions/event-driven-invocation';
 import { ExtenderEndpoint } from './functions/extender-endpoint';
 import { PipelineFunction } from './functions/pipeline-function';
+import { giveEveryFunctionALogGroup } from './logging/function-log-groups';
 import { PipelineAlarms } from './observability/pipeline-alarms';
 import { PipelineDashboard } from './observability/pipeline-dashboard';
 import { SecondScheduler } from './scheduler/second-scheduler';
@@ -112,7 +113,7 @@ export class GpuSchedulingStack extends Stack {
 
     const fnMap = { extender: extender.function, labeler: labeler.function, reconciler: reconciler.function };
     const deadLetterQueues = { labeler: labelerInvocation.deadLetterQueue, reconciler: reconcilerInvocation.deadLetterQueue };
-    const dashboard = new PipelineDashboard(this, 'Dashboard', {
+    new PipelineDashboard(this, 'Dashboard', {
       dashboardName: config.dashboardName,
       clusterName: config.clusterName,
       loadBalancer: endpoint.loadBalancer,
@@ -128,9 +129,11 @@ export class GpuSchedulingStack extends Stack {
       }
     }
 
+    giveEveryFunctionALogGroup(this, logRetention);
+
     new CfnOutput(this, 'ExtenderUrl', { value: endpoint.urlPrefix, description: 'urlPrefix the gpu-scheduler calls (internal ALB)' });
     new CfnOutput(this, 'DashboardUrl', {
-      value: `https://${this.region}.console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${dashboard.dashboard.dashboardName}`,
+      value: `https://${this.region}.console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${config.dashboardName}`,
       description: 'CloudWatch dashboard',
     });
     new CfnOutput(this, 'SchedulerName', { value: config.scheduler.name, description: 'Set spec.schedulerName to this on GPU pods' });

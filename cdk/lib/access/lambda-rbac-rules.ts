@@ -19,9 +19,9 @@ export const LAMBDA_KUBERNETES_ACCESS = {
     group: 'gpu-scheduling-reconciler',
     rules: [
       // Writes the pod-deletion-cost annotation on opted-in pods.
-      { apiGroups: [''], resources: ['pods'], verbs: ['list', 'patch'] },
+      { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'patch'] },
       // Writes GPU utilization onto nodes for the extender's score.
-      { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'patch'] },
+      { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'patch'] },
     ],
   },
 } as const satisfies Record<string, { group: string; rules: readonly PolicyRule[] }>;

@@ -10,7 +10,9 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { METRIC } from '../../../lambdas/observability/metric-catalog';
 import type { AlarmsConfig } from '../../config/app-config';
+import { catalogMetric, dimensionCombinations } from './catalog-metrics';
 
 export interface PipelineAlarmsProps {
   readonly config: AlarmsConfig;
@@ -46,6 +48,26 @@ export class PipelineAlarms extends Construct {
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 1,
       alarmDescription: 'The extender answered the scheduler with 5xx: GPU pods may fail to schedule (or skip the extender when it is ignorable).',
+    });
+    // Handler-level failures the ALB sees as 200s (an `Error` in a filter
+    // result fails the scheduling attempt unless the extender is ignorable).
+    const handlerErrors = Object.fromEntries(
+      dimensionCombinations(METRIC.extenderErrors).map((dimensions) => [
+        Object.values(dimensions).join('').toLowerCase(),
+        catalogMetric(METRIC.extenderErrors, dimensions, { statistic: 'Sum', period: FIVE_MINUTES }),
+      ]),
+    );
+    this.add('ExtenderHandlerErrors', {
+      metric: new cloudwatch.MathExpression({
+        expression: Object.keys(handlerErrors).map((id) => `FILL(${id}, 0)`).join(' + '),
+        usingMetrics: handlerErrors,
+        label: 'extender handler errors (all verbs)',
+        period: FIVE_MINUTES,
+      }),
+      threshold: config.extenderErrorsThreshold,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      alarmDescription: 'The extender returned errors to the scheduler (ExtenderErrors, any verb); see the extender log group.',
     });
     this.add('ExtenderLatencyP99', {
       metric: loadBalancer.metrics.targetResponseTime({ statistic: 'p99', period: FIVE_MINUTES }),

@@ -1,0 +1,79 @@
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { parseAppConfig } from '../../../../cdk/config/parse-app-config';
+import type { AppConfig } from '../../../../cdk/config/app-config';
+import { buildApp } from '../../../../cdk/lib/build-app';
+import type { GpuSchedulingStack } from '../../../../cdk/lib/gpu-scheduling-stack';
+
+export interface Synthesized {
+  readonly config: AppConfig;
+  readonly stack: GpuSchedulingStack;
+  readonly template: Template;
+  /** The raw template JSON, for walking resources the assertions API cannot express. */
+  readonly json: CloudFormationTemplate;
+  readonly outdir: string;
+  readonly templateFiles: string[];
+}
+
+export interface CloudFormationTemplate {
+  readonly Resources: Record<string, { Type: string; Properties?: Record<string, unknown>; DependsOn?: string[] | string }>;
+  readonly Outputs?: Record<string, { Value: unknown }>;
+}
+
+/**
+ * Synthesizes the app exactly as `cdk synth` does (esbuild bundling, cdk-nag
+ * plugin: an unacknowledged finding makes synth throw). Slow: call once per
+ * test file.
+ */
+export function synthesize(rawConfig: unknown): Synthesized {
+  const config = parseAppConfig(rawConfig);
+  const outdir = mkdtempSync(join(tmpdir(), 'gpu-cdk-'));
+  const app = new App({ outdir });
+  const stack = buildApp(app, config);
+  app.synth();
+  const templateFiles = readdirSync(outdir)
+    .filter((name) => name.endsWith('.template.json'))
+    .map((name) => join(outdir, name));
+  const json = JSON.parse(readFileSync(join(outdir, `${stack.artifactId}.template.json`), 'utf8')) as CloudFormationTemplate;
+  return { config, stack, template: Template.fromJSON(json as unknown as Record<string, unknown>), json, outdir, templateFiles };
+}
+
+export function resourcesOfType(json: CloudFormationTemplate, type: string): [string, Record<string, unknown>][] {
+  return Object.entries(json.Resources)
+    .filter(([, resource]) => resource.Type === type)
+    .map(([id, resource]) => [id, resource.Properties ?? {}]);
+}
+
+/**
+ * Renders a CloudFormation string value (a literal or Fn::Join of literals
+ * and references) to text, each reference replaced by `<ref:LogicalId>`.
+ */
+export function renderCfnString(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null) {
+    const record = value as Record<string, unknown>;
+    if ('Fn::Join' in record) {
+      const [separator, parts] = record['Fn::Join'] as [string, unknown[]];
+      return parts.map(renderCfnString).join(separator);
+    }
+    if ('Ref' in record) return `<ref:${String(record.Ref)}>`;
+    if ('Fn::GetAtt' in record) return `<ref:${(record['Fn::GetAtt'] as string[]).join('.')}>`;
+  }
+  throw new Error(`cannot render ${JSON.stringify(value)} as a string`);
+}
+
+/** The Kubernetes objects of every Custom::AWSCDK-EKS-KubernetesResource in the template. */
+export function kubernetesObjects(json: CloudFormationTemplate): Record<string, unknown>[] {
+  return resourcesOfType(json, 'Custom::AWSCDK-EKS-KubernetesResource').flatMap(
+    ([, properties]) => JSON.parse(renderCfnString(properties.Manifest)) as Record<string, unknown>[],
+  );
+}
+
+export function findObject(objects: Record<string, unknown>[], kind: string, name: string): Record<string, unknown> {
+  const found = objects.find((object) => object.kind === kind && (object.metadata as { name?: string } | undefined)?.name === name);
+  if (!found) throw new Error(`no ${kind} ${name} among ${objects.map((o) => `${String(o.kind)}/${String((o.metadata as { name?: string }).name)}`).join(', ')}`);
+  return found;
+}
