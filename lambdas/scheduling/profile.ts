@@ -25,7 +25,8 @@ export class Profile {
     this.filters = spec.filters;
     this.scorers = spec.scorers.filter((s) => s.weight > 0 && s.plugin.score !== undefined);
     this.filterFns = spec.filters.filter((p) => p.filter !== undefined);
-    this.allPlugins = [...new Set([...spec.filters, ...spec.scorers.map((s) => s.plugin)])];
+    // A scorer switched off with weight 0 costs nothing, not even its PreFilter.
+    this.allPlugins = [...new Set([...spec.filters, ...this.scorers.map((s) => s.plugin)])];
     this.totalWeight = this.scorers.reduce((sum, s) => sum + s.weight, 0);
   }
 

@@ -102,3 +102,15 @@ describe('default profiles', () => {
     expect(placement.rejected[0]?.status.message).toBe('Not enough GPUs: requested 2, free 1');
   });
 });
+
+describe('Profile plugin activation', () => {
+  it('a scorer with weight 0 is never called, not even its preFilter', () => {
+    const calls: string[] = [];
+    const off: Plugin = { name: 'off', preFilter: () => void calls.push('preFilter'), score: () => (calls.push('score'), 100) };
+    const profile = new Profile({ name: 't', filters: [], scorers: [{ plugin: off, weight: 0 }] });
+    const snapshot = snapshotFromKubernetes([gpuNode('a')]);
+    const state = profile.startCycle(snapshot, parsePodRequirements(seedPod));
+    expect(Array.from(profile.score(state, snapshot.nodes))).toEqual([0]);
+    expect(calls).toEqual([]);
+  });
+});
