@@ -113,3 +113,12 @@ describe('loadAppConfig', () => {
     expect(() => loadAppConfig({ cwd: dir, configFile: 'config.toml' })).toThrow(/configFile: must name a .json, .yaml or .yml file/);
   });
 });
+
+describe('the shipped example configuration', () => {
+  it('is valid and attaches to an existing cluster', () => {
+    const config = loadAppConfig({ cwd: process.cwd(), configFile: 'cdk/config/example-existing-cluster.yaml' });
+    expect(config.cluster.mode).toBe('existing');
+    expect(config.addons.nvidiaDevicePlugin.enabled).toBe(false);
+    expect(config.reconciler.environment).toEqual({ POD_NAMESPACES: 'serving' });
+  });
+});
