@@ -1,12 +1,13 @@
 import type { InstanceTypeGpuInfo } from '../aws';
 import type { MetadataPatch } from '../kube';
+import { NODE_LABEL } from '../scheduling/keys';
 
-/** The labels the extender reads (seed semantics) plus manufacturer and total memory. */
+/** The labels the extender reads (spelled by the scheduling library) plus manufacturer and total memory. */
 export const GPU_LABEL = {
-  model: 'gpu.nvidia.com/model',
+  model: NODE_LABEL.gpuModel,
   /** MiB per GPU. */
-  memory: 'gpu.nvidia.com/memory',
-  count: 'gpu.nvidia.com/count',
+  memory: NODE_LABEL.gpuMemory,
+  count: NODE_LABEL.gpuCount,
   manufacturer: 'gpu.nvidia.com/manufacturer',
   /** MiB over all GPUs of the node. */
   totalMemory: 'gpu.nvidia.com/total-memory',
