@@ -81,13 +81,25 @@ class FragmentationModel {
   }
 
   fragment(devices: ArrayLike<number>, cpuLeft: number, groups: readonly ShapeGroup[]): number {
+    return this.fragmentWith(devices, groups, this.weightsFor(groups, cpuLeft, new Float64Array(groups.length)));
+  }
+
+  /** Each group's weight that fits in cpuLeft, written into `into` (parallel to groups). */
+  weightsFor(groups: readonly ShapeGroup[], cpuLeft: number, into: Float64Array): Float64Array {
+    for (let g = 0; g < groups.length; g++) into[g] = weightUpTo(groups[g] as ShapeGroup, cpuLeft);
+    return into;
+  }
+
+  /** Fragment given the groups' CPU-fitting weights (so candidates on one node share that work). */
+  fragmentWith(devices: ArrayLike<number>, groups: readonly ShapeGroup[], weights: Float64Array): number {
     let free = 0;
     for (let i = 0; i < devices.length; i++) free += devices[i] ?? 0;
     if (free === 0) return 0;
     let usable = 0;
-    for (const group of groups) {
-      const weight = weightUpTo(group, cpuLeft);
+    for (let g = 0; g < groups.length; g++) {
+      const weight = weights[g] ?? 0;
       if (weight === 0) continue;
+      const group = groups[g] as ShapeGroup;
       let fits = 0;
       let onFitting = 0;
       for (let i = 0; i < devices.length; i++) {
@@ -200,10 +212,14 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
     return fresh;
   };
 
+  let weights = new Float64Array(16);
+
   const evaluate = (model: FragmentationModel, memo: NodeMemo, pod: PodRequirements, node: NodeInfo): Scored => {
     const groups = model.groupsFor(node);
     const { cpuMilli, gpuCount, gpuMilli } = pod.demand;
     const cpuAfter = node.allocatableCpuMilli - node.requestedCpuMilli - cpuMilli;
+    if (weights.length < groups.length) weights = new Float64Array(groups.length * 2);
+    const weightsAfter = model.weightsFor(groups, cpuAfter, weights);
     const devices = node.devices;
     if (scratch.length < devices.length) scratch = new Int32Array(devices.length);
     const after = scratch.subarray(0, devices.length);
@@ -213,9 +229,10 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
       let best: Scored = { score: 0, device: -1 };
       for (let i = 0; i < devices.length; i++) {
         const free = devices[i] ?? 0;
-        if (free < gpuMilli) continue;
+        // Devices with the same free share give the same node state: the first one stands for all.
+        if (free < gpuMilli || devices.indexOf(free) < i) continue;
         after[i] = free - gpuMilli;
-        const score = toScore(memo.before - model.fragment(after, cpuAfter, groups));
+        const score = toScore(memo.before - model.fragmentWith(after, groups, weightsAfter));
         after[i] = free;
         if (best.device < 0 || score > best.score) best = { score, device: i };
       }
@@ -230,7 +247,7 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
         }
       }
     }
-    return { score: toScore(memo.before - model.fragment(after, cpuAfter, groups)), device: -1 };
+    return { score: toScore(memo.before - model.fragmentWith(after, groups, weightsAfter)), device: -1 };
   };
 
   const scored = (state: CycleState, pod: PodRequirements, node: NodeInfo): Scored => {
