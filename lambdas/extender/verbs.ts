@@ -1,5 +1,5 @@
-import type { ExtenderFilterResult, ExtenderPreemptionResult, HostPriorityList, MetaVictims, NodeInfo, Profile } from '../scheduling';
-import { nodeInfoFromKubernetes, parsePodRequirements, Snapshot, toExtenderScore } from '../scheduling';
+import type { CycleState, ExtenderFilterResult, ExtenderPreemptionResult, FilterRejection, HostPriorityList, MetaVictims, NodeInfo, Profile } from '../scheduling';
+import { metadataOf, nodeInfoFromKubernetes, parsePodRequirements, Snapshot, stringField, toExtenderScore } from '../scheduling';
 import type { ClusterCache } from './cluster-cache';
 import type { DecisionSummary } from './decision';
 import { RejectionTally } from './decision';
@@ -35,10 +35,8 @@ interface Candidates {
 type Resolved = { readonly ok: true; readonly value: Candidates } | { readonly ok: false; readonly error: string };
 
 function podName(pod: Readonly<Record<string, unknown>>): string {
-  const metadata = pod.metadata;
-  if (typeof metadata !== 'object' || metadata === null) return '?';
-  const { namespace, name } = metadata as { namespace?: unknown; name?: unknown };
-  return `${typeof namespace === 'string' ? namespace : 'default'}/${typeof name === 'string' ? name : '?'}`;
+  const metadata = metadataOf(pod);
+  return `${stringField(metadata.namespace) ?? 'default'}/${stringField(metadata.name) ?? '?'}`;
 }
 
 async function resolve(ctx: ExtenderContext, input: NodeInput, pod: string): Promise<Resolved> {
@@ -82,6 +80,28 @@ async function resolve(ctx: ExtenderContext, input: NodeInput, pod: string): Pro
   return { ok: true, value: { snapshot, nodes, raw: undefined, unknown } };
 }
 
+/** Runs the profile's filters over `nodes`; returns the indexes that pass and tallies (and reports) the rest. */
+function passingNodes(
+  profile: Profile,
+  state: CycleState,
+  nodes: readonly NodeInfo[],
+  tally: RejectionTally,
+  onReject?: (node: NodeInfo, status: FilterRejection) => void,
+): number[] {
+  const passing: number[] = [];
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i] as NodeInfo;
+    const status = profile.filterNode(state, node);
+    if (status.ok) {
+      passing.push(i);
+      continue;
+    }
+    tally.add(status.code, status.message);
+    onReject?.(node, status);
+  }
+  return passing;
+}
+
 function notFoundMessage(name: string): string {
   return `Node ${name} is not in the extender's cluster cache (new node, or outside the cache's label selector)`;
 }
@@ -106,22 +126,14 @@ export async function filterVerb(ctx: ExtenderContext, args: FilterArgs): Promis
     failed[name] = message;
     tally.add('NodeNotFound', message);
   }
-  const keptNames: string[] = [];
-  const keptItems: unknown[] = [];
-  for (let i = 0; i < nodes.length; i++) {
-    const node = nodes[i] as NodeInfo;
-    const status = profile.filterNode(state, node);
-    if (status.ok) {
-      keptNames.push(node.name);
-      if (raw !== undefined) keptItems.push(raw[i]);
-      continue;
-    }
+  const kept = passingNodes(profile, state, nodes, tally, (node, status) => {
     (status.unresolvable ? unresolvable : failed)[node.name] = status.message;
-    tally.add(status.code, status.message);
-  }
+  });
+  const keptNames = kept.map((i) => (nodes[i] as NodeInfo).name);
+  const keptItems = raw === undefined ? [] : kept.map((i) => raw[i]);
 
   const byNames = args.nodes.mode === 'NodeNames';
-  const body = {
+  const body: ExtenderFilterResult = {
     Nodes: byNames ? null : { items: keptItems },
     NodeNames: byNames ? keptNames : null,
     FailedNodes: failed,
@@ -143,16 +155,8 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
   for (const name of unknown) tally.add('NodeNotFound', notFoundMessage(name));
 
   // Scores only mean something where the pod fits; the rest get 0.
-  const feasible: NodeInfo[] = [];
-  const feasibleAt: number[] = [];
-  for (let i = 0; i < nodes.length; i++) {
-    const node = nodes[i] as NodeInfo;
-    const status = profile.filterNode(state, node);
-    if (status.ok) {
-      feasible.push(node);
-      feasibleAt.push(i);
-    } else tally.add(status.code, status.message);
-  }
+  const feasibleAt = passingNodes(profile, state, nodes, tally);
+  const feasible = feasibleAt.map((i) => nodes[i] as NodeInfo);
   const scores = profile.score(state, feasible);
   const nodeScores = new Uint8Array(nodes.length);
   for (let j = 0; j < feasible.length; j++) nodeScores[feasibleAt[j] as number] = toExtenderScore(scores[j] ?? 0);

@@ -19,7 +19,8 @@ export interface ExtenderArgs {
 export type FailedNodesMap = Record<string, string>;
 
 export interface ExtenderFilterResult {
-  Nodes: { apiVersion?: string; kind?: string; metadata?: Record<string, unknown>; items: readonly KubeNode[] } | null;
+  /** The Node objects that passed, exactly as received (full-Nodes mode); null in NodeNames mode. */
+  Nodes: { readonly items: readonly unknown[] } | null;
   NodeNames: string[] | null;
   FailedNodes: FailedNodesMap;
   FailedAndUnresolvableNodes: FailedNodesMap;
