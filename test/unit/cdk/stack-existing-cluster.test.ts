@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCfnLint } from './support/cfn-lint';
 import { expectOnlyEmittedMetrics, expectOnlyKnownSearches } from './support/metric-coverage';
 import { alarmReferences, dashboardReferences } from './support/referenced-metrics';
@@ -31,6 +31,10 @@ beforeAll(() => {
     alarms: { createSnsTopic: true, email: 'oncall@example.com', extenderP99LatencyMs: 500 },
   });
 }, 600_000);
+// The cloud assembly holds ~60 MB of layer assets.
+afterAll(() => {
+  if (synth) rmSync(synth.outdir, { recursive: true, force: true });
+});
 
 describe('existing cluster, attached by name', () => {
   it('creates no cluster, node group or VPC', () => {

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRIC } from '../../../lambdas/observability/metric-catalog';
 import { LAMBDA_KUBERNETES_ACCESS } from '../../../cdk/lib/access/lambda-rbac-rules';
 import { runCfnLint } from './support/cfn-lint';
@@ -16,6 +16,10 @@ let synth: Synthesized;
 beforeAll(() => {
   synth = synthesize(undefined);
 }, 600_000);
+// The cloud assembly holds ~60 MB of layer assets.
+afterAll(() => {
+  if (synth) rmSync(synth.outdir, { recursive: true, force: true });
+});
 
 const lambdaNames = ['Extender', 'Labeler', 'Reconciler'] as const;
 
