@@ -122,6 +122,9 @@ describe('ownership and write discipline', () => {
     expect(labeler.telemetry.record).toHaveBeenCalledWith(METRIC.labelsAlreadyCorrect, 1);
     const after = await h.core.readNode({ name: node.name });
     expect(after.metadata?.resourceVersion).toBe(labeled.metadata?.resourceVersion);
+    // The instance type's GPU facts were asked of EC2 once and then served from the warm container's cache.
+    expect(labeler.ec2Calls.filter((c) => c === 'DescribeInstanceTypesCommand')).toHaveLength(1);
+    expect(labeler.ec2Calls.filter((c) => c === 'DescribeInstancesCommand')).toHaveLength(2);
   });
 
   it('removes its labels when a stop/start changed the instance to a type without GPUs', async () => {
