@@ -123,7 +123,7 @@ export async function filterVerb(ctx: ExtenderContext, args: FilterArgs): Promis
   const unresolvable: Record<string, string> = {};
   for (const name of unknown) {
     const message = notFoundMessage(name);
-    failed[name] = message;
+    unresolvable[name] = message;
     tally.add('NodeNotFound', message);
   }
   const kept = passingNodes(profile, state, nodes, tally, (node, status) => {

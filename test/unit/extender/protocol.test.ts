@@ -64,9 +64,10 @@ describe('filter, NodeNames (nodeCacheCapable: true)', () => {
       NodeNames: [A100_2],
       FailedNodes: {
         [A100_1]: 'Not enough GPUs: requested 2, free 1',
-        [UNKNOWN]: `Node ${UNKNOWN} is not in the extender's cluster cache (new node, or outside the cache's label selector)`,
       },
+      // Evicting pods cannot make an unknown node acceptable, so preemption must not try.
       FailedAndUnresolvableNodes: {
+        [UNKNOWN]: `Node ${UNKNOWN} is not in the extender's cluster cache (new node, or outside the cache's label selector)`,
         [T4]: 'GPU model mismatch: pod wants A100, node has T4',
         [A10G]: 'GPU model mismatch: pod wants A100, node has A10G',
       },
