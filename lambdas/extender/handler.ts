@@ -1,4 +1,5 @@
 import type { ALBEvent, ALBResult } from 'aws-lambda';
+import type { ExtenderApp } from './app';
 import { createExtenderApp, flushTelemetry } from './app';
 import type { RouterResponse } from './router';
 import { errorMessage } from './verbs';
@@ -17,15 +18,20 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
 };
 
 /** The extender behind an internal ALB (Lambda target, multi-value headers off). */
-export async function handler(event: ALBEvent): Promise<ALBResult> {
-  try {
-    const body = event.body == null ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-    return toAlbResult(await app.router({ method: event.httpMethod ?? 'GET', path: event.path ?? '/', body }));
-  } catch (error) {
-    return toAlbResult({ status: 500, body: { Error: `internal error: ${errorMessage(error)}` } });
-  } finally {
-    flushTelemetry(app.telemetry);
-  }
+export const handler = createAlbHandler(app);
+
+/** The ALB adapter around any extender app (the benchmarks host one over an in-memory cluster cache). */
+export function createAlbHandler(extender: ExtenderApp): (event: ALBEvent) => Promise<ALBResult> {
+  return async function albHandler(event: ALBEvent): Promise<ALBResult> {
+    try {
+      const body = event.body == null ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+      return toAlbResult(await extender.router({ method: event.httpMethod ?? 'GET', path: event.path ?? '/', body }));
+    } catch (error) {
+      return toAlbResult({ status: 500, body: { Error: `internal error: ${errorMessage(error)}` } });
+    } finally {
+      flushTelemetry(extender.telemetry);
+    }
+  };
 }
 
 export function toAlbResult(response: RouterResponse): ALBResult {
