@@ -57,7 +57,7 @@ export class LambdaClusterAccess extends Construct {
       type: 'STANDARD',
       kubernetesGroups: [props.group],
     });
-    this.accessEntry.node.addDependency(props.target.cluster);
+    this.accessEntry.node.addDependency(...props.target.clusterCreated);
     this.manifest = props.target.cluster.addManifest(`${id}Rbac`, ...lambdaRbacManifests(props.group, props.rules));
   }
 }

@@ -30,6 +30,7 @@ export class AttachedCluster extends Construct implements ClusterTarget {
   readonly privateSubnets: ec2.SubnetSelection;
   readonly clusterSecurityGroup: ec2.ISecurityGroup;
   readonly computeReady = [];
+  readonly clusterCreated = [];
   readonly installPodIdentityAgent: boolean;
 
   constructor(scope: Construct, id: string, props: AttachedClusterProps) {

@@ -70,9 +70,9 @@ export class ClusterAddons extends Construct {
         resolveConflicts: 'OVERWRITE',
         podIdentityAssociations: [{ serviceAccount: 'cloudwatch-agent', roleArn: agentRole.roleArn }],
       });
-      observability.node.addDependency(target.cluster);
+      observability.node.addDependency(...target.clusterCreated);
       if (podIdentityAgent) {
-        podIdentityAgent.node.addDependency(target.cluster);
+        podIdentityAgent.node.addDependency(...target.clusterCreated);
         observability.addDependency(podIdentityAgent);
       }
       // Add-ons that run pods only turn ACTIVE once nodes exist to run them.

@@ -19,6 +19,8 @@ export interface ClusterTarget {
    * (so it identifies kube-scheduler pods calling the ALB).
    */
   readonly clusterSecurityGroup: ec2.ISecurityGroup;
+  /** The cluster resource itself, for resources that name the cluster by a literal (access entries, add-ons); empty when attached. */
+  readonly clusterCreated: readonly IDependable[];
   /** Add-ons that run pods wait for these (node groups), so they can become ACTIVE. */
   readonly computeReady: readonly IDependable[];
   /** Whether this stack must install the eks-pod-identity-agent add-on. */

@@ -3,6 +3,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as eks from 'aws-cdk-lib/aws-eks-v2';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { IDependable } from 'constructs';
 import type { KubernetesMinorVersion, NewClusterConfig, NodeGroupConfig } from '../../config/app-config';
 import type { ClusterTarget } from './cluster-target';
 import { acknowledgeClusterRoles, acknowledgeKubectlProvider } from './eks-acknowledgments';
@@ -29,6 +30,7 @@ export class NewGpuCluster extends Construct implements ClusterTarget {
   readonly privateSubnets: ec2.SubnetSelection = { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS };
   readonly clusterSecurityGroup: ec2.ISecurityGroup;
   readonly computeReady: eks.Nodegroup[] = [];
+  readonly clusterCreated: IDependable[] = [];
   readonly installPodIdentityAgent = true;
   readonly gpuNodeGroups: eks.Nodegroup[] = [];
 
@@ -84,6 +86,8 @@ export class NewGpuCluster extends Construct implements ClusterTarget {
       kubectlProviderOptions: { kubectlLayer: kubectlLayer(this) },
     });
     this.cluster.node.addDependency(controlPlaneLogs);
+    const clusterResource = this.cluster.node.defaultChild;
+    if (clusterResource) this.clusterCreated.push(clusterResource);
     this.clusterName = props.clusterName;
     this.clusterArn = this.cluster.clusterArn;
     this.clusterSecurityGroup = this.cluster.clusterSecurityGroup;

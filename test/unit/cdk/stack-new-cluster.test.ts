@@ -227,6 +227,11 @@ describe('least privilege', () => {
         AccessPolicies: Match.absent(),
       });
     }
+    // They name the cluster by a literal, so they must wait for it explicitly (and for nothing else of it).
+    const clusterId = logicalIdOf('Cluster', 'AWS::EKS::Cluster');
+    for (const [id, resource] of Object.entries(synth.json.Resources).filter(([id]) => /^(Extender|Labeler|Reconciler)ClusterAccessAccessEntry/.test(id))) {
+      expect(resource.DependsOn, id).toEqual([clusterId]);
+    }
     // The only cluster-admin entry is the deploy-time kubectl provider's.
     const admins = resourcesOfType(synth.json, 'AWS::EKS::AccessEntry').filter(([, p]) => JSON.stringify(p.AccessPolicies ?? []).includes('ClusterAdmin'));
     expect(admins.map(([, p]) => JSON.stringify(p.PrincipalArn))).toEqual([expect.stringContaining('KubectlProvider')]);
