@@ -36,7 +36,9 @@ export function createTelemetry(service: ServiceName): Telemetry {
       single.addMetric(metric.name, metric.unit, value);
     },
     flush() {
-      metrics.publishStoredMetrics();
+      // Dimensioned metrics were already written by their single-metric
+      // instance; publishing an empty buffer only logs a misleading warning.
+      if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
     },
   };
 }
