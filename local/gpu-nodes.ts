@@ -10,6 +10,8 @@ import {
   type EC2Client,
 } from '@aws-sdk/client-ec2';
 import { PatchStrategy, setHeaderOptions, type CoreV1Api, type V1Node, type V1Taint } from '@kubernetes/client-node';
+import { toGpuInfo, type InstanceTypeGpuInfo } from '../lambdas/aws/instance-type-gpu-info';
+import { desiredGpuLabels } from '../lambdas/labeler/gpu-labels';
 import { LOCAL_AWS_REGION } from './moto';
 
 export const GPU_RESOURCE_NAME = 'nvidia.com/gpu';
@@ -25,6 +27,8 @@ export interface InstanceTypeFacts {
   /** As EC2 names it: A100, H100, A10G, T4, V100 … (undefined without GPUs). */
   gpuName?: string;
   gpuMemoryMiB?: number;
+  /** The same facts as the Lambdas read them (lambdas/aws). */
+  gpuInfo: InstanceTypeGpuInfo;
 }
 
 export interface GpuNodeSpec {
@@ -39,6 +43,8 @@ export interface GpuNodeSpec {
   taints?: V1Taint[];
   /** Default 110. */
   maxPods?: number;
+  /** Cluster the instance is tagged for (`kubernetes.io/cluster/<name>`, `eks:cluster-name`). Default LOCAL_CLUSTER_NAME. */
+  clusterName?: string;
 }
 
 export interface GpuNode {
@@ -70,17 +76,17 @@ export async function describeInstanceType(ec2: EC2Client, instanceType: string)
     gpuCount: (info.GpuInfo?.Gpus ?? []).reduce((sum, g) => sum + (g.Count ?? 0), 0),
     ...(gpu?.Name ? { gpuName: gpu.Name } : {}),
     ...(gpu?.MemoryInfo?.SizeInMiB ? { gpuMemoryMiB: gpu.MemoryInfo.SizeInMiB } : {}),
+    gpuInfo: toGpuInfo(instanceType, info.GpuInfo),
   };
 }
 
-/** The seed's node labels (gpu.nvidia.com/{model,memory,count}) for an instance type, as the labeler writes them. */
+/**
+ * The GPU labels (gpu.nvidia.com/{model,memory,count,…}) the node labeler
+ * writes for this instance type with its default settings, computed by the
+ * labeler's own code, for tests that need labelled nodes without running it.
+ */
 export function seedGpuLabels(facts: InstanceTypeFacts): Record<string, string> {
-  if (!facts.gpuName || facts.gpuCount === 0) return {};
-  return {
-    'gpu.nvidia.com/model': facts.gpuName,
-    'gpu.nvidia.com/memory': String(facts.gpuMemoryMiB ?? 0),
-    'gpu.nvidia.com/count': String(facts.gpuCount),
-  };
+  return desiredGpuLabels(facts.gpuInfo, { karpenterLabels: false, gfdLabels: false, manufacturers: ['NVIDIA'] });
 }
 
 const amiByClient = new WeakMap<EC2Client, Promise<string>>();
@@ -101,6 +107,7 @@ async function anyImageId(ec2: EC2Client): Promise<string> {
 /** Launches the EC2 instance in moto, then registers its Node and marks it Ready with GPU capacity. */
 export async function createGpuNode({ core, ec2 }: NodeClients, spec: GpuNodeSpec): Promise<GpuNode> {
   const zone = spec.zone ?? `${LOCAL_AWS_REGION}a`;
+  const clusterName = spec.clusterName ?? LOCAL_CLUSTER_NAME;
   const facts = await describeInstanceType(ec2, spec.instanceType);
   const { Instances } = await ec2.send(
     new RunInstancesCommand({
@@ -113,8 +120,8 @@ export async function createGpuNode({ core, ec2 }: NodeClients, spec: GpuNodeSpe
         {
           ResourceType: 'instance',
           Tags: [
-            { Key: `kubernetes.io/cluster/${LOCAL_CLUSTER_NAME}`, Value: 'owned' },
-            { Key: 'eks:cluster-name', Value: LOCAL_CLUSTER_NAME },
+            { Key: `kubernetes.io/cluster/${clusterName}`, Value: 'owned' },
+            { Key: 'eks:cluster-name', Value: clusterName },
           ],
         },
       ],

@@ -1,0 +1,383 @@
+// The demo: a cluster of GPU nodes the labeler labels, GPU pods the extender
+// places (or rejects, with its reasons), and a Deployment whose scale-down
+// follows the deletion costs the reconciler derived from CloudWatch metrics.
+// Every step prints what happened and records checks for --exit-after-demo.
+import { PutMetricDataCommand, type MetricDatum } from '@aws-sdk/client-cloudwatch';
+import { PatchStrategy, setHeaderOptions, type V1Node, type V1Pod } from '@kubernetes/client-node';
+import { OPT_IN_LABEL, reconcilerConfigFromEnv } from '../../lambdas/reconciler/config';
+import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view';
+import { GPU_RESOURCE, NODE_ANNOTATION, NODE_LABEL, POD_ANNOTATION } from '../../lambdas/scheduling/keys';
+import { createGpuNode, seedGpuLabels, type GpuNode } from '../gpu-nodes';
+import { finishTerminatingPods, markPodRunning, podEvents } from '../pod-status';
+import { sleep, waitFor } from '../wait';
+import type { Delivery } from './event-bridge';
+import { failedSchedulingLines } from './failed-scheduling';
+import { functionEnvironment } from './function-environment';
+import type { Output } from './output';
+import type { LocalPipeline } from './pipeline';
+import type { Scenario, ScenarioJob } from './scenario';
+
+export interface Check {
+  ok: boolean;
+  text: string;
+}
+
+export interface DemoResult {
+  checks: Check[];
+  durationMs: number;
+}
+
+const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+const PAUSE_IMAGE = 'registry.k8s.io/pause:3.10';
+/** How long a job may take to be bound or rejected (the first attempt is immediate). */
+const PLACEMENT_TIMEOUT_MS = 30_000;
+
+interface DemoNode {
+  id: string;
+  gpuNode: GpuNode;
+}
+
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+function instanceIdOf(delivery: Delivery): string | undefined {
+  const id = delivery.event.detail['instance-id'];
+  return typeof id === 'string' ? id : undefined;
+}
+
+function labelerOutcome(delivery: Delivery): string {
+  if (!delivery.ok) return `failed: ${delivery.error ?? ''}`;
+  const result = delivery.result as { result?: unknown; reason?: unknown } | undefined;
+  return typeof result?.result === 'string' ? result.result + (typeof result.reason === 'string' ? ` (${result.reason})` : '') : 'done';
+}
+
+function gpuSummary(labels: Record<string, string> | undefined): string {
+  const model = labels?.[NODE_LABEL.gpuModel];
+  if (!model) return '(no GPU labels)';
+  return `${labels[NODE_LABEL.gpuCount] ?? '?'} × ${model}, ${labels[NODE_LABEL.gpuMemory] ?? '?'} MiB each`;
+}
+
+function asks(job: ScenarioJob): string {
+  return `${job.gpus} × ${job.model ?? 'any GPU'}${job.memoryMiB ? ` ≥ ${job.memoryMiB} MiB` : ''}`;
+}
+
+export class Demo {
+  private readonly checks: Check[] = [];
+  private readonly nodes: DemoNode[] = [];
+  private readonly idByNodeName = new Map<string, string>();
+
+  constructor(
+    private readonly pipeline: LocalPipeline,
+    private readonly scenario: Scenario,
+    private readonly out: Output,
+  ) {}
+
+  async run(): Promise<DemoResult> {
+    const started = Date.now();
+    const { core } = this.pipeline.clients;
+    await core.createNamespace({ body: { metadata: { name: this.scenario.namespace } } });
+    await this.createAndLabelNodes();
+    await this.publishNodeUtilization();
+    await this.placeJobs();
+    if (this.scenario.service) await this.scaleDownService(this.scenario.service);
+    return { checks: this.checks, durationMs: Date.now() - started };
+  }
+
+  private check(ok: boolean, text: string): void {
+    this.checks.push({ ok, text });
+  }
+
+  private nodeLabel(name: string | undefined): string {
+    if (!name) return '-';
+    return this.idByNodeName.get(name) ?? name;
+  }
+
+  // 1. EC2 instances + Node objects without GPU labels; the labeler labels them on "running".
+  private async createAndLabelNodes(): Promise<void> {
+    const { pipeline, out } = this;
+    out.section(`Nodes: ${this.scenario.nodes.length} EC2 instances in moto, labeled by the labeler Lambda`);
+    out.step('launching instances and registering their Nodes (no GPU labels yet) …');
+    const launched = new Map<string, number>();
+    for (const spec of this.scenario.nodes) {
+      const gpuNode = await createGpuNode(pipeline.clients, { instanceType: spec.instanceType, zone: spec.zone, clusterName: pipeline.config.clusterName });
+      launched.set(gpuNode.instanceId, Date.now());
+      this.nodes.push({ id: spec.id, gpuNode });
+      this.idByNodeName.set(gpuNode.name, spec.id);
+    }
+    out.step('EC2 "running" state-change events → EventBridge rule → labeler …');
+    const labelerDelivery = (instanceId: string): Delivery | undefined =>
+      pipeline.deliveries.find((d) => d.functionName === pipeline.lambdas.labeler.functionName && instanceIdOf(d) === instanceId);
+    try {
+      await waitFor(
+        'a labeler invocation for every instance',
+        () => (this.nodes.every((n) => labelerDelivery(n.gpuNode.instanceId)) ? true : undefined),
+        { timeoutMs: 60_000, intervalMs: 200 },
+      );
+    } catch (error) {
+      out.line(`  ${out.paint('red', errorText(error))}`);
+    }
+
+    const nodeList = await pipeline.clients.core.listNode();
+    const byName = new Map<string, V1Node>(nodeList.items.map((n) => [n.metadata?.name ?? '', n]));
+    const rows: string[][] = [];
+    let correct = 0;
+    for (const { id, gpuNode } of this.nodes) {
+      const labels = byName.get(gpuNode.name)?.metadata?.labels ?? {};
+      const expected = seedGpuLabels(gpuNode.facts);
+      const ok = Object.entries(expected).every(([k, v]) => labels[k] === v) && (Object.keys(expected).length > 0 || !labels[NODE_LABEL.gpuModel]);
+      if (ok) correct++;
+      const delivery = labelerDelivery(gpuNode.instanceId);
+      const took = delivery ? `${((delivery.finishedAt - (launched.get(gpuNode.instanceId) ?? delivery.finishedAt)) / 1000).toFixed(1)} s` : '-';
+      const how = delivery ? `${labelerOutcome(delivery)}${delivery.attempts > 1 ? `, attempt ${delivery.attempts}` : ''}, ${took}` : 'no event';
+      rows.push([id, gpuNode.name, gpuNode.facts.instanceType, gpuNode.zone, ok ? gpuSummary(labels) : out.paint('red', gpuSummary(labels)), how]);
+    }
+    out.table(['ID', 'NODE', 'INSTANCE TYPE', 'ZONE', 'GPU LABELS (gpu.nvidia.com/*)', 'LABELER'], rows);
+    this.check(correct === this.nodes.length, `${correct}/${this.nodes.length} nodes carry the GPU labels EC2 describes for their instance type`);
+
+    const reconcile = await pipeline.runSchedule('labeler');
+    const summary = reconcile.result as { nodes?: number; labeled?: number; alreadyCorrect?: number; failed?: number } | undefined;
+    out.step(
+      reconcile.ok
+        ? `labeler schedule (Scheduled Event): ${summary?.nodes ?? '?'} nodes checked, ${summary?.labeled ?? '?'} relabeled, ${summary?.alreadyCorrect ?? '?'} already correct, ${summary?.failed ?? '?'} failed`
+        : out.paint('red', `labeler schedule failed: ${reconcile.error ?? ''}`),
+    );
+    this.check(reconcile.ok && summary?.failed === 0, 'the labeler\'s scheduled reconcile ran without failures');
+  }
+
+  private reconcilerMetricNames() {
+    const { config, moto, controlPlane } = this.pipeline;
+    // The reconciler's own configuration says where it reads: publish exactly there.
+    return reconcilerConfigFromEnv(functionEnvironment(config, 'reconciler', { motoUrl: moto.url, kubeconfig: controlPlane.info.lambdaKubeconfigs.reconciler })).settings;
+  }
+
+  private async putMetrics(namespace: string, data: MetricDatum[]): Promise<void> {
+    for (let i = 0; i < data.length; i += 500) {
+      await this.pipeline.clients.cloudWatch.send(new PutMetricDataCommand({ Namespace: namespace, MetricData: data.slice(i, i + 500) }));
+    }
+  }
+
+  // 2. Container Insights-style node GPU utilization → reconciler → node annotation the extender scores.
+  private async publishNodeUtilization(): Promise<void> {
+    const measured = this.scenario.nodes.filter((n) => n.gpuUtilization !== undefined);
+    if (measured.length === 0) return;
+    const { out, pipeline } = this;
+    out.section('GPU utilization: CloudWatch → reconciler Lambda → node annotation');
+    const settings = this.reconcilerMetricNames();
+    // 30 s back: moto truncates the query's EndTime to the second.
+    const timestamp = new Date(Date.now() - 30_000);
+    const data: MetricDatum[] = [];
+    for (const spec of measured) {
+      const node = this.nodes.find((n) => n.id === spec.id)?.gpuNode;
+      if (!node || spec.gpuUtilization === undefined) continue;
+      data.push({
+        MetricName: settings.nodes.metrics.metricName,
+        Value: spec.gpuUtilization,
+        Unit: 'Percent',
+        Timestamp: timestamp,
+        Dimensions: [
+          { Name: 'ClusterName', Value: pipeline.config.clusterName },
+          { Name: 'InstanceId', Value: node.instanceId },
+          { Name: 'NodeName', Value: node.name },
+        ],
+      });
+    }
+    await this.putMetrics(settings.nodes.metrics.namespace, data);
+    out.step(`published ${settings.nodes.metrics.metricName} for ${data.length} node(s); reconciler schedule fires`);
+    const run = await pipeline.runSchedule('reconciler');
+    if (!run.ok) out.line(`  ${out.paint('red', `reconciler failed: ${run.error ?? ''}`)}`);
+    const nodes = await pipeline.clients.core.listNode();
+    const rows = measured.map((spec) => {
+      const node = nodes.items.find((n) => this.idByNodeName.get(n.metadata?.name ?? '') === spec.id);
+      const written = node?.metadata?.annotations?.[NODE_ANNOTATION.gpuUtilization];
+      return [spec.id, `${spec.gpuUtilization ?? '-'} %`, written === undefined ? out.paint('red', 'not written') : `${NODE_ANNOTATION.gpuUtilization}=${written}`];
+    });
+    out.table(['ID', 'METRIC', 'ANNOTATION WRITTEN'], rows);
+    const writtenCount = rows.filter((r) => !(r[2] ?? '').includes('not written')).length;
+    this.check(run.ok && writtenCount === measured.length, `GPU utilization annotations written on ${writtenCount}/${measured.length} measured nodes`);
+  }
+
+  // 3. GPU pods through gpu-scheduler → extender (behind the ALB adapter), one at a time.
+  private async placeJobs(): Promise<void> {
+    if (this.scenario.jobs.length === 0) return;
+    const { out, pipeline, scenario } = this;
+    const { core } = pipeline.clients;
+    const namespace = scenario.namespace;
+    out.section(`GPU jobs: schedulerName ${pipeline.config.scheduler.name} → extender Lambda behind the ALB`);
+    const rows: string[][] = [];
+    const reasons: { job: string; message: string }[] = [];
+    for (const job of scenario.jobs) {
+      const annotations: Record<string, string> = {};
+      if (job.model) annotations[POD_ANNOTATION.gpuModel] = job.model;
+      if (job.memoryMiB) annotations[POD_ANNOTATION.gpuMemory] = String(job.memoryMiB);
+      await core.createNamespacedPod({
+        namespace,
+        body: {
+          metadata: { name: job.name, labels: { app: job.name, 'demo.gpu-scheduling/kind': 'job' }, annotations },
+          spec: {
+            schedulerName: pipeline.config.scheduler.name,
+            restartPolicy: 'Never',
+            containers: [{ name: 'main', image: 'nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04', resources: { limits: { [GPU_RESOURCE]: String(job.gpus) } } }],
+          },
+        },
+      });
+      const ref = { namespace, name: job.name };
+      const outcome = await waitFor(
+        `pod ${namespace}/${job.name} to be bound or rejected`,
+        async (): Promise<{ node: string } | { pending: string } | undefined> => {
+          const pod = await core.readNamespacedPod(ref);
+          if (pod.spec?.nodeName) return { node: pod.spec.nodeName };
+          const failed = (await podEvents(core, ref)).find((e) => e.reason === 'FailedScheduling');
+          return failed ? { pending: failed.message ?? '' } : undefined;
+        },
+        { timeoutMs: PLACEMENT_TIMEOUT_MS, intervalMs: 200 },
+      ).catch((error: unknown): { pending: string } => ({ pending: `no decision: ${errorText(error)}` }));
+
+      const view = pipeline.extenderTap.view(namespace, job.name);
+      if ('node' in outcome) {
+        await markPodRunning(core, ref, `10.1.0.${rows.length + 10}`);
+        const scores = Object.entries(view?.scores ?? {}).sort((a, b) => b[1] - a[1]);
+        const shown = scores.slice(0, 4).map(([name, score]) => `${this.nodeLabel(name)} ${score}`);
+        const why = [
+          view ? `${view.kept.length} of ${view.kept.length + Object.keys(view.rejected).length} nodes fit` : 'extender not consulted',
+          view && view.kept.length === 1 ? 'only candidate' : shown.length > 0 ? `scores ${shown.join(', ')}${scores.length > shown.length ? ', …' : ''}` : undefined,
+        ]
+          .filter(Boolean)
+          .join('; ');
+        rows.push([job.name, asks(job), out.paint('green', `→ ${this.nodeLabel(outcome.node)}`), why]);
+        const expected = job.expect;
+        if (expected.kind === 'scheduled') {
+          const ok = expected.nodes.length === 0 || expected.nodes.includes(this.nodeLabel(outcome.node));
+          this.check(ok, `${job.name} landed on ${this.nodeLabel(outcome.node)}${expected.nodes.length ? ` (expected ${expected.nodes.join(' or ')})` : ''}`);
+        } else if (expected.kind === 'pending') {
+          this.check(false, `${job.name} landed on ${this.nodeLabel(outcome.node)} but was expected to stay Pending (${expected.reason})`);
+        }
+      } else {
+        const message = outcome.pending;
+        rows.push([job.name, asks(job), out.paint('yellow', 'Pending'), 'see reason below']);
+        reasons.push({ job: job.name, message });
+        const expected = job.expect;
+        if (expected.kind === 'pending') {
+          this.check(message.includes(expected.reason), `${job.name} stayed Pending with the extender's reason "${expected.reason}"`);
+        } else if (expected.kind === 'scheduled') {
+          this.check(false, `${job.name} stayed Pending but was expected to land (${expected.nodes.join(' or ') || 'anywhere'}): ${message}`);
+        }
+      }
+      // The extender answers from a cluster snapshot refreshed every EXTENDER_CACHE_TTL (500 ms locally).
+      await sleep(600);
+    }
+    out.table(['JOB', 'ASKS', 'RESULT', 'WHY (extender: filter, then prioritize scores 0..10)'], rows);
+    for (const { job, message } of reasons) {
+      out.line(`  ${out.paint('yellow', job)}: FailedScheduling event (kube-scheduler, with the extender's reasons)`);
+      for (const line of failedSchedulingLines(message)) out.line(`      ${line}`);
+    }
+  }
+
+  // 4. + 5. Deletion cost from per-pod metrics, then a scale-down.
+  private async scaleDownService(service: NonNullable<Scenario['service']>): Promise<void> {
+    const { out, pipeline, scenario } = this;
+    const { core, apps } = pipeline.clients;
+    const namespace = scenario.namespace;
+    out.section(`Service ${service.name}: per-pod metrics → reconciler Lambda → pod-deletion-cost`);
+    const settings = this.reconcilerMetricNames();
+    await apps.createNamespacedDeployment({
+      namespace,
+      body: {
+        metadata: { name: service.name },
+        spec: {
+          replicas: service.replicas,
+          selector: { matchLabels: { app: service.name } },
+          template: {
+            // The opt-in label goes on the pod template: the reconciler selects pods by it.
+            metadata: { labels: { app: service.name, [OPT_IN_LABEL]: 'enabled' } },
+            spec: { containers: [{ name: 'app', image: PAUSE_IMAGE, resources: { requests: { cpu: '100m', memory: '64Mi' } } }] },
+          },
+        },
+      },
+    });
+    const selector = `app=${service.name}`;
+    const pods = await waitFor(
+      `${service.replicas} pods of ${service.name} bound to nodes`,
+      async () => {
+        const list = await core.listNamespacedPod({ namespace, labelSelector: selector });
+        const bound = list.items.filter((p) => p.spec?.nodeName);
+        return bound.length === service.replicas ? bound : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
+    // Ready long enough ago that the reconciler's warm-up period does not apply.
+    const readySince = new Date(Date.now() - (settings.policy.warmupSeconds + 300) * 1000);
+    const names = pods.map((p) => p.metadata?.name ?? '').sort();
+    for (const [i, name] of names.entries()) await markPodRunning(core, { namespace, name }, `10.2.0.${i + 10}`, readySince);
+
+    const timestamp = new Date(Date.now() - 30_000);
+    const metrics = settings.podMetrics;
+    const data: MetricDatum[] = names.flatMap((name, i) => {
+      const m = service.pods[i];
+      if (!m) return [];
+      const Dimensions = [
+        { Name: metrics.namespaceDimension, Value: namespace },
+        { Name: metrics.podNameDimension, Value: name },
+      ];
+      return [
+        { MetricName: metrics.activeRequestsMetric, Value: m.activeRequests, Unit: 'Count', Timestamp: timestamp, Dimensions },
+        { MetricName: metrics.cacheHitRateMetric, Value: m.cacheHitPercent / 100, Unit: 'None', Timestamp: timestamp, Dimensions },
+        { MetricName: metrics.avgResponseTimeMetric, Value: m.responseTimeMs, Unit: 'Milliseconds', Timestamp: timestamp, Dimensions },
+      ];
+    });
+    await this.putMetrics(metrics.namespace, data);
+    out.step(`published ${metrics.activeRequestsMetric}, ${metrics.cacheHitRateMetric}, ${metrics.avgResponseTimeMetric} per pod to CloudWatch (${metrics.namespace}); reconciler schedule fires`);
+    const run = await pipeline.runSchedule('reconciler');
+    const summary = run.result as { podsEvaluated?: number; deletionCostsWritten?: number } | undefined;
+    if (!run.ok) out.line(`  ${out.paint('red', `reconciler failed: ${run.error ?? ''}`)}`);
+
+    const costOf = (pod: V1Pod | undefined): number => Number(pod?.metadata?.annotations?.[POD_DELETION_COST_ANNOTATION] ?? 0);
+    const afterReconcile = new Map((await core.listNamespacedPod({ namespace, labelSelector: selector })).items.map((p) => [p.metadata?.name ?? '', p]));
+    const costs = new Map(names.map((name) => [name, costOf(afterReconcile.get(name))]));
+    out.table(
+      ['POD', 'NODE', 'ACTIVE REQ', 'CACHE HIT', 'LATENCY', 'DELETION COST'],
+      names.map((name, i) => {
+        const m = service.pods[i];
+        const annotation = afterReconcile.get(name)?.metadata?.annotations?.[POD_DELETION_COST_ANNOTATION];
+        return [
+          name,
+          this.nodeLabel(afterReconcile.get(name)?.spec?.nodeName),
+          String(m?.activeRequests ?? '-'),
+          `${m?.cacheHitPercent ?? '-'} %`,
+          `${m?.responseTimeMs ?? '-'} ms`,
+          annotation === undefined ? out.paint('dim', '0 (not written: 0 is the default)') : annotation,
+        ];
+      }),
+    );
+    out.step(`reconciler: ${summary?.podsEvaluated ?? '?'} pods evaluated, ${summary?.deletionCostsWritten ?? '?'} deletion costs written`);
+    this.check(run.ok && (summary?.deletionCostsWritten ?? 0) > 0, `the reconciler wrote ${summary?.deletionCostsWritten ?? 0} deletion cost(s) from CloudWatch metrics`);
+
+    out.section(`Scale-down: ${service.name} ${service.replicas} → ${service.scaleTo} replicas (the ReplicaSet controller picks)`);
+    // Let the controller-manager's informers see the new annotations first.
+    await sleep(1_000);
+    await apps.patchNamespacedDeployment({ namespace, name: service.name, body: { spec: { replicas: service.scaleTo } } }, MERGE_PATCH);
+    const toRemove = service.replicas - service.scaleTo;
+    const removed = await waitFor(
+      `the ReplicaSet controller to delete ${toRemove} pod(s)`,
+      async () => {
+        const list = await core.listNamespacedPod({ namespace, labelSelector: selector });
+        const alive = new Set(list.items.filter((p) => !p.metadata?.deletionTimestamp).map((p) => p.metadata?.name ?? ''));
+        const gone = names.filter((n) => !alive.has(n));
+        return gone.length >= toRemove ? gone : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+    // No kubelet: finish the graceful deletions it would finish.
+    await finishTerminatingPods(core, namespace);
+    const kept = names.filter((n) => !removed.includes(n));
+    const row = (name: string, state: string): string[] => [name, String(costs.get(name) ?? 0), state];
+    out.table(
+      ['POD', 'DELETION COST', ''],
+      [...removed.map((n) => row(n, out.paint('red', 'removed'))), ...kept.map((n) => row(n, out.paint('green', 'kept')))],
+    );
+    const maxRemoved = Math.max(...removed.map((n) => costs.get(n) ?? 0));
+    const minKept = Math.min(...kept.map((n) => costs.get(n) ?? 0));
+    this.check(
+      removed.length === toRemove && maxRemoved <= minKept,
+      `scale-down removed the ${toRemove} least valuable pod(s) (highest removed cost ${maxRemoved} ≤ lowest kept cost ${kept.length ? minKept : '-'})`,
+    );
+  }
+}

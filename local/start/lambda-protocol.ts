@@ -1,0 +1,25 @@
+// Messages between the main thread and a local Lambda's worker thread.
+
+export interface LambdaWorkerData {
+  /** Absolute path of the handler module (exports `handler`). */
+  entry: string;
+  functionName: string;
+  memoryMiB: number;
+  region: string;
+  accountId: string;
+}
+
+export interface InvokeRequest {
+  id: number;
+  requestId: string;
+  event: unknown;
+  timeoutMs: number;
+}
+
+export type InvokeReply =
+  | { id: number; ok: true; result: unknown }
+  | { id: number; ok: false; error: { name: string; message: string } };
+
+export interface ReadyMessage {
+  ready: true;
+}

@@ -1,0 +1,59 @@
+// Runs inside a worker thread: one Lambda "container" with its own
+// process.env (the function's environment), loading the real handler module
+// once and invoking it for each event the main thread sends, as the Lambda
+// runtime would. Replies are plain data (structured clone).
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Context } from 'aws-lambda';
+import type { InvokeReply, InvokeRequest, LambdaWorkerData } from './lambda-protocol';
+
+type AsyncHandler = (event: unknown, context: Context) => Promise<unknown>;
+
+const data = workerData as LambdaWorkerData;
+const port = parentPort;
+if (!port) throw new Error('lambda-worker must run in a worker thread');
+
+function contextFor(request: InvokeRequest): Context {
+  const deadline = Date.now() + request.timeoutMs;
+  const unsupported = (): never => {
+    throw new Error('legacy context.done/fail/succeed are not supported locally');
+  };
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName: data.functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:${data.region}:${data.accountId}:function:${data.functionName}`,
+    memoryLimitInMB: String(data.memoryMiB),
+    awsRequestId: request.requestId,
+    logGroupName: `/aws/lambda/${data.functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: unsupported,
+    fail: unsupported,
+    succeed: unsupported,
+  };
+}
+
+const loaded = (await import(data.entry)) as { handler?: unknown };
+if (typeof loaded.handler !== 'function') throw new Error(`${data.entry} does not export a function named handler`);
+const handler = loaded.handler as AsyncHandler;
+
+port.on('message', (request: InvokeRequest) => {
+  const reply = (message: InvokeReply): void => port.postMessage(message);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Task timed out after ${(request.timeoutMs / 1000).toFixed(2)} seconds`)), request.timeoutMs);
+  });
+  Promise.race([handler(request.event, contextFor(request)), timeout])
+    .then(
+      (result) => reply({ id: request.id, ok: true, result }),
+      (error: unknown) =>
+        reply({
+          id: request.id,
+          ok: false,
+          error: { name: error instanceof Error ? error.name : 'Error', message: error instanceof Error ? error.message : String(error) },
+        }),
+    )
+    .finally(() => clearTimeout(timer));
+});
+
+port.postMessage({ ready: true });

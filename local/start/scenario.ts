@@ -1,0 +1,168 @@
+// The demo's cluster and workload, from a JSON or YAML file (docs/local-pipeline.md
+// documents the format; demo-scenario.yaml is the built-in one). Validation uses
+// the CDK config's reader, so mistakes read the same way: the dotted key, what is
+// allowed and what was found; unknown keys are errors, not silently ignored.
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { AppConfigError, ConfigReader } from '../../cdk/config/config-reader';
+
+export interface ScenarioNode {
+  /** Name the rest of the scenario uses for this node (expectations). */
+  id: string;
+  instanceType: string;
+  zone: string;
+  /** Percent; published as Container Insights node_gpu_utilization for the reconciler to read. */
+  gpuUtilization: number | undefined;
+}
+
+export type JobExpectation = { kind: 'scheduled'; nodes: string[] } | { kind: 'pending'; reason: string } | { kind: 'none' };
+
+export interface ScenarioJob {
+  name: string;
+  gpus: number;
+  model: string | undefined;
+  memoryMiB: number | undefined;
+  expect: JobExpectation;
+}
+
+export interface PodMetrics {
+  activeRequests: number;
+  /** 0..100; published as the ratio cache_hit_rate (0..1). */
+  cacheHitPercent: number;
+  responseTimeMs: number;
+}
+
+export interface ScenarioService {
+  name: string;
+  replicas: number;
+  scaleTo: number;
+  /** One entry per replica, given to the pods in name order. */
+  pods: PodMetrics[];
+}
+
+export interface Scenario {
+  namespace: string;
+  nodes: ScenarioNode[];
+  jobs: ScenarioJob[];
+  service: ScenarioService | undefined;
+}
+
+export class ScenarioError extends Error {
+  override readonly name = 'ScenarioError';
+}
+
+export const DEMO_SCENARIO_FILE = fileURLToPath(new URL('./demo-scenario.yaml', import.meta.url));
+
+const DNS_LABEL = { pattern: /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, allowed: 'a DNS-1123 label (lowercase letters, digits, "-", at most 63)' };
+const NODE_ID = { pattern: /^[A-Za-z0-9][-A-Za-z0-9_.]{0,62}$/, allowed: 'letters, digits, "-", "_", "." (at most 63)' };
+const INSTANCE_TYPE = { pattern: /^[a-z][a-z0-9-]*\.[a-z0-9]+$/, allowed: 'an EC2 instance type such as p4d.24xlarge' };
+const ZONE = { pattern: /^[a-z]{2}(-[a-z]+)+-\d[a-z]$/, allowed: 'an availability zone such as us-east-1a' };
+const MODEL = { pattern: /^\S(.{0,126}\S)?$/, allowed: 'a GPU model or alternatives, e.g. A100 or A100|H100' };
+const TEXT = { pattern: /^\S(.{0,498}\S)?$/, allowed: 'non-empty text' };
+
+function parseNode(reader: ConfigReader, index: number): ScenarioNode {
+  const node: ScenarioNode = {
+    id: reader.string('id', { default: `node-${index + 1}`, ...NODE_ID }),
+    instanceType: reader.optionalString('instanceType', INSTANCE_TYPE) ?? reader.fail('instanceType', 'is required'),
+    zone: reader.string('zone', { default: 'us-east-1a', ...ZONE }),
+    gpuUtilization: reader.optionalInteger('gpuUtilization', { min: 0, max: 100 }),
+  };
+  reader.done();
+  return node;
+}
+
+function parseExpectation(reader: ConfigReader, nodeIds: ReadonlySet<string>): JobExpectation {
+  const scheduled = reader.boolean('scheduled', false);
+  const nodes = reader.stringList('nodes', { default: [], minItems: 1, ...NODE_ID });
+  const pending = reader.optionalString('pending', TEXT);
+  reader.done();
+  const unknown = nodes.find((id) => !nodeIds.has(id));
+  if (unknown !== undefined) reader.fail('nodes', `names node ${JSON.stringify(unknown)}, which is not in nodes[] (ids: ${[...nodeIds].join(', ')})`);
+  if (pending !== undefined) {
+    if (scheduled || nodes.length > 0) reader.fail('pending', 'cannot be combined with scheduled or nodes: a job either lands or stays Pending');
+    return { kind: 'pending', reason: pending };
+  }
+  return scheduled || nodes.length > 0 ? { kind: 'scheduled', nodes } : { kind: 'none' };
+}
+
+function parseJob(reader: ConfigReader, nodeIds: ReadonlySet<string>): ScenarioJob {
+  const job: ScenarioJob = {
+    name: reader.optionalString('name', DNS_LABEL) ?? reader.fail('name', 'is required'),
+    gpus: reader.integer('gpus', { default: 1, min: 1, max: 64 }),
+    model: reader.optionalString('model', MODEL),
+    memoryMiB: reader.optionalInteger('memoryMiB', { min: 1, max: 4_194_304 }),
+    expect: parseExpectation(reader.child('expect'), nodeIds),
+  };
+  reader.done();
+  return job;
+}
+
+function parseService(reader: ConfigReader): ScenarioService {
+  const name = reader.optionalString('name', DNS_LABEL) ?? reader.fail('name', 'is required');
+  const replicas = reader.integer('replicas', { default: 6, min: 2, max: 50 });
+  const scaleTo = reader.integer('scaleTo', { default: Math.floor(replicas / 2), min: 0, max: replicas - 1 });
+  const pods = reader.objectList('pods', { minItems: replicas, fallback: [] }).map((item) => {
+    const metrics: PodMetrics = {
+      activeRequests: item.integer('activeRequests', { default: 0, min: 0, max: 1_000_000 }),
+      cacheHitPercent: item.integer('cacheHitPercent', { default: 0, min: 0, max: 100 }),
+      responseTimeMs: item.integer('responseTimeMs', { default: 1000, min: 0, max: 3_600_000 }),
+    };
+    item.done();
+    return metrics;
+  });
+  if (pods.length !== replicas) reader.fail('pods', `must have exactly one entry per replica (${replicas}), got ${pods.length}`);
+  reader.done();
+  return { name, replicas, scaleTo, pods };
+}
+
+/** Validates a parsed scenario document. Throws ScenarioError naming the first bad key. */
+export function parseScenario(raw: unknown, source: string): Scenario {
+  try {
+    const root = new ConfigReader(raw, '');
+    const namespace = root.string('namespace', { default: 'demo', ...DNS_LABEL });
+    const nodes = root.objectList('nodes', { minItems: 1, fallback: [] }).map(parseNode);
+    const ids = new Set<string>();
+    nodes.forEach((node, index) => {
+      if (ids.has(node.id)) throw new AppConfigError(`nodes[${index}].id`, `${JSON.stringify(node.id)} is used twice`);
+      ids.add(node.id);
+    });
+    const jobs = root.objectList('jobs', { minItems: 0, fallback: [] }).map((reader) => parseJob(reader, ids));
+    const names = new Set<string>();
+    jobs.forEach((job, index) => {
+      if (names.has(job.name)) throw new AppConfigError(`jobs[${index}].name`, `${JSON.stringify(job.name)} is used twice`);
+      names.add(job.name);
+    });
+    const hasService = root.has('service');
+    const serviceReader = root.child('service');
+    const service = hasService ? parseService(serviceReader) : undefined;
+    if (service && names.has(service.name)) throw new AppConfigError('service.name', `${JSON.stringify(service.name)} is also a job name`);
+    root.done();
+    return { namespace, nodes, jobs, service };
+  } catch (error) {
+    if (error instanceof AppConfigError) throw new ScenarioError(`invalid scenario ${source}: ${error.key}: ${error.problem}`);
+    throw error;
+  }
+}
+
+/** Reads and validates a scenario file (.json, .yaml or .yml). */
+export function loadScenario(path: string): Scenario {
+  const extension = extname(path).toLowerCase();
+  if (!['.json', '.yaml', '.yml'].includes(extension)) {
+    throw new ScenarioError(`--scenario must name a .json, .yaml or .yml file, got ${JSON.stringify(path)}`);
+  }
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ScenarioError(`cannot read scenario ${path}: ${(error as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = extension === '.json' ? (JSON.parse(text) as unknown) : (parseYaml(text) as unknown);
+  } catch (error) {
+    throw new ScenarioError(`scenario ${path} is not valid ${extension === '.json' ? 'JSON' : 'YAML'}: ${(error as Error).message}`);
+  }
+  return parseScenario(raw, path);
+}
