@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { schedulerConfiguration } from '../../../local/scheduler-config';
+
+describe('schedulerConfiguration', () => {
+  it('writes a v1 KubeSchedulerConfiguration whose extender manages nvidia.com/gpu', () => {
+    const config = parse(
+      schedulerConfiguration({
+        kubeconfig: '/k/sched.kubeconfig',
+        profiles: ['gpu-scheduler'],
+        extender: { urlPrefix: 'http://127.0.0.1:9999', nodeCacheCapable: true, preemptVerb: 'preempt', weight: 5 },
+      }),
+    ) as Record<string, unknown>;
+    expect(config).toMatchObject({
+      apiVersion: 'kubescheduler.config.k8s.io/v1',
+      kind: 'KubeSchedulerConfiguration',
+      clientConnection: { kubeconfig: '/k/sched.kubeconfig' },
+      leaderElection: { leaderElect: false },
+      profiles: [{ schedulerName: 'gpu-scheduler' }],
+      extenders: [
+        {
+          urlPrefix: 'http://127.0.0.1:9999',
+          filterVerb: 'filter',
+          prioritizeVerb: 'prioritize',
+          preemptVerb: 'preempt',
+          weight: 5,
+          enableHTTPS: false,
+          nodeCacheCapable: true,
+          managedResources: [{ name: 'nvidia.com/gpu', ignoredByScheduler: true }],
+          ignorable: false,
+          httpTimeout: '5s',
+        },
+      ],
+    });
+  });
+
+  it('leaves out the preempt verb unless asked and honours nodeCacheCapable false and ignorable', () => {
+    const config = parse(
+      schedulerConfiguration({
+        kubeconfig: 'k',
+        profiles: ['gpu-scheduler'],
+        extender: { urlPrefix: 'https://ext.internal', nodeCacheCapable: false, ignorable: true, httpTimeout: '2s' },
+      }),
+    ) as { extenders: Record<string, unknown>[] };
+    const [extender] = config.extenders;
+    expect(extender).not.toHaveProperty('preemptVerb');
+    expect(extender).toMatchObject({ nodeCacheCapable: false, ignorable: true, enableHTTPS: true, httpTimeout: '2s', weight: 1 });
+  });
+
+  it('has no extenders for a plain default scheduler', () => {
+    const config = parse(schedulerConfiguration({ kubeconfig: 'k', profiles: ['default-scheduler'] })) as Record<string, unknown>;
+    expect(config).not.toHaveProperty('extenders');
+    expect(config.profiles).toEqual([{ schedulerName: 'default-scheduler' }]);
+  });
+});
