@@ -1,10 +1,10 @@
 import { chooseDevices } from '../scheduling/device-choice';
 import type { RejectedNode } from '../scheduling/framework';
 import { metadataOf, stringField } from '../scheduling/kube-json';
-import type { NodeInfo } from '../scheduling/node-info';
 import { podInfoFromKubernetes } from '../scheduling/pod-info';
 import { parsePodRequirements } from '../scheduling/pod-requirements';
 import type { Profile } from '../scheduling/profile';
+import { selectNode } from '../scheduling/profile';
 import { snapshotFromKubernetes } from '../scheduling/snapshot';
 import { isRecord } from '../scheduling/kube-json';
 
@@ -66,9 +66,9 @@ export function summarize(total: number, rejected: readonly RejectedNode[]): str
 
 /**
  * What-if placement: bound pods in `pods` are existing load; every pending
- * pod is placed in input order with the profile (CPU, memory and GPU fit plus
- * the scoring plugins), and later pods see the earlier ones. Ties go to the
- * earliest node in the input, as the library's selectNode does.
+ * pod is placed in input order with the library's selectNode (CPU, memory and
+ * GPU fit plus the scoring plugins; ties go to the earliest node in the
+ * input), and later pods see the earlier ones.
  */
 export function simulate(nodes: readonly unknown[], pods: readonly unknown[], profile: Profile): SimulationResult {
   const bound = pods.filter((p) => podInfoFromKubernetes(p) !== undefined);
@@ -78,9 +78,8 @@ export function simulate(nodes: readonly unknown[], pods: readonly unknown[], pr
   for (const raw of pods) {
     if (!isPending(raw)) continue;
     const pod = parsePodRequirements(raw);
-    const state = profile.startCycle(snapshot, pod);
-    const { feasible, rejected } = profile.filter(state, snapshot.nodes);
-    if (feasible.length === 0) {
+    const { node, score, rejected } = selectNode(profile, snapshot, pod);
+    if (node === undefined) {
       unschedulable.push({
         pod: podKey(raw),
         summary: summarize(snapshot.nodes.length, rejected),
@@ -88,15 +87,11 @@ export function simulate(nodes: readonly unknown[], pods: readonly unknown[], pr
       });
       continue;
     }
-    const scores = profile.score(state, feasible);
-    let best = 0;
-    for (let i = 1; i < feasible.length; i++) if ((scores[i] ?? 0) > (scores[best] ?? 0)) best = i;
-    const node = feasible[best] as NodeInfo;
     const devices = snapshot.bind(
       { uid: pod.uid, namespace: pod.namespace, name: pod.name, labels: pod.labels, nodeName: node.name, demand: pod.demand },
-      chooseDevices(profile, state, node),
+      chooseDevices(profile, profile.startCycle(snapshot, pod), node),
     );
-    placed.push({ pod: podKey(raw), node: node.name, score: Math.round((scores[best] ?? 0) * 100) / 100, devices: [...devices] });
+    placed.push({ pod: podKey(raw), node: node.name, score: Math.round(score * 100) / 100, devices: [...devices] });
   }
   return {
     placed,
