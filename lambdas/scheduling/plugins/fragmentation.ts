@@ -147,11 +147,12 @@ const REFRESH_GROWTH = 0.05;
 
 const podKeys = new WeakMap<PodRequirements, string>();
 
+/** What the score depends on: the node state after placement, so CPU and GPU demand only (not models or memory). */
 function podKey(pod: PodRequirements): string {
   let key = podKeys.get(pod);
   if (key === undefined) {
     const { cpuMilli, gpuCount, gpuMilli } = pod.demand;
-    key = `${cpuMilli}|${gpuCount}|${gpuMilli}|${pod.gpuModelTokens.map((t) => t.join('-')).join('|')}`;
+    key = `${cpuMilli}|${gpuCount}|${gpuCount > 0 ? gpuMilli : 0}`;
     podKeys.set(pod, key);
   }
   return key;
