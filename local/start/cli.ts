@@ -3,11 +3,11 @@
 import type { AppConfig } from '../../cdk/config/app-config';
 import { AppConfigError } from '../../cdk/config/config-reader';
 import { loadAppConfig } from '../../cdk/config/load-app-config';
-import { Demo, type DemoResult } from './demo';
+import type { DemoResult } from './demo';
 import type { Delivery } from './event-bridge';
 import { Output } from './output';
 import { parseStartOptions, UsageError, USAGE, type StartOptions } from './options';
-import { startPipeline, type LocalPipeline } from './pipeline';
+import type { LocalPipeline } from './pipeline';
 import { missingPrerequisites } from './prerequisites';
 import { DEMO_SCENARIO_FILE, loadScenario, ScenarioError, type Scenario } from './scenario';
 import { Teardown } from './teardown';
@@ -99,6 +99,8 @@ async function main(options: StartOptions): Promise<void> {
 
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // Loaded only now (AWS SDK, Kubernetes client): bad options and missing tools are reported at once.
+  const [{ startPipeline }, { Demo }] = await Promise.all([import('./pipeline'), import('./demo')]);
 
   out.line(out.paint('bold', `eks-gpu-scheduling: the pipeline, locally (cluster "${config.clusterName}"${options.configFile ? `, config ${options.configFile}` : ', default config'})`));
   const started = Date.now();

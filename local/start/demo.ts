@@ -4,7 +4,8 @@
 // Every step prints what happened and records checks for --exit-after-demo.
 import { PutMetricDataCommand, type MetricDatum } from '@aws-sdk/client-cloudwatch';
 import { PatchStrategy, setHeaderOptions, type V1Node, type V1Pod } from '@kubernetes/client-node';
-import { OPT_IN_LABEL, reconcilerConfigFromEnv } from '../../lambdas/reconciler/config';
+import { extenderConfigFromEnv } from '../../lambdas/extender/config';
+import { reconcilerConfigFromEnv } from '../../lambdas/reconciler/config';
 import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view';
 import { GPU_RESOURCE, NODE_ANNOTATION, NODE_LABEL, POD_ANNOTATION } from '../../lambdas/scheduling/keys';
 import { createGpuNode, seedGpuLabels, type GpuNode } from '../gpu-nodes';
@@ -54,6 +55,17 @@ function gpuSummary(labels: Record<string, string> | undefined): string {
   const model = labels?.[NODE_LABEL.gpuModel];
   if (!model) return '(no GPU labels)';
   return `${labels[NODE_LABEL.gpuCount] ?? '?'} × ${model}, ${labels[NODE_LABEL.gpuMemory] ?? '?'} MiB each`;
+}
+
+/** Labels that satisfy a selector of `k=v` / `k==v` terms (the opt-in label); undefined for other forms. */
+function equalityLabels(selector: string): Record<string, string> | undefined {
+  const labels: Record<string, string> = {};
+  for (const term of selector.split(',').map((t) => t.trim()).filter(Boolean)) {
+    const match = /^([^=!\s()]+)\s*==?\s*([^=!\s()]*)$/.exec(term);
+    if (!match?.[1]) return undefined;
+    labels[match[1]] = match[2] ?? '';
+  }
+  return labels;
 }
 
 function asks(job: ScenarioJob): string {
@@ -143,10 +155,27 @@ export class Demo {
     this.check(reconcile.ok && summary?.failed === 0, 'the labeler\'s scheduled reconcile ran without failures');
   }
 
-  private reconcilerMetricNames() {
+  private functionEnv(name: 'extender' | 'reconciler'): Record<string, string> {
     const { config, moto, controlPlane } = this.pipeline;
-    // The reconciler's own configuration says where it reads: publish exactly there.
-    return reconcilerConfigFromEnv(functionEnvironment(config, 'reconciler', { motoUrl: moto.url, kubeconfig: controlPlane.info.lambdaKubeconfigs.reconciler })).settings;
+    return functionEnvironment(config, name, { motoUrl: moto.url, kubeconfig: controlPlane.info.lambdaKubeconfigs[name] });
+  }
+
+  /** The reconciler's own configuration says where it reads metrics and which pods it looks at. */
+  private reconcilerConfig() {
+    return reconcilerConfigFromEnv(this.functionEnv('reconciler'));
+  }
+
+  private reconcilerMetricNames() {
+    return this.reconcilerConfig().settings;
+  }
+
+  /** How long the extender may answer from a snapshot (its own setting); the next job waits that long. */
+  private extenderCacheTtlMs(): number {
+    try {
+      return extenderConfigFromEnv(this.functionEnv('extender')).cacheTtlMs;
+    } catch {
+      return 5_000; // an invalid setting: the extender answers every call with its error anyway
+    }
   }
 
   private async putMetrics(namespace: string, data: MetricDatum[]): Promise<void> {
@@ -202,6 +231,7 @@ export class Demo {
     const { core } = pipeline.clients;
     const namespace = scenario.namespace;
     out.section(`GPU jobs: schedulerName ${pipeline.config.scheduler.name} → extender Lambda behind the ALB`);
+    const cacheTtlMs = this.extenderCacheTtlMs();
     const rows: string[][] = [];
     const reasons: { job: string; message: string }[] = [];
     for (const job of scenario.jobs) {
@@ -261,8 +291,8 @@ export class Demo {
           this.check(false, `${job.name} stayed Pending but was expected to land (${expected.nodes.join(' or ') || 'anywhere'}): ${message}`);
         }
       }
-      // The extender answers from a cluster snapshot refreshed every EXTENDER_CACHE_TTL (500 ms locally).
-      await sleep(600);
+      // The extender answers from a cluster snapshot refreshed every EXTENDER_CACHE_TTL.
+      await sleep(cacheTtlMs + 100);
     }
     out.table(['JOB', 'ASKS', 'RESULT', 'WHY (extender: filter, then prioritize scores 0..10)'], rows);
     for (const { job, message } of reasons) {
@@ -275,9 +305,18 @@ export class Demo {
   private async scaleDownService(service: NonNullable<Scenario['service']>): Promise<void> {
     const { out, pipeline, scenario } = this;
     const { core, apps } = pipeline.clients;
-    const namespace = scenario.namespace;
     out.section(`Service ${service.name}: per-pod metrics → reconciler Lambda → pod-deletion-cost`);
-    const settings = this.reconcilerMetricNames();
+    const { settings, selection } = this.reconcilerConfig();
+    // Where and which pods the configured reconciler evaluates (POD_NAMESPACES, POD_SELECTOR).
+    let namespace = scenario.namespace;
+    const [firstAllowed] = selection.namespaces;
+    if (firstAllowed !== undefined && !selection.namespaces.includes(namespace)) {
+      namespace = firstAllowed;
+      out.step(`the reconciler only looks at POD_NAMESPACES=${selection.namespaces.join(',')}: ${service.name} goes to ${namespace}`);
+      await core.createNamespace({ body: { metadata: { name: namespace } } }).catch(() => undefined);
+    }
+    const optIn = equalityLabels(selection.podLabelSelector);
+    if (!optIn) out.step(out.paint('yellow', `POD_SELECTOR=${selection.podLabelSelector} is not a plain k=v list: the demo cannot opt its pods in`));
     await apps.createNamespacedDeployment({
       namespace,
       body: {
@@ -287,7 +326,7 @@ export class Demo {
           selector: { matchLabels: { app: service.name } },
           template: {
             // The opt-in label goes on the pod template: the reconciler selects pods by it.
-            metadata: { labels: { app: service.name, [OPT_IN_LABEL]: 'enabled' } },
+            metadata: { labels: { ...optIn, app: service.name } },
             spec: { containers: [{ name: 'app', image: PAUSE_IMAGE, resources: { requests: { cpu: '100m', memory: '64Mi' } } }] },
           },
         },

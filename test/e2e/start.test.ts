@@ -1,0 +1,224 @@
+// `npm start` as a user runs it: a child process that brings up its own
+// control plane, moto and Lambdas, runs the demo headless and exits. The
+// assertions read the demo's tables (what it read back from the cluster), not
+// only its own verdict, and then look for anything left behind.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const TSX = join(REPO, 'node_modules', '.bin', 'tsx');
+const ENTRY = join(REPO, 'local', 'start', 'cli.ts');
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The child's environment: no colour, and its own moto_server (not a shared MOTO_URL). */
+function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...extra };
+  delete env.MOTO_URL;
+  return env;
+}
+
+function run(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs: number; onStdout?: (all: string) => void; detached?: boolean }): { done: Promise<Run>; pid: number | undefined } {
+  const child = spawn(command, args, { cwd: REPO, env: options.env ?? childEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    options.onStdout?.(stdout);
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
+  const done = new Promise<Run>((resolve) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+  return { done, pid: child.pid };
+}
+
+/** Where the run kept its control plane and which moto port it used, from its own output. */
+function runLocations(stdout: string): { workDir: string; motoPort: string } {
+  const workDir = /control plane in (\S+)\)/.exec(stdout)?.[1];
+  const motoPort = /moto_server ready at http:\/\/127\.0\.0\.1:(\d+)/.exec(stdout)?.[1];
+  if (!workDir || !motoPort) throw new Error(`the output does not say where the control plane and moto ran:\n${stdout}`);
+  return { workDir, motoPort };
+}
+
+/** Processes still running that belong to that run: anything using its work dir, or its moto_server. */
+function leftovers({ workDir, motoPort }: { workDir: string; motoPort: string }): string[] {
+  const ps = spawnSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+  if (ps.status !== 0) throw new Error(`ps failed: ${ps.stderr}`);
+  return ps.stdout
+    .split('\n')
+    .filter((line) => line.includes(workDir) || new RegExp(`moto_server .*-p ${motoPort}(\\s|$)`).test(line));
+}
+
+/** Rows of the table that follows the section whose title contains `title`. */
+function tableAfter(stdout: string, title: string): string[][] {
+  const lines = stdout.split('\n');
+  const start = lines.findIndex((l) => l.startsWith('== ') && l.includes(title));
+  if (start === -1) throw new Error(`no section "${title}" in the output:\n${stdout}`);
+  const rows: string[][] = [];
+  let inTable = false;
+  for (const line of lines.slice(start + 1)) {
+    if (line.startsWith('== ')) break;
+    const isRow = line.startsWith('  ') && !line.startsWith('   ');
+    if (!isRow) {
+      if (inTable) break;
+      continue;
+    }
+    if (!inTable) {
+      inTable = true; // the header
+      continue;
+    }
+    rows.push(line.trim().split(/\s{2,}/));
+  }
+  return rows;
+}
+
+const tempDirs: string[] = [];
+afterAll(() => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('npm start -- --exit-after-demo', () => {
+  it('labels the nodes, places GPU pods by model and memory, rejects impossible ones with the extender reason, scales down by deletion cost, and leaves nothing behind', async () => {
+    const { done } = run('npm', ['start', '--', '--exit-after-demo'], { timeoutMs: 290_000 });
+    const result = await done;
+    const { stdout } = result;
+    expect(result.stderr, stdout).not.toContain('npm start failed');
+    expect(result.code, `${stdout}\n${result.stderr}`).toBe(0);
+
+    // Nodes: the labels the labeler wrote, as the demo read them back (instance-type facts from DESIGN.md).
+    const nodes = new Map(tableAfter(stdout, 'Nodes:').map((r) => [r[0], r]));
+    expect(nodes.size).toBe(12);
+    const expectedLabels: Record<string, string> = {
+      'p5.48xlarge': '8 × H100, 81920 MiB each',
+      'p4d.24xlarge': '8 × A100, 40960 MiB each',
+      'p4de.24xlarge': '8 × A100, 81920 MiB each',
+      'g5.12xlarge': '4 × A10G, 22888 MiB each',
+      'g5.xlarge': '1 × A10G, 22888 MiB each',
+      'g6.xlarge': '1 × L4, 22888 MiB each',
+      'g6e.xlarge': '1 × L40S, 45776 MiB each',
+      'g4dn.12xlarge': '4 × T4, 16384 MiB each',
+      'p3dn.24xlarge': '8 × V100, 32768 MiB each',
+    };
+    for (const [id, row] of nodes) {
+      const [, , instanceType = '', , labels, labeler = ''] = row;
+      expect(labels, `node ${id} (${instanceType})`).toBe(expectedLabels[instanceType]);
+      expect(labeler, `node ${id}`).toMatch(/^labeled/);
+    }
+
+    // GPU jobs: where each landed.
+    const jobs = new Map(tableAfter(stdout, 'GPU jobs').map((r) => [r[0], r[2]]));
+    expect(jobs.get('pretrain-h100')).toBe('→ h100');
+    expect(jobs.get('train-a100-80g')).toBe('→ a100-80g');
+    expect(['→ a100-busy', '→ a100-idle', '→ a100-80g']).toContain(jobs.get('finetune-a100'));
+    expect(['→ a10g-a', '→ a10g-b']).toContain(jobs.get('infer-a10g'));
+    expect(jobs.get('infer-l4')).toBe('→ l4');
+    expect(jobs.get('batch-t4')).toBe('→ t4-x4');
+    expect(jobs.get('pretrain-8xh100')).toBe('Pending');
+    expect(jobs.get('a100-160g')).toBe('Pending');
+    // The FailedScheduling events carry the extender's own reasons.
+    expect(stdout).toMatch(/pretrain-8xh100: FailedScheduling[^\n]*\n(?: {6}[^\n]*\n)*? {8}1 × Not enough GPUs: requested 8, free 4\n/);
+    expect(stdout).toMatch(/a100-160g: FailedScheduling[^\n]*\n(?: {6}[^\n]*\n)*? {8}\d+ × Not enough GPU memory: pod wants 163840 MiB per GPU, node has 40960 MiB\n/);
+
+    // Deletion costs written, then the scale-down removed the three cheapest pods.
+    const costs = tableAfter(stdout, 'Service web');
+    expect(costs).toHaveLength(6);
+    const scaleDown = tableAfter(stdout, 'Scale-down');
+    const removed = scaleDown.filter((r) => r[2] === 'removed').map((r) => Number(r[1]));
+    const kept = scaleDown.filter((r) => r[2] === 'kept').map((r) => Number(r[1]));
+    expect(removed).toHaveLength(3);
+    expect(kept).toHaveLength(3);
+    // The scenario's three busy pods cost 500, 350 and 250; the idle ones 0.
+    expect([...kept].sort((a, b) => a - b)).toEqual([250, 350, 500]);
+    expect(removed).toEqual([0, 0, 0]);
+
+    expect(stdout).toContain('demo passed');
+    expect(stdout).not.toContain('✗');
+
+    // Torn down: no process of that run left, its temp dir gone.
+    const where = runLocations(stdout);
+    expect(leftovers(where)).toEqual([]);
+    expect(existsSync(where.workDir)).toBe(false);
+  });
+});
+
+describe('npm start on Ctrl-C', () => {
+  it('keeps running until SIGINT reaches its process group, then stops every process and removes its temp files', async () => {
+    let announceRunning: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => {
+      announceRunning = resolve;
+    });
+    // Its own process group, as in a terminal: Ctrl-C signals every process in it.
+    const { done, pid } = run(TSX, [ENTRY, '--no-demo'], {
+      timeoutMs: 240_000,
+      detached: true,
+      onStdout: (all) => {
+        if (all.includes('Ctrl-C stops everything')) announceRunning();
+      },
+    });
+    const exited = done.then((r) => {
+      announceRunning();
+      return r;
+    });
+    await running;
+    if (pid === undefined) throw new Error('the child has no pid');
+    process.kill(-pid, 'SIGINT');
+    const result = await exited;
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.stdout).toContain('Running. Ctrl-C stops everything.');
+    expect(result.stdout).toContain('stopped: every process ended, temporary files removed');
+    const where = runLocations(result.stdout);
+    expect(leftovers(where)).toEqual([]);
+    expect(existsSync(where.workDir)).toBe(false);
+  });
+});
+
+describe('npm start fails fast', () => {
+  it('rejects a scenario with an unknown key, naming the key, before starting anything', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'start-scenario-'));
+    tempDirs.push(dir);
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, 'nodes:\n  - { instanceType: p4d.24xlarge, zonee: us-east-1a }\n');
+    const result = await run(TSX, [ENTRY, '--exit-after-demo', '--scenario', file], { timeoutMs: 60_000 }).done;
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`invalid scenario ${file}: nodes[0].zonee: unknown key`);
+    expect(result.stdout).not.toContain('moto_server ready');
+  });
+
+  it('rejects an invalid CDK config file with the config loader\'s message', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'start-config-'));
+    tempDirs.push(dir);
+    const file = join(dir, 'config.yaml');
+    writeFileSync(file, 'clusterName: "not a valid name!"\n');
+    const result = await run(TSX, [ENTRY, '--no-demo', '--config', file], { timeoutMs: 60_000 }).done;
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('clusterName');
+    expect(result.stdout).not.toContain('moto_server ready');
+  });
+
+  it('names moto and how to install it when moto_server is not on PATH', async () => {
+    // Node stays reachable; Python's shims (and moto_server with them) do not.
+    const path = [dirname(process.execPath), '/usr/bin', '/bin'].join(':');
+    const moto = spawnSync('sh', ['-c', 'command -v moto_server'], { env: { PATH: path }, encoding: 'utf8' });
+    expect(moto.stdout.trim(), 'this test needs a PATH without moto_server').toBe('');
+    const result = await run(TSX, [ENTRY, '--no-demo'], { env: childEnv({ PATH: path }), timeoutMs: 60_000 }).done;
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain("moto[server]");
+    expect(result.stdout).not.toContain('moto_server ready');
+  });
+});
