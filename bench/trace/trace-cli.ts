@@ -199,7 +199,7 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   if (error instanceof UsageError) {
     process.stderr.write(`${error.message ? `error: ${error.message}\n` : ''}${USAGE}\n`);
-    process.exit(2);
+    process.exit(error.message ? 2 : 0); // --help is not an error
   }
   process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
