@@ -50,8 +50,15 @@ export function createExtenderApp(env: Env = process.env, overrides: ExtenderApp
       overrides.cache ??
       (config.clusterAccess
         ? new TtlClusterCache(
-            kubernetesClusterSource(() => kubeConfigFromEnvironment(env), config.nodeLabelSelector ? { nodeLabelSelector: config.nodeLabelSelector } : {}),
-            { ttlMs: config.cacheTtlMs },
+            kubernetesClusterSource(() => kubeConfigFromEnvironment(env), {
+              pageSize: config.listPageSize,
+              ...(config.nodeLabelSelector ? { nodeLabelSelector: config.nodeLabelSelector } : {}),
+            }),
+            {
+              ttlMs: config.cacheTtlMs,
+              maxStaleMs: config.cacheMaxStaleMs,
+              onBackgroundError: (error) => observer.warn('background cluster cache refresh failed', { error: errorMessage(error) }),
+            },
           )
         : undefined);
     const router = createRouter({ profile: createExtenderProfile(config.profile), cache, observer, basePath: config.basePath });

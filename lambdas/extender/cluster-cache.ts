@@ -1,15 +1,9 @@
 import type { Snapshot } from '../scheduling';
-import { snapshotFromKubernetes } from '../scheduling';
 
-/** Raw cluster state: Kubernetes Node objects and the pods bound to them. */
-export interface ClusterState {
-  readonly nodes: readonly unknown[];
-  readonly pods: readonly unknown[];
-}
-
-/** Where the cache gets cluster state from (the Kubernetes API in production). */
+/** Where the cache gets the cluster from (the Kubernetes API in production). */
 export interface ClusterSource {
-  list(): Promise<ClusterState>;
+  /** A fresh snapshot: nodes and the pods bound to them. */
+  load(): Promise<Snapshot>;
 }
 
 /** A recent snapshot of the cluster for NodeNames (nodeCacheCapable) requests and for preemption. */
@@ -18,8 +12,16 @@ export interface ClusterCache {
 }
 
 export interface TtlClusterCacheOptions {
-  /** How long a snapshot is served before the next request refreshes it. */
+  /** How long a snapshot is served as fresh. */
   readonly ttlMs: number;
+  /**
+   * Stale-while-revalidate: past the TTL but younger than this, the old
+   * snapshot is served at once while one refresh runs in the background.
+   * Default 0 (off): every request after the TTL waits for fresh state.
+   */
+  readonly maxStaleMs?: number;
+  /** Told about background refreshes that failed (nobody else awaits them). */
+  readonly onBackgroundError?: (error: unknown) => void;
   /** Injected clock, for tests. */
   readonly now?: () => number;
 }
@@ -44,11 +46,15 @@ export class TtlClusterCache implements ClusterCache {
 
   snapshot(): Promise<Snapshot> {
     const current = this.current;
-    if (current !== undefined && this.now() - current.fetchedAt < this.options.ttlMs) return Promise.resolve(current.snapshot);
-    this.inFlight ??= this.refresh().finally(() => {
-      this.inFlight = undefined;
-    });
-    return this.inFlight;
+    if (current !== undefined) {
+      const age = this.now() - current.fetchedAt;
+      if (age < this.options.ttlMs) return Promise.resolve(current.snapshot);
+      if (age < this.options.ttlMs + (this.options.maxStaleMs ?? 0)) {
+        this.refresh().catch((error: unknown) => this.options.onBackgroundError?.(error));
+        return Promise.resolve(current.snapshot);
+      }
+    }
+    return this.refresh();
   }
 
   /** Age of the snapshot being served, in ms; undefined before the first refresh. */
@@ -56,10 +62,16 @@ export class TtlClusterCache implements ClusterCache {
     return this.current === undefined ? undefined : this.now() - this.current.fetchedAt;
   }
 
-  private async refresh(): Promise<Snapshot> {
+  private refresh(): Promise<Snapshot> {
+    this.inFlight ??= this.load().finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  private async load(): Promise<Snapshot> {
     const startedAt = this.now();
-    const state = await this.source.list();
-    const snapshot = snapshotFromKubernetes(state.nodes, state.pods);
+    const snapshot = await this.source.load();
     // The age counts from when the listing started: state can only be older than that.
     this.current = { snapshot, fetchedAt: startedAt };
     return snapshot;

@@ -1,13 +1,17 @@
 import type { Env } from '../config';
-import { envDuration, envNumber, envOptionalString, isEnvSet } from '../config';
+import { envDuration, envInt, envNumber, envOptionalString, isEnvSet } from '../config';
 import type { GpuScoreOptions, ProfileOptions } from '../scheduling';
 import { DEFAULT_WEIGHTS } from '../scheduling';
+import { DEFAULT_LIST_PAGE_SIZE } from './kubernetes-cluster-source';
 
 /** Everything the extender reads from its environment (documented in docs/extender.md). */
 export interface ExtenderConfig {
   /** True when KUBECONFIG or CLUSTER_NAME is set: the extender may list nodes and pods. */
   readonly clusterAccess: boolean;
   readonly cacheTtlMs: number;
+  /** Stale-while-revalidate window after the TTL; 0 = off. */
+  readonly cacheMaxStaleMs: number;
+  readonly listPageSize: number;
   readonly nodeLabelSelector: string | undefined;
   readonly basePath: string;
   readonly profile: ProfileOptions;
@@ -47,6 +51,8 @@ export function extenderConfigFromEnv(env: Env): ExtenderConfig {
   return {
     clusterAccess: isEnvSet(env, 'KUBECONFIG') || isEnvSet(env, 'CLUSTER_NAME'),
     cacheTtlMs: envDuration(env, 'EXTENDER_CACHE_TTL', { default: DEFAULT_CACHE_TTL_MS, minMs: 0, maxMs: 10 * 60_000 }),
+    cacheMaxStaleMs: envDuration(env, 'EXTENDER_CACHE_MAX_STALE', { default: 0, minMs: 0, maxMs: 10 * 60_000 }),
+    listPageSize: envInt(env, 'EXTENDER_LIST_PAGE_SIZE', { default: DEFAULT_LIST_PAGE_SIZE, min: 1, max: 10_000 }),
     nodeLabelSelector: envOptionalString(env, 'EXTENDER_NODE_LABEL_SELECTOR'),
     basePath: envOptionalString(env, 'EXTENDER_BASE_PATH') ?? '',
     profile: profileOptions(env),

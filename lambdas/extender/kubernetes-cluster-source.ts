@@ -1,6 +1,9 @@
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { NodeGateway, PodGateway } from '../kube';
 import { createNodeGateway, createPodGateway } from '../kube';
-import type { ClusterSource, ClusterState } from './cluster-cache';
+import type { NodeInfo, PodInfo } from '../scheduling';
+import { nodeInfoFromKubernetes, podInfoFromKubernetes, Snapshot } from '../scheduling';
+import type { ClusterSource } from './cluster-cache';
 
 /**
  * Only pods that hold resources: bound to a node and not finished. The API
@@ -9,20 +12,25 @@ import type { ClusterSource, ClusterState } from './cluster-cache';
  */
 export const BOUND_POD_FIELD_SELECTOR = 'spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed';
 
+export const DEFAULT_LIST_PAGE_SIZE = 2000;
+
 export interface KubernetesClusterSourceOptions {
   /** Limits the nodes listed (e.g. only GPU nodes); all nodes when unset. */
   readonly nodeLabelSelector?: string;
+  /** Items per list call; bigger pages mean fewer round trips at 50,000 pods. */
   readonly pageSize?: number;
 }
 
 /**
- * Lists nodes and bound pods from the Kubernetes API (list/watch nodes and
- * pods is all the extender's RBAC allows). The KubeConfig comes from a
- * factory so it is resolved lazily (EKS DescribeCluster on first use) and a
- * failure surfaces as a failed refresh, not a failed cold start.
+ * Lists nodes and bound pods from the Kubernetes API (list nodes and pods is
+ * all the extender's RBAC allows) and builds a snapshot. Each page is reduced
+ * to the library's slim NodeInfo/PodInfo as it arrives, so the full API
+ * objects of a big cluster are never all in memory at once. The KubeConfig
+ * comes from a factory so it is resolved lazily (EKS DescribeCluster on first
+ * use) and a failure surfaces as a failed refresh, not a failed cold start.
  */
 export function kubernetesClusterSource(kubeConfig: () => Promise<KubeConfig>, options: KubernetesClusterSourceOptions = {}): ClusterSource {
-  let gateways: Promise<{ nodes: ReturnType<typeof createNodeGateway>; pods: ReturnType<typeof createPodGateway> }> | undefined;
+  let gateways: Promise<{ nodes: NodeGateway; pods: PodGateway }> | undefined;
   const connect = () => {
     if (gateways === undefined) {
       const pending = kubeConfig().then((kc) => ({ nodes: createNodeGateway(kc), pods: createPodGateway(kc) }));
@@ -34,15 +42,36 @@ export function kubernetesClusterSource(kubeConfig: () => Promise<KubeConfig>, o
     }
     return gateways;
   };
+  const pageSize = options.pageSize ?? DEFAULT_LIST_PAGE_SIZE;
+
+  async function listNodes(gateway: NodeGateway): Promise<NodeInfo[]> {
+    const infos: NodeInfo[] = [];
+    const selector = options.nodeLabelSelector ? { labelSelector: options.nodeLabelSelector } : {};
+    for await (const page of gateway.listNodePages({ pageSize, ...selector })) {
+      for (const node of page) {
+        const info = nodeInfoFromKubernetes(node);
+        if (info !== undefined) infos.push(info);
+      }
+    }
+    return infos;
+  }
+
+  async function listPods(gateway: PodGateway): Promise<PodInfo[]> {
+    const infos: PodInfo[] = [];
+    for await (const page of gateway.listPodPages({ pageSize, fieldSelector: BOUND_POD_FIELD_SELECTOR })) {
+      for (const pod of page) {
+        const info = podInfoFromKubernetes(pod);
+        if (info !== undefined) infos.push(info);
+      }
+    }
+    return infos;
+  }
+
   return {
-    async list(): Promise<ClusterState> {
+    async load(): Promise<Snapshot> {
       const { nodes, pods } = await connect();
-      const page = options.pageSize === undefined ? {} : { pageSize: options.pageSize };
-      const [nodeList, podList] = await Promise.all([
-        nodes.listNodes({ ...page, ...(options.nodeLabelSelector ? { labelSelector: options.nodeLabelSelector } : {}) }),
-        pods.listPods({ ...page, fieldSelector: BOUND_POD_FIELD_SELECTOR }),
-      ]);
-      return { nodes: nodeList, pods: podList };
+      const [nodeInfos, podInfos] = await Promise.all([listNodes(nodes), listPods(pods)]);
+      return new Snapshot(nodeInfos, podInfos);
     },
   };
 }

@@ -1,22 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import type { ClusterState } from '../../../lambdas/extender/cluster-cache';
 import { TtlClusterCache } from '../../../lambdas/extender/cluster-cache';
+import type { Snapshot } from '../../../lambdas/scheduling';
+import { snapshotFromKubernetes } from '../../../lambdas/scheduling';
 
-/** A fake source (pure TTL logic under test; the Kubernetes-backed source runs in the e2e suite). */
+/** A fake source whose loads finish when the test says so (pure TTL logic under test; the Kubernetes-backed source runs in the e2e suite). */
 class FakeSource {
   calls = 0;
   failNext = false;
-  private pending: (() => void)[] = [];
   gpus = 8;
+  private pending: (() => void)[] = [];
 
-  async list(): Promise<ClusterState> {
+  async load(): Promise<Snapshot> {
     this.calls++;
+    const gpus = this.gpus;
     await new Promise<void>((resolve) => this.pending.push(resolve));
     if (this.failNext) {
       this.failNext = false;
       throw new Error('list failed');
     }
-    return { nodes: [{ metadata: { name: 'n' }, status: { allocatable: { 'nvidia.com/gpu': String(this.gpus) } } }], pods: [] };
+    return snapshotFromKubernetes([{ metadata: { name: 'n' }, status: { allocatable: { 'nvidia.com/gpu': String(gpus) } } }]);
   }
 
   release(): void {
@@ -26,6 +28,13 @@ class FakeSource {
 
 async function settle(): Promise<void> {
   for (let i = 0; i < 5; i++) await Promise.resolve();
+}
+
+async function loaded(cache: TtlClusterCache, source: FakeSource): Promise<Snapshot> {
+  const pending = cache.snapshot();
+  await settle();
+  source.release();
+  return pending;
 }
 
 describe('TtlClusterCache', () => {
@@ -42,24 +51,18 @@ describe('TtlClusterCache', () => {
     expect(sa.getNode('n')?.gpuCount).toBe(8);
   });
 
-  it('serves the snapshot until the TTL passes, then refreshes', async () => {
+  it('serves the snapshot until the TTL passes, then waits for a fresh one', async () => {
     const source = new FakeSource();
     let clock = 0;
     const cache = new TtlClusterCache(source, { ttlMs: 1000, now: () => clock });
-    const first = cache.snapshot();
-    await settle();
-    source.release();
-    const s1 = await first;
+    const s1 = await loaded(cache, source);
     clock = 999;
     expect(await cache.snapshot()).toBe(s1);
     expect(source.calls).toBe(1);
     expect(cache.ageMs()).toBe(999);
     clock = 1000;
     source.gpus = 4;
-    const second = cache.snapshot();
-    await settle();
-    source.release();
-    const s2 = await second;
+    const s2 = await loaded(cache, source);
     expect(s2).not.toBe(s1);
     expect(s2.getNode('n')?.gpuCount).toBe(4);
     expect(source.calls).toBe(2);
@@ -75,22 +78,49 @@ describe('TtlClusterCache', () => {
     source.release();
     await expect(a).rejects.toThrow('list failed');
     await expect(b).rejects.toThrow('list failed');
-    const c = cache.snapshot();
-    await settle();
-    source.release();
-    expect((await c).getNode('n')).toBeDefined();
+    expect((await loaded(cache, source)).getNode('n')).toBeDefined();
     expect(source.calls).toBe(2);
   });
 
   it('TTL 0 refreshes on every request', async () => {
     const source = new FakeSource();
     const cache = new TtlClusterCache(source, { ttlMs: 0, now: () => 0 });
-    for (let i = 0; i < 3; i++) {
-      const pending = cache.snapshot();
-      await settle();
-      source.release();
-      await pending;
-    }
+    for (let i = 0; i < 3; i++) await loaded(cache, source);
     expect(source.calls).toBe(3);
+  });
+
+  it('stale-while-revalidate: within maxStale the old snapshot is served at once and one refresh runs behind', async () => {
+    const source = new FakeSource();
+    let clock = 0;
+    const errors: unknown[] = [];
+    const cache = new TtlClusterCache(source, { ttlMs: 1000, maxStaleMs: 5000, now: () => clock, onBackgroundError: (e) => errors.push(e) });
+    const s1 = await loaded(cache, source);
+    clock = 3000;
+    source.gpus = 2;
+    expect(await cache.snapshot()).toBe(s1);
+    expect(await cache.snapshot()).toBe(s1);
+    expect(source.calls).toBe(2);
+    source.release();
+    await settle();
+    const s2 = await cache.snapshot();
+    expect(s2.getNode('n')?.gpuCount).toBe(2);
+
+    // A failed background refresh is reported and leaves the old snapshot in place.
+    clock = 3000 + 1500;
+    source.failNext = true;
+    expect(await cache.snapshot()).toBe(s2);
+    source.release();
+    await settle();
+    expect(errors).toHaveLength(1);
+
+    // Past ttl + maxStale the caller waits again.
+    clock = 3000 + 6001;
+    const waiting = cache.snapshot();
+    let done = false;
+    void waiting.then(() => (done = true));
+    await settle();
+    expect(done).toBe(false);
+    source.release();
+    expect((await waiting).getNode('n')?.gpuCount).toBe(2);
   });
 });

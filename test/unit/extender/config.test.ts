@@ -8,6 +8,8 @@ describe('extender configuration', () => {
     expect(extenderConfigFromEnv({})).toEqual({
       clusterAccess: false,
       cacheTtlMs: 5000,
+      cacheMaxStaleMs: 0,
+      listPageSize: 2000,
       nodeLabelSelector: undefined,
       basePath: '',
       profile: { weights: {}, gpuScore: {} },
@@ -18,6 +20,8 @@ describe('extender configuration', () => {
     const env: Record<string, string> = {
       KUBECONFIG: '/tmp/kubeconfig',
       EXTENDER_CACHE_TTL: '2s',
+      EXTENDER_CACHE_MAX_STALE: '1m',
+      EXTENDER_LIST_PAGE_SIZE: '500',
       EXTENDER_NODE_LABEL_SELECTOR: 'gpu.nvidia.com/model',
       EXTENDER_BASE_PATH: '/gpu',
       EXTENDER_GPU_FIT_WEIGHT: '0.5',
@@ -26,7 +30,7 @@ describe('extender configuration', () => {
     };
     for (const [i, plugin] of Object.keys(DEFAULT_WEIGHTS).entries()) env[weightVariable(plugin)] = String(i + 3);
     const config = extenderConfigFromEnv(env);
-    expect(config).toMatchObject({ clusterAccess: true, cacheTtlMs: 2000, nodeLabelSelector: 'gpu.nvidia.com/model', basePath: '/gpu' });
+    expect(config).toMatchObject({ clusterAccess: true, cacheTtlMs: 2000, cacheMaxStaleMs: 60000, listPageSize: 500, nodeLabelSelector: 'gpu.nvidia.com/model', basePath: '/gpu' });
     expect(config.profile.gpuScore).toEqual({ fitWeight: 0.5, utilizationWeight: 0.5, unknownUtilizationScore: 40 });
     expect(Object.values(config.profile.weights ?? {})).toEqual(Object.keys(DEFAULT_WEIGHTS).map((_, i) => i + 3));
   });
@@ -45,6 +49,8 @@ describe('extender configuration', () => {
     ['EXTENDER_CACHE_TTL', '1h'],
     ['EXTENDER_WEIGHT_GPU_SCORE', '-1'],
     ['EXTENDER_GPU_FIT_WEIGHT', 'lots'],
+    ['EXTENDER_LIST_PAGE_SIZE', '0'],
+    ['EXTENDER_CACHE_MAX_STALE', '-1s'],
   ])('%s=%s is an error naming the variable', (name, value) => {
     expect(() => extenderConfigFromEnv({ [name]: value })).toThrow(name);
   });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ClusterState } from '../../../lambdas/extender/cluster-cache';
+import type { ClusterState } from './router-harness';
 import { harness, stateCache } from './router-harness';
 
 const MODELS = ['A100', 'H100', 'T4', 'L4', 'A10G', 'NVIDIA-A100-SXM4-40GB', ''];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ClusterState } from '../../../lambdas/extender/cluster-cache';
 import { createGpuScore, gpuFit, gpuPacking, networkLocality, Profile } from '../../../lambdas/scheduling';
+import type { ClusterState } from './router-harness';
 import { fixture, fixtureJson, harness, stateCache } from './router-harness';
 
 const A100_1 = 'ip-10-0-1-10.ec2.internal';

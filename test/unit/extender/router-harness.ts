@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { ClusterCache, ClusterState } from '../../../lambdas/extender/cluster-cache';
+import type { ClusterCache } from '../../../lambdas/extender/cluster-cache';
 import { TtlClusterCache } from '../../../lambdas/extender/cluster-cache';
 import type { DecisionSummary } from '../../../lambdas/extender/decision';
 import type { ExtenderObserver } from '../../../lambdas/extender/observer';
@@ -7,7 +7,7 @@ import type { Router, RouterResponse } from '../../../lambdas/extender/router';
 import { createRouter } from '../../../lambdas/extender/router';
 import type { ExtenderVerb } from '../../../lambdas/observability/metric-catalog';
 import type { Profile } from '../../../lambdas/scheduling';
-import { createExtenderProfile } from '../../../lambdas/scheduling';
+import { createExtenderProfile, snapshotFromKubernetes } from '../../../lambdas/scheduling';
 
 export function fixture(name: string): string {
   return readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
@@ -37,8 +37,14 @@ export class RecordingObserver implements ExtenderObserver {
 }
 
 /** A cache over fixed cluster state (the TTL logic has its own tests). */
+/** Cluster state as `kubectl get nodes,pods -o json` would list it. */
+export interface ClusterState {
+  readonly nodes: readonly unknown[];
+  readonly pods: readonly unknown[];
+}
+
 export function stateCache(state: ClusterState): ClusterCache {
-  return new TtlClusterCache({ list: async () => state }, { ttlMs: 60_000 });
+  return new TtlClusterCache({ load: async () => snapshotFromKubernetes(state.nodes, state.pods) }, { ttlMs: 60_000 });
 }
 
 export function failingCache(message: string): ClusterCache {
