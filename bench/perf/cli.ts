@@ -1,0 +1,274 @@
+// `npm run bench`: the performance benchmarks of issue 9 in one table
+// (Markdown, with the machine's CPU) and the same figures as JSON.
+//   npm run bench                          everything (several minutes)
+//   npm run bench -- --only extender,bundles
+//   npm run bench -- --out results.json --iterations 500
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { MAX_BODY_BYTES } from '../../lambdas/extender/router';
+import type { BundleResult } from './bundles';
+import { measureBundles } from './bundles';
+import { runInChild } from './child-process';
+import type { ClusterHarness, LabelerResult, ReconcilerResult } from './cluster-bench';
+import { benchLabeler, benchReconciler, startClusterHarness } from './cluster-bench';
+import { largestFullNodesCount } from './extender-fixtures';
+import type { LatencyCase, LatencyResult } from './extender-latency';
+import type { MemoryResult } from './extender-memory';
+import type { BenchRow } from './report-table';
+import { count, formatTable, kib, mib, ms, ratio } from './report-table';
+
+const SECTIONS = ['extender', 'memory', 'bundles', 'reconciler', 'labeler'] as const;
+type Section = (typeof SECTIONS)[number];
+
+const USAGE = `usage: npm run bench -- [--only ${SECTIONS.join(',')}|cluster] [--out FILE] [--iterations N] [--init-runs N] [--pods N] [--nodes N]
+  --only        comma-separated sections (default: all; "cluster" = reconciler,labeler)
+  --out         JSON output (default .bench-out/bench.json)
+  --iterations  timed filter+prioritize pairs per extender case (default 300)
+  --init-runs   fresh-process imports per bundle (default 15)
+  --pods        opted-in pods for the reconciler (default 10000)
+  --nodes       nodes for the labeler (default 1000)`;
+
+/** Targets from issue 9. */
+const TARGET = { ratioToJson: 2, medianMs5000: 5, extenderBundleBytes: 500_000 } as const;
+
+function parseCli(argv: string[]) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      only: { type: 'string' },
+      out: { type: 'string', default: '.bench-out/bench.json' },
+      iterations: { type: 'string', default: '300' },
+      'init-runs': { type: 'string', default: '15' },
+      pods: { type: 'string', default: '10000' },
+      nodes: { type: 'string', default: '1000' },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const positive = (name: string, text: string | undefined): number => {
+    const n = Number(text);
+    if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got ${text}\n${USAGE}`);
+    return n;
+  };
+  const only = new Set<Section>();
+  for (const raw of (values.only ?? SECTIONS.join(',')).split(',').map((s) => s.trim()).filter(Boolean)) {
+    if (raw === 'cluster') {
+      only.add('reconciler');
+      only.add('labeler');
+    } else if ((SECTIONS as readonly string[]).includes(raw)) only.add(raw as Section);
+    else throw new Error(`unknown section "${raw}"\n${USAGE}`);
+  }
+  return {
+    only,
+    out: resolve(values.out ?? '.bench-out/bench.json'),
+    iterations: positive('iterations', values.iterations),
+    initRuns: positive('init-runs', values['init-runs']),
+    pods: positive('pods', values.pods),
+    nodes: positive('nodes', values.nodes),
+  };
+}
+
+const log = (message: string): void => {
+  process.stderr.write(`${message}\n`);
+};
+
+async function extenderLatency(iterations: number): Promise<{ rows: BenchRow[]; results: LatencyResult[] }> {
+  const maxFull = largestFullNodesCount(MAX_BODY_BYTES);
+  const cases: LatencyCase[] = [
+    ...[100, 1000, 5000].map((nodes) => ({ mode: 'NodeNames' as const, nodes })),
+    ...[100, maxFull].map((nodes) => ({ mode: 'Nodes' as const, nodes })),
+  ].map((c) => ({ ...c, podsPerNode: 10, iterations, warmup: Math.min(50, iterations) }));
+  const results: LatencyResult[] = [];
+  const rows: BenchRow[] = [];
+  for (const c of cases) {
+    log(`[bench] extender: ${c.mode}, ${c.nodes} nodes, ${c.iterations} iterations`);
+    const r = await runInChild<LatencyResult>({ kind: 'extender-latency', input: c }, 10 * 60_000);
+    results.push(r);
+    const label = `${r.mode} ${count(r.nodes)} nodes${r.mode === 'Nodes' && r.nodes === maxFull ? ` (largest under 1 MiB: ${kib(r.requestBytes)})` : ''}`;
+    rows.push({
+      section: 'Extender filter+prioritize (ALB handler)',
+      measurement: label,
+      value: `median ${ms(r.handler.median)}, p99 ${ms(r.handler.p99)}; JSON baseline ${ms(r.baseline.median)}; ${ratio(r.ratio)}`,
+      target: `≤ ${TARGET.ratioToJson}× JSON`,
+      ok: r.ratio <= TARGET.ratioToJson,
+    });
+    if (r.mode === 'NodeNames' && r.nodes === 5000) {
+      rows.push({
+        section: 'Extender filter+prioritize (ALB handler)',
+        measurement: `${label}: median`,
+        value: ms(r.handler.median),
+        target: `< ${TARGET.medianMs5000} ms`,
+        ok: r.handler.median < TARGET.medianMs5000,
+      });
+    }
+  }
+  return { rows, results };
+}
+
+async function extenderMemory(): Promise<{ rows: BenchRow[]; result: MemoryResult }> {
+  log('[bench] extender memory: 5,000 nodes, 50,000 pods, fresh process');
+  const r = await runInChild<MemoryResult>({ kind: 'extender-memory', input: { nodes: 5000, pods: 50000 } }, 10 * 60_000);
+  if (!r.requestOk) throw new Error('the extender did not answer 200 with 50,000 pods cached');
+  return {
+    result: r,
+    rows: [
+      {
+        section: 'Extender memory',
+        measurement: `${count(r.nodes)} nodes + ${count(r.pods)} pods cached`,
+        value: `retained heap +${mib(r.retainedHeapMiB)}; heap at refresh (lists alive) +${mib(r.refreshHeapMiB)}; peak RSS +${mib(r.peakRssMiB)} over ${mib(r.baseRssMiB)}`,
+      },
+    ],
+  };
+}
+
+async function bundles(outDir: string, runs: number): Promise<{ rows: BenchRow[]; results: BundleResult[] }> {
+  log(`[bench] bundles: esbuild as CDK bundles them, ${runs} fresh-process imports each`);
+  const results = await measureBundles(outDir, runs);
+  const rows = results.map((b) => {
+    const top = b.topContributors.slice(0, 3).map((c) => `${c.name} ${kib(c.bytes)}`).join(', ');
+    return {
+      section: 'Lambda bundle (esbuild, minified)',
+      measurement: b.name,
+      value: `${kib(b.bytes)}${b.name === 'empty handler' ? '' : ` (top: ${top})`}; init ${ms(b.initMs)} = ${ratio(b.initRatio)} empty`,
+      ...(b.name === 'extender' ? { target: '< 500 KB', ok: b.bytes < TARGET.extenderBundleBytes } : {}),
+    };
+  });
+  return { rows, results };
+}
+
+function reconcilerRows(r: ReconcilerResult): BenchRow[] {
+  const section = `Reconciler (moto + kube-apiserver)`;
+  return [
+    {
+      section,
+      measurement: `${count(r.pods)} opted-in pods: GetMetricData calls`,
+      value: `${r.getMetricDataCalls} for ${count(r.metricQueries)} queries`,
+      target: `= ceil(queries/500) = ${r.expectedGetMetricDataCalls}`,
+      ok: r.getMetricDataCalls === r.expectedGetMetricDataCalls,
+    },
+    {
+      section,
+      measurement: `${count(r.pods)} opted-in pods: pod PATCHes`,
+      value: `${r.podPatches} (+${r.nodePatches} node); ${r.annotatedPods} pods annotated after the run`,
+      target: `≤ cap ${r.writeCap}`,
+      ok: r.podPatches <= r.writeCap && r.annotatedPods === r.podPatches && r.errors === 0,
+    },
+    { section, measurement: `${count(r.pods)} opted-in pods: one run, wall time`, value: ms(r.wallMs) },
+    { section, measurement: `creating ${count(r.pods)} Running pods (setup, not the reconciler)`, value: ms(r.creationMs) },
+  ];
+}
+
+function labelerRows(r: LabelerResult): BenchRow[] {
+  const section = 'Labeler reconcile (moto + kube-apiserver)';
+  const calls = Object.entries(r.ec2Calls).map(([name, n]) => `${name.replace(/Command$/, '')} ${n}`).join(', ');
+  const total = Object.values(r.ec2Calls).reduce((a, b) => a + b, 0);
+  return [
+    {
+      section,
+      measurement: `${count(r.nodes)} nodes: EC2 calls`,
+      value: `${total} (${calls}); ${r.labeled} nodes labelled, ${r.failed} failed`,
+      target: `≤ ceil(nodes/200) + 1 = ${Math.ceil(r.nodes / 200) + 1}`,
+      ok: total <= Math.ceil(r.nodes / 200) + 1 && r.failed === 0,
+    },
+    { section, measurement: `${count(r.nodes)} nodes: first run, wall time`, value: ms(r.wallMs) },
+    { section, measurement: `${count(r.nodes)} nodes: second run (nothing to write)`, value: `${ms(r.steadyWallMs)}, ${r.steadyEc2Calls} EC2 calls, ${r.steadyLabeled} written` },
+    { section, measurement: `creating ${count(r.nodes)} nodes + instances (setup)`, value: ms(r.creationMs) },
+  ];
+}
+
+async function main(): Promise<void> {
+  const options = parseCli(process.argv.slice(2));
+  const cpu = cpus();
+  const machine = {
+    cpuModel: cpu[0]?.model ?? 'unknown',
+    cores: cpu.length,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    loadAverageAtStart: loadavg()[0] ?? 0,
+  };
+  const started = Date.now();
+  const rows: BenchRow[] = [
+    { section: 'Machine', measurement: 'CPU', value: `${machine.cpuModel} × ${machine.cores}, ${machine.memoryGiB} GiB, Node ${machine.node}, load ${machine.loadAverageAtStart.toFixed(1)}` },
+  ];
+  const json: Record<string, unknown> = { machine, startedAt: new Date(started).toISOString(), sections: [...options.only] };
+  const failures: string[] = [];
+  const attempt = async (section: string, run: () => Promise<void>): Promise<void> => {
+    try {
+      await run();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      failures.push(`${section}: ${message}`);
+      rows.push({ section, measurement: 'FAILED', value: message.split('\n')[0] ?? message, ok: false });
+      log(`[bench] ${section} failed: ${error instanceof Error ? (error.stack ?? message) : message}`);
+    }
+  };
+
+  if (options.only.has('extender')) {
+    await attempt('extender', async () => {
+      const r = await extenderLatency(options.iterations);
+      rows.push(...r.rows);
+      json.extender = r.results;
+    });
+  }
+  if (options.only.has('memory')) {
+    await attempt('memory', async () => {
+      const r = await extenderMemory();
+      rows.push(...r.rows);
+      json.memory = r.result;
+    });
+  }
+  if (options.only.has('bundles')) {
+    await attempt('bundles', async () => {
+      const r = await bundles(resolve(dirname(options.out), 'bundles'), options.initRuns);
+      rows.push(...r.rows);
+      json.bundles = r.results;
+    });
+  }
+  if (options.only.has('reconciler') || options.only.has('labeler')) {
+    let harness: ClusterHarness | undefined;
+    await attempt('cluster', async () => {
+      log('[bench] starting moto and the control plane');
+      harness = await startClusterHarness(log);
+      const h = harness;
+      if (options.only.has('reconciler')) {
+        await attempt('reconciler', async () => {
+          const r = await benchReconciler(h, { pods: options.pods, podsWithMetrics: Math.min(300, options.pods), writeCap: 50, concurrency: 24 }, log);
+          rows.push(...reconcilerRows(r));
+          json.reconciler = r;
+        });
+      }
+      if (options.only.has('labeler')) {
+        await attempt('labeler', async () => {
+          const r = await benchLabeler(h, options.nodes, 16, log);
+          rows.push(...labelerRows(r));
+          json.labeler = r;
+        });
+      }
+    });
+    await harness?.stop();
+  }
+
+  json.durationMs = Date.now() - started;
+  json.rows = rows;
+  json.failures = failures;
+  const table = formatTable(rows);
+  console.log(table);
+  mkdirSync(dirname(options.out), { recursive: true });
+  writeFileSync(options.out, `${JSON.stringify(json, null, 2)}\n`);
+  log(`[bench] ${((Date.now() - started) / 1000).toFixed(0)} s; JSON in ${options.out}`);
+  process.exitCode = failures.length > 0 ? 1 : 0;
+}
+
+main()
+  .catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exitCode = 1;
+  })
+  // SDK keep-alive sockets and timers must not keep a finished benchmark alive.
+  .finally(() => process.exit());
