@@ -54,8 +54,11 @@ export interface NewClusterConfig {
   readonly endpointAccess: EndpointAccessName;
   readonly publicAccessCidrs: readonly string[];
   readonly vpcCidr: string;
-  readonly maxAzs: number;
+  /** Explicit zones; empty = the region's first two (all an environment-agnostic stack can know). */
+  readonly availabilityZones: readonly string[];
   readonly natGateways: number;
+  /** IAM roles or users (ARNs) of the people who operate the cluster; given cluster-admin via access entries. */
+  readonly adminPrincipalArns: readonly string[];
   readonly systemNodeGroup: NodeGroupConfig;
   readonly gpuNodeGroups: readonly NodeGroupConfig[];
 }

@@ -34,16 +34,12 @@ const GPU_INSTANCE_TYPE = {
   pattern: /^(g4dn|g5|g6|g6e|gr6|p3|p3dn|p4d|p4de|p5|p5e|p5en|p6-b200)\.[a-z0-9]+$/,
   allowed: 'an x86_64 NVIDIA GPU instance type (families g4dn, g5, g6, g6e, gr6, p3, p3dn, p4d, p4de, p5, p5e, p5en, p6-b200)',
 };
+const AVAILABILITY_ZONE = { pattern: /^[a-z]{2}(-[a-z]+)+-\d[a-z]$/, allowed: 'an availability zone name such as us-east-1a' };
 const ENV_MAP = { keyPattern: /^[A-Za-z_][A-Za-z0-9_]*$/, allowedKeys: 'an environment variable name', maxValueLength: 4096 };
 
-const DEFAULT_GPU_NODE_GROUP = {
-  name: 'gpu',
-  instanceTypes: ['g5.xlarge', 'g5.2xlarge'],
-  minSize: 0,
-  maxSize: 4,
-  desiredSize: 1,
-  taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NO_SCHEDULE' }],
-};
+/** Keeps pods that do not tolerate it (everything but GPU workloads) off GPU nodes. */
+const GPU_TAINT = { key: 'nvidia.com/gpu', value: 'true', effect: 'NO_SCHEDULE' };
+const DEFAULT_GPU_NODE_GROUP = { name: 'gpu', instanceTypes: ['g5.xlarge', 'g5.2xlarge'] };
 
 /**
  * Validates raw configuration (from cdk.json context and/or a config file)
@@ -110,10 +106,14 @@ function parseNewCluster(reader: ConfigReader): NewClusterConfig {
   if (endpointAccess === 'public-and-private' && publicAccessCidrs.length === 0) {
     reader.fail('publicAccessCidrs', 'must list the CIDRs allowed to reach the public endpoint when cluster.endpointAccess is "public-and-private" (an open endpoint is never the default)');
   }
-  const maxAzs = reader.integer('maxAzs', { default: 2, min: 2, max: 6 });
+  const availabilityZones = reader.stringList('availabilityZones', { default: [], minItems: 0, ...AVAILABILITY_ZONE });
+  if (availabilityZones.length === 1) reader.fail('availabilityZones', 'must list at least 2 zones (EKS needs subnets in two), or be left out');
+  const zoneCount = Math.max(availabilityZones.length, 2);
   const gpuNodeGroups = reader
     .objectList('gpuNodeGroups', { minItems: 0, fallback: [DEFAULT_GPU_NODE_GROUP] })
-    .map((group) => parseNodeGroup(group, { name: 'gpu', instanceType: GPU_INSTANCE_TYPE, diskSizeGiB: 100, desiredSize: 1, minSize: 0, maxSize: 4 }));
+    .map((group) =>
+      parseNodeGroup(group, { name: 'gpu', instanceType: GPU_INSTANCE_TYPE, diskSizeGiB: 100, desiredSize: 1, minSize: 0, maxSize: 4, taints: [GPU_TAINT] }),
+    );
   const names = new Set<string>();
   for (const [index, group] of gpuNodeGroups.entries()) {
     if (group.name === 'system' || names.has(group.name)) {
@@ -126,8 +126,14 @@ function parseNewCluster(reader: ConfigReader): NewClusterConfig {
     endpointAccess,
     publicAccessCidrs,
     vpcCidr: reader.string('vpcCidr', { default: '10.0.0.0/16', ...CIDR }),
-    maxAzs,
-    natGateways: reader.integer('natGateways', { default: 1, min: 1, max: maxAzs }),
+    availabilityZones,
+    natGateways: reader.integer('natGateways', { default: 1, min: 1, max: zoneCount }),
+    adminPrincipalArns: reader.stringList('adminPrincipalArns', {
+      default: [],
+      minItems: 0,
+      pattern: /^arn:aws[a-z-]*:iam::\d{12}:(role|user)\/[\w+=,.@/-]+$/,
+      allowed: 'an IAM role or user ARN such as arn:aws:iam::123456789012:role/platform-admins',
+    }),
     systemNodeGroup: parseNodeGroup(reader.child('systemNodeGroup'), {
       name: 'system',
       instanceType: INSTANCE_TYPE,
@@ -136,6 +142,7 @@ function parseNewCluster(reader: ConfigReader): NewClusterConfig {
       minSize: 2,
       maxSize: 3,
       defaultInstanceTypes: ['m7i.large'],
+      taints: [],
       fixedName: true,
     }),
     gpuNodeGroups,
@@ -150,6 +157,7 @@ interface NodeGroupDefaults {
   readonly minSize: number;
   readonly maxSize: number;
   readonly defaultInstanceTypes?: readonly string[];
+  readonly taints: readonly unknown[];
   readonly fixedName?: boolean;
 }
 
@@ -169,7 +177,7 @@ function parseNodeGroup(reader: ConfigReader, defaults: NodeGroupDefaults): Node
   if (desiredSize < minSize || desiredSize > maxSize) {
     reader.fail('desiredSize', `must be from minSize (${minSize}) to maxSize (${maxSize}), got ${desiredSize}`);
   }
-  const taints = reader.objectList('taints', { minItems: 0, fallback: [] }).map(parseTaint);
+  const taints = reader.objectList('taints', { minItems: 0, fallback: defaults.taints }).map(parseTaint);
   const group: NodeGroupConfig = {
     name,
     instanceTypes,
@@ -200,7 +208,7 @@ function parseTaint(reader: ConfigReader): NodeTaint {
 }
 
 function parseExistingCluster(reader: ConfigReader): ExistingClusterConfig {
-  for (const newOnly of ['endpointAccess', 'publicAccessCidrs', 'vpcCidr', 'maxAzs', 'natGateways', 'systemNodeGroup', 'gpuNodeGroups']) {
+  for (const newOnly of ['endpointAccess', 'publicAccessCidrs', 'vpcCidr', 'availabilityZones', 'natGateways', 'adminPrincipalArns', 'systemNodeGroup', 'gpuNodeGroups']) {
     if (reader.has(newOnly)) reader.fail(newOnly, 'is only allowed when cluster.mode is "new"');
   }
   if (!reader.has('existing')) reader.fail('existing', 'is required when cluster.mode is "existing" (vpcId, availabilityZones, privateSubnetIds, clusterSecurityGroupId)');
@@ -210,12 +218,7 @@ function parseExistingCluster(reader: ConfigReader): ExistingClusterConfig {
     return value ?? existing.fail(key, `is required (${allowed})`);
   };
   const vpcId = required('vpcId', /^vpc-[0-9a-f]{8,17}$/, 'a VPC id such as vpc-0123456789abcdef0');
-  const availabilityZones = existing.stringList('availabilityZones', {
-    default: [],
-    minItems: 2,
-    pattern: /^[a-z]{2}(-[a-z]+)+-\d[a-z]$/,
-    allowed: 'an availability zone name such as us-east-1a',
-  });
+  const availabilityZones = existing.stringList('availabilityZones', { default: [], minItems: 2, ...AVAILABILITY_ZONE });
   const privateSubnetIds = existing.stringList('privateSubnetIds', {
     default: [],
     minItems: 2,

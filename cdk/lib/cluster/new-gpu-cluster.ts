@@ -40,7 +40,9 @@ export class NewGpuCluster extends Construct implements ClusterTarget {
 
     const vpc = new ec2.Vpc(this, 'Vpc', {
       ipAddresses: ec2.IpAddresses.cidr(config.vpcCidr),
-      maxAzs: config.maxAzs,
+      // An environment-agnostic stack knows only two zones of its region
+      // (Fn::GetAZs); more need their names.
+      ...(config.availabilityZones.length > 0 ? { availabilityZones: [...config.availabilityZones] } : { maxAzs: 2 }),
       natGateways: config.natGateways,
       subnetConfiguration: [
         { name: 'public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 24 },
@@ -101,6 +103,11 @@ export class NewGpuCluster extends Construct implements ClusterTarget {
       this.gpuNodeGroups.push(nodegroup);
     }
 
+    // The people who run the cluster; CloudFormation's role, which creates it, is not one of them.
+    for (const [index, principal] of config.adminPrincipalArns.entries()) {
+      this.cluster.grantClusterAdmin(`AdminAccess${index}`, principal);
+    }
+
     acknowledgeClusterRoles(this.cluster);
     acknowledgeKubectlProvider(this.cluster.node.findChild('KubectlProvider'));
     if (config.endpointAccess === 'public-and-private') {
@@ -112,9 +119,14 @@ export class NewGpuCluster extends Construct implements ClusterTarget {
   }
 
   private addNodeGroup(id: string, group: NodeGroupConfig, amiType: eks.NodegroupAmiType, stackLabels: Record<string, string>): eks.Nodegroup {
-    return this.cluster.addNodegroupCapacity(id, {
+    const isGpuGroup = amiType === eks.NodegroupAmiType.AL2023_X86_64_NVIDIA;
+    const nodegroup = this.cluster.addNodegroupCapacity(id, {
       amiType,
-      instanceTypes: group.instanceTypes.map((type) => new ec2.InstanceType(type)),
+      // aws-cdk-lib's list of GPU instance families stops at g6e/p4de, so its
+      // AMI check rejects the NVIDIA AMI for p5, p5e, p5en, gr6 and p6-b200;
+      // GPU instance types are set on the L1 resource below instead (the
+      // config has already checked they are x86_64 NVIDIA types).
+      instanceTypes: isGpuGroup ? undefined : group.instanceTypes.map((type) => new ec2.InstanceType(type)),
       minSize: group.minSize,
       maxSize: group.maxSize,
       desiredSize: group.desiredSize,
@@ -124,5 +136,7 @@ export class NewGpuCluster extends Construct implements ClusterTarget {
       labels: { ...group.labels, ...stackLabels, [NODE_GROUP_LABEL]: group.name },
       taints: group.taints.map((taint) => ({ key: taint.key, value: taint.value, effect: eks.TaintEffect[taint.effect] })),
     });
+    if (isGpuGroup) (nodegroup.node.defaultChild as eks.CfnNodegroup).instanceTypes = [...group.instanceTypes];
+    return nodegroup;
   }
 }

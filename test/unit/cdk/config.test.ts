@@ -52,6 +52,9 @@ describe('parseAppConfig rejects bad values, naming the key and what is allowed'
     [{ cluster: { gpuNodeGroups: [{ taints: [{ key: 'a', effect: 'NoSchedule' }] }] } }, 'cluster.gpuNodeGroups[0].taints[0].effect', '"NO_SCHEDULE"'],
     [{ cluster: { gpuNodeGroups: [{ name: 'a' }, { name: 'a' }] } }, 'cluster.gpuNodeGroups[1].name', 'unique'],
     [{ cluster: { endpointAccess: 'public-and-private' } }, 'cluster.publicAccessCidrs', 'must list the CIDRs'],
+    [{ cluster: { availabilityZones: ['us-east-1a'] } }, 'cluster.availabilityZones', 'at least 2 zones'],
+    [{ cluster: { natGateways: 3 } }, 'cluster.natGateways', 'integer from 1 to 2'],
+    [{ cluster: { adminPrincipalArns: ['admin'] } }, 'cluster.adminPrincipalArns[0]', 'IAM role or user ARN'],
     [{ cluster: { mode: 'existing' } }, 'cluster.existing', 'is required'],
     [{ cluster: { mode: 'existing', existing: { vpcId: 'vpc-0123456789abcdef0', availabilityZones: ['us-east-1a', 'us-east-1b'], privateSubnetIds: ['subnet-0123456789abcdef0'] } } }, 'cluster.existing.privateSubnetIds', 'at least 2'],
     [{ cluster: { mode: 'existing', existing: {}, vpcCidr: '10.0.0.0/16' } }, 'cluster.vpcCidr', 'only allowed when cluster.mode is "new"'],
@@ -69,6 +72,15 @@ describe('parseAppConfig rejects bad values, naming the key and what is allowed'
     const message = errorOf(raw);
     expect(message).toContain(`${key}:`);
     expect(message).toContain(allowed);
+  });
+});
+
+describe('GPU node group taints', () => {
+  it('taint a configured GPU group by default, and can be switched off with an empty list', () => {
+    const config = parseAppConfig({ cluster: { gpuNodeGroups: [{ name: 'tainted' }, { name: 'open', taints: [] }] } });
+    if (config.cluster.mode !== 'new') throw new Error('unreachable');
+    expect(config.cluster.gpuNodeGroups.map((group) => group.taints.length)).toEqual([1, 0]);
+    expect(config.cluster.systemNodeGroup.taints).toEqual([]);
   });
 });
 
