@@ -20,6 +20,11 @@ export interface Telemetry {
 export function createTelemetry(service: ServiceName): Telemetry {
   const logger = new Logger({ serviceName: service });
   const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: service, logger });
+  // One single-metric instance for every dimensioned record: singleMetric()
+  // builds a whole Metrics (with its own Console) per call, which was half of
+  // the extender's per-request cost. It publishes on addMetric and then clears
+  // its dimensions, so reusing it leaks nothing between records.
+  let single: Metrics | undefined;
   return {
     logger,
     metrics,
@@ -31,7 +36,7 @@ export function createTelemetry(service: ServiceName): Telemetry {
       }
       // A dimensioned metric goes out on its own so its dimensions do not
       // leak onto the other metrics of the invocation.
-      const single = metrics.singleMetric();
+      single ??= metrics.singleMetric();
       single.addDimensions({ ...dimensions });
       single.addMetric(metric.name, metric.unit, value);
     },

@@ -53,6 +53,26 @@ describe('createTelemetry', () => {
     expect(line.ExtenderLatency).toBe(12);
   });
 
+  it('gives each dimensioned record only its own dimensions, record after record', () => {
+    capture = captureStdout();
+    const telemetry = createTelemetry(SERVICE.extender);
+    telemetry.record(METRIC.extenderLatency, 12, { Verb: 'filter' });
+    telemetry.record(METRIC.nodesRejected, 3, { Reason: 'InsufficientGpus' });
+    telemetry.record(METRIC.extenderLatency, 7, { Verb: 'prioritize' });
+    const emf = emfLines(capture.lines());
+    expect(emf.map((l) => new Set(l._aws.CloudWatchMetrics[0]!.Dimensions[0]))).toEqual([
+      new Set(['service', 'Verb']),
+      new Set(['service', 'Reason']),
+      new Set(['service', 'Verb']),
+    ]);
+    expect(emf.map((l) => [l.Verb, l.Reason, l.ExtenderLatency ?? l.NodesRejected])).toEqual([
+      ['filter', undefined, 12],
+      [undefined, 'InsufficientGpus', 3],
+      ['prioritize', undefined, 7],
+    ]);
+    expect(emf.every((l) => l.service === SERVICE.extender)).toBe(true);
+  });
+
   it('buffers undimensioned metrics until flush and flushes nothing when empty', () => {
     capture = captureStdout();
     const telemetry = createTelemetry(SERVICE.labeler);
