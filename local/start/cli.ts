@@ -107,7 +107,10 @@ async function main(options: StartOptions): Promise<void> {
   const pipeline = await startPipeline({
     config,
     teardown,
-    log: (message) => out.step(message),
+    // Once stopping, the poller may still see moto go away (Ctrl-C reaches every process in the group): not news.
+    log: (message) => {
+      if (phase !== 'stopping') out.step(message);
+    },
     onDelivery: (delivery) => {
       if (phase === 'running') out.step(describeDelivery(delivery));
     },
