@@ -53,18 +53,29 @@ export async function startClusterHarness(log: (message: string) => void): Promi
   };
 }
 
-/** Counts SDK commands by name (middleware at initialize: a retried call counts once). */
-function countCommands<C extends { middlewareStack: EC2Client['middlewareStack'] | CloudWatchClient['middlewareStack'] }>(client: C): Map<string, number> {
-  const counts = new Map<string, number>();
+interface CommandLog {
+  /** Calls per command name (middleware at initialize: a retried call counts once). */
+  readonly counts: Map<string, number>;
+  /** Milliseconds spent inside the calls, all commands together (the stand-in's share of the wall time). */
+  ms: number;
+}
+
+function countCommands(client: EC2Client | CloudWatchClient): CommandLog {
+  const log: CommandLog = { counts: new Map(), ms: 0 };
   (client.middlewareStack as EC2Client['middlewareStack']).add(
     (next, context) => async (args) => {
       const name = context.commandName ?? 'unknown';
-      counts.set(name, (counts.get(name) ?? 0) + 1);
-      return next(args);
+      log.counts.set(name, (log.counts.get(name) ?? 0) + 1);
+      const started = performance.now();
+      try {
+        return await next(args);
+      } finally {
+        log.ms += performance.now() - started;
+      }
     },
     { step: 'initialize', name: 'benchCountCommands' },
   );
-  return counts;
+  return log;
 }
 
 function settledOrThrow<R>(results: readonly ({ ok: true; value: R } | { ok: false; error: unknown })[], what: string): R[] {
@@ -83,6 +94,8 @@ export interface LabelerResult {
   readonly creationMs: number;
   readonly wallMs: number;
   readonly ec2Calls: Readonly<Record<string, number>>;
+  /** Time inside the EC2 calls (moto) during the first run. */
+  readonly ec2Ms: number;
   readonly labeled: number;
   readonly failed: number;
   /** A second run over the same nodes: nothing left to write. */
@@ -119,8 +132,10 @@ export async function benchLabeler(h: ClusterHarness, nodeCount: number, concurr
   const first = await handler(event);
   const wallMs = performance.now() - t0;
   if (first.kind !== 'reconcile') throw new Error(`the labeler did not reconcile: ${JSON.stringify(first)}`);
-  const ec2Calls = Object.fromEntries(calls);
-  calls.clear();
+  const ec2Calls = Object.fromEntries(calls.counts);
+  const ec2Ms = calls.ms;
+  calls.counts.clear();
+  calls.ms = 0;
   const t1 = performance.now();
   const second = await handler(event);
   const steadyWallMs = performance.now() - t1;
@@ -133,7 +148,8 @@ export async function benchLabeler(h: ClusterHarness, nodeCount: number, concurr
     labeled: first.labeled,
     failed: first.failed,
     steadyWallMs,
-    steadyEc2Calls: [...calls.values()].reduce((a, b) => a + b, 0),
+    ec2Ms,
+    steadyEc2Calls: [...calls.counts.values()].reduce((a, b) => a + b, 0),
     steadyLabeled: second.labeled,
   };
 }
@@ -145,6 +161,8 @@ export interface ReconcilerResult {
   readonly wallMs: number;
   readonly metricQueries: number;
   readonly getMetricDataCalls: number;
+  /** Time inside the CloudWatch calls (moto) during the run. */
+  readonly cloudWatchMs: number;
   readonly expectedGetMetricDataCalls: number;
   readonly podPatches: number;
   readonly nodePatches: number;
@@ -225,7 +243,7 @@ export async function benchReconciler(
 
   const listed = await h.core.listNamespacedPod({ namespace });
   const annotatedPods = listed.items.filter((p) => p.metadata?.annotations?.[POD_DELETION_COST_ANNOTATION] !== undefined).length;
-  const getMetricDataCalls = calls.get('GetMetricDataCommand') ?? 0;
+  const getMetricDataCalls = calls.counts.get('GetMetricDataCommand') ?? 0;
   return {
     pods: options.pods,
     podsWithMetrics: options.podsWithMetrics,
@@ -233,6 +251,7 @@ export async function benchReconciler(
     wallMs,
     metricQueries: summary.metricQueries,
     getMetricDataCalls,
+    cloudWatchMs: calls.ms,
     expectedGetMetricDataCalls: Math.ceil(summary.metricQueries / 500),
     podPatches: summary.deletionCostsWritten,
     nodePatches: summary.nodeUtilizationWritten,
