@@ -1,4 +1,4 @@
-import type { RejectionReason } from '../scheduling';
+import type { FilterRejection, RejectionReason } from '../scheduling';
 
 /** What one extender call decided, for the one-line decision log and the rejection metrics. */
 export interface DecisionSummary {
@@ -16,25 +16,38 @@ export interface DecisionSummary {
 const TOP_REASONS = 3;
 
 /**
- * Tallies rejections while a verb runs. Plugins reuse one message string per
- * distinct reason, so counting by message is a cheap hash lookup per node.
+ * Tallies rejections while a verb runs. Plugins hand out one rejection object
+ * per distinct reason, so counting by object is one identity-hash lookup per
+ * node; codes and messages are aggregated once, in `summary`.
  */
 export class RejectionTally {
-  private readonly codes = new Map<RejectionReason, number>();
-  private readonly messages = new Map<string, number>();
+  private readonly byStatus = new Map<FilterRejection, number>();
+  private readonly notFound: string[] = [];
   failed = 0;
 
-  add(code: RejectionReason, message: string): void {
+  add(status: FilterRejection): void {
     this.failed++;
-    this.codes.set(code, (this.codes.get(code) ?? 0) + 1);
-    this.messages.set(message, (this.messages.get(message) ?? 0) + 1);
+    this.byStatus.set(status, (this.byStatus.get(status) ?? 0) + 1);
+  }
+
+  addNotFound(message: string): void {
+    this.failed++;
+    this.notFound.push(message);
   }
 
   summary(pod: string, mode: DecisionSummary['mode'], candidates: number, kept: number): DecisionSummary {
-    const topReasons = [...this.messages]
+    const reasons: Partial<Record<RejectionReason, number>> = {};
+    const messages = new Map<string, number>();
+    const count = (code: RejectionReason, message: string, n: number) => {
+      reasons[code] = (reasons[code] ?? 0) + n;
+      messages.set(message, (messages.get(message) ?? 0) + n);
+    };
+    for (const message of this.notFound) count('NodeNotFound', message, 1);
+    for (const [status, n] of this.byStatus) count(status.code, status.message, n);
+    const topReasons = [...messages]
       .sort((a, b) => b[1] - a[1])
       .slice(0, TOP_REASONS)
-      .map(([message, count]) => `${message} (${count} node${count === 1 ? '' : 's'})`);
-    return { pod, mode, candidates, kept, failed: this.failed, reasons: Object.fromEntries(this.codes), topReasons };
+      .map(([message, n]) => `${message} (${n} node${n === 1 ? '' : 's'})`);
+    return { pod, mode, candidates, kept, failed: this.failed, reasons, topReasons };
   }
 }

@@ -96,7 +96,7 @@ function passingNodes(
       passing.push(i);
       continue;
     }
-    tally.add(status.code, status.message);
+    tally.add(status);
     onReject?.(node, status);
   }
   return passing;
@@ -124,7 +124,7 @@ export async function filterVerb(ctx: ExtenderContext, args: FilterArgs): Promis
   for (const name of unknown) {
     const message = notFoundMessage(name);
     unresolvable[name] = message;
-    tally.add('NodeNotFound', message);
+    tally.addNotFound(message);
   }
   const kept = passingNodes(profile, state, nodes, tally, (node, status) => {
     (status.unresolvable ? unresolvable : failed)[node.name] = status.message;
@@ -152,7 +152,7 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
   const profile = ctx.profile;
   const state = profile.startCycle(snapshot, parsePodRequirements(args.pod));
   const tally = new RejectionTally();
-  for (const name of unknown) tally.add('NodeNotFound', notFoundMessage(name));
+  for (const name of unknown) tally.addNotFound(notFoundMessage(name));
 
   // Scores only mean something where the pod fits; the rest get 0.
   const feasibleAt = passingNodes(profile, state, nodes, tally);
@@ -206,14 +206,14 @@ export async function preemptVerb(ctx: ExtenderContext, args: PreemptArgs): Prom
   for (const [name, victims] of args.victims) {
     const node = snapshot.getNode(name);
     if (node === undefined) {
-      tally.add('NodeNotFound', notFoundMessage(name));
+      tally.addNotFound(notFoundMessage(name));
       continue;
     }
     const afterEviction = node.clone();
     for (const uid of victims.uids) afterEviction.removePod(uid);
     const status = ctx.profile.filterNode(state, afterEviction);
     if (!status.ok) {
-      tally.add(status.code, status.message);
+      tally.add(status);
       continue;
     }
     result.NodeNameToMetaVictims[name] = meta(victims.uids, victims.numPdbViolations);

@@ -36,3 +36,18 @@ export function splitModelAlternatives(text: string): readonly string[] {
     .map((part) => part.trim())
     .filter((part) => part !== '');
 }
+
+const MODEL_IDS = new Map<string, number>();
+
+/**
+ * A small positive integer per distinct model key, stable for the process, so
+ * per-cycle memos can be arrays indexed by model instead of string-keyed
+ * maps. 0 means "no model". Clusters have a handful of models, so the table
+ * stays tiny.
+ */
+export function modelId(key: string): number {
+  if (key === '') return 0;
+  let id = MODEL_IDS.get(key);
+  if (id === undefined) MODEL_IDS.set(key, (id = MODEL_IDS.size + 1));
+  return id;
+}

@@ -1,4 +1,4 @@
-import { modelKey, modelTokens } from './gpu-model';
+import { modelId, modelKey, modelTokens } from './gpu-model';
 import { GPU_MILLI, GPU_RESOURCE, NODE_ANNOTATION, NODE_LABEL } from './keys';
 import { metadataOf, isRecord, stringField, stringMap } from './kube-json';
 import type { PodInfo } from './pod-info';
@@ -39,6 +39,8 @@ export class NodeInfo {
   readonly gpuModelTokens: readonly string[];
   /** Canonical model key (see gpu-model.ts); '' when the node has no model label. */
   readonly gpuModelKey: string;
+  /** modelId(gpuModelKey): 0 without a model label. */
+  readonly gpuModelId: number;
   readonly gpuMemoryMiB: number | undefined;
   readonly gpuUtilization: number | undefined;
   readonly allocatableCpuMilli: number;
@@ -64,6 +66,7 @@ export class NodeInfo {
     this.gpuModel = spec.gpuModel;
     this.gpuModelTokens = spec.gpuModel === undefined ? EMPTY_TOKENS : modelTokens(spec.gpuModel);
     this.gpuModelKey = spec.gpuModel === undefined ? '' : modelKey(spec.gpuModel);
+    this.gpuModelId = modelId(this.gpuModelKey);
     this.gpuMemoryMiB = spec.gpuMemoryMiB;
     this.gpuUtilization = spec.gpuUtilization;
     this.allocatableCpuMilli = spec.cpuMilli ?? Number.POSITIVE_INFINITY;

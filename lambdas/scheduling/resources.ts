@@ -75,17 +75,29 @@ function readResources(
   problem: { field?: string; value?: string },
   where: string,
 ): Totals {
-  const pick = (resource: string): string | undefined => requests[resource] ?? limits?.[resource];
-  const read = (resource: string, parse: (text: string) => number | undefined): number => {
-    const text = pick(resource);
-    if (text === undefined) return 0;
-    const value = parse(text);
-    if (value === undefined || value < 0) {
-      problem.field ??= `${where} resources ${resource}`;
-      problem.value ??= text;
-      return 0;
-    }
-    return value;
+  return {
+    cpuMilli: readResource(requests, limits, 'cpu', parseCpuMilli, problem, where),
+    memoryBytes: readResource(requests, limits, 'memory', parseBytes, problem, where),
+    gpus: readResource(requests, limits, GPU_RESOURCE, parseCount, problem, where),
   };
-  return { cpuMilli: read('cpu', parseCpuMilli), memoryBytes: read('memory', parseBytes), gpus: read(GPU_RESOURCE, parseCount) };
+}
+
+/** The request, else the limit; 0 when absent; unparseable or negative values are recorded in `problem` and count 0. */
+function readResource(
+  requests: Readonly<Record<string, string>>,
+  limits: Readonly<Record<string, string>> | undefined,
+  resource: string,
+  parse: (text: string) => number | undefined,
+  problem: { field?: string; value?: string },
+  where: string,
+): number {
+  const text = requests[resource] ?? limits?.[resource];
+  if (text === undefined) return 0;
+  const value = parse(text);
+  if (value === undefined || value < 0) {
+    problem.field ??= `${where} resources ${resource}`;
+    problem.value ??= text;
+    return 0;
+  }
+  return value;
 }

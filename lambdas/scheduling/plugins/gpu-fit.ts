@@ -12,7 +12,8 @@ import type { PodRequirements } from '../pod-requirements';
  * instead of building a message per node.
  */
 interface FitMemo {
-  readonly byModel: Map<string, FilterStatus>;
+  /** Indexed by NodeInfo.gpuModelId. */
+  readonly byModel: (FilterStatus | undefined)[];
   readonly byMemory: Map<number, FilterRejection>;
   readonly byFree: Map<number, FilterRejection>;
   noModelLabel: FilterRejection | undefined;
@@ -32,13 +33,13 @@ export const gpuFit: Plugin = {
   name: 'GpuFit',
 
   preFilter(state: CycleState): void {
-    state.write(MEMO, { byModel: new Map(), byMemory: new Map(), byFree: new Map(), noModelLabel: undefined, noMemoryLabel: undefined });
+    state.write(MEMO, { byModel: [], byMemory: new Map(), byFree: new Map(), noModelLabel: undefined, noMemoryLabel: undefined });
   },
 
   filter(state: CycleState, pod: PodRequirements, node: NodeInfo): FilterStatus {
     const { gpuCount, gpuMilli } = pod.demand;
     if (gpuCount <= 0) return PASS;
-    const memo = state.read(MEMO) ?? { byModel: new Map(), byMemory: new Map(), byFree: new Map(), noModelLabel: undefined, noMemoryLabel: undefined };
+    const memo = state.read(MEMO) ?? { byModel: [], byMemory: new Map(), byFree: new Map(), noModelLabel: undefined, noMemoryLabel: undefined };
 
     if (pod.gpuModels !== undefined) {
       const status = modelStatus(memo, pod, pod.gpuModels, node);
@@ -91,13 +92,13 @@ function modelStatus(memo: FitMemo, pod: PodRequirements, wanted: readonly strin
   if (node.gpuModel === undefined) {
     return (memo.noModelLabel ??= reject('GpuModelMismatch', `GPU model mismatch: pod wants ${wanted.join('|')}, node has no ${NODE_LABEL.gpuModel} label`, true));
   }
-  let status = memo.byModel.get(node.gpuModelKey);
+  let status = memo.byModel[node.gpuModelId];
   if (status === undefined) {
     const nodeTokens = node.gpuModelTokens;
     status = pod.gpuModelTokens.some((tokens) => modelMatches(tokens, nodeTokens))
       ? PASS
       : reject('GpuModelMismatch', `GPU model mismatch: pod wants ${wanted.join('|')}, node has ${node.gpuModel}`, true);
-    memo.byModel.set(node.gpuModelKey, status);
+    memo.byModel[node.gpuModelId] = status;
   }
   return status;
 }
