@@ -113,6 +113,8 @@ export interface ExtenderFunctionConfig extends FunctionConfig {
   /** DNS name in the certificate that resolves to the ALB; required with certificateArn. */
   readonly hostname: string | undefined;
   readonly reservedConcurrency: number | undefined;
+  /** Warm instances behind the ALB (0 = none): a cold start eats into the scheduler's httpTimeout. */
+  readonly provisionedConcurrency: number;
 }
 
 export interface ScheduledFunctionConfig extends FunctionConfig {

@@ -329,8 +329,12 @@ function parseExtender(reader: ConfigReader): ExtenderFunctionConfig {
     memorySizeMiB: reader.integer('memorySizeMiB', { default: 512, min: 128, max: 10240 }),
     timeoutSeconds: reader.integer('timeoutSeconds', { default: 10, min: 1, max: 60 }),
     reservedConcurrency: reader.optionalInteger('reservedConcurrency', { min: 1, max: 1000 }),
+    provisionedConcurrency: reader.integer('provisionedConcurrency', { default: 0, min: 0, max: 100 }),
     environment: parseEnvironment(reader),
   };
+  if (extender.reservedConcurrency !== undefined && extender.provisionedConcurrency > extender.reservedConcurrency) {
+    reader.fail('provisionedConcurrency', `must not exceed extender.reservedConcurrency (${extender.reservedConcurrency})`);
+  }
   reader.done();
   return extender;
 }

@@ -2,6 +2,7 @@ import { Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as targets from 'aws-cdk-lib/aws-elasticloadbalancingv2-targets';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import type { ExtenderFunctionConfig } from '../../config/app-config';
 import type { ClusterTarget } from '../cluster/cluster-target';
@@ -63,7 +64,17 @@ export class ExtenderEndpoint extends Construct {
           }
         : { protocol: elbv2.ApplicationProtocol.HTTP }),
     });
-    listener.addTargets('Extender', { targets: [new targets.LambdaTarget(props.extender.function)] });
+    // With provisioned concurrency the ALB invokes a `live` alias of the
+    // current version, kept warm; otherwise the function itself.
+    const invoked =
+      config.provisionedConcurrency > 0
+        ? new lambda.Alias(this, 'LiveAlias', {
+            aliasName: 'live',
+            version: props.extender.function.currentVersion,
+            provisionedConcurrentExecutions: config.provisionedConcurrency,
+          })
+        : props.extender.function;
+    listener.addTargets('Extender', { targets: [new targets.LambdaTarget(invoked)] });
 
     const host = config.hostname ?? this.loadBalancer.loadBalancerDnsName;
     this.urlPrefix = `${this.usesHttps ? 'https' : 'http'}://${host}:${config.listenerPort}`;

@@ -25,7 +25,7 @@ beforeAll(() => {
       existing: { vpcId: 'vpc-0123456789abcdef0', availabilityZones: ['eu-west-1a', 'eu-west-1b'], privateSubnetIds: SUBNETS, clusterSecurityGroupId: CLUSTER_SG },
     },
     addons: { nvidiaDevicePlugin: { enabled: false } },
-    extender: { certificateArn: CERTIFICATE, hostname: 'gpu-extender.internal.example.com', environment: { EXTENDER_CACHE_TTL: '2s' } },
+    extender: { certificateArn: CERTIFICATE, hostname: 'gpu-extender.internal.example.com', provisionedConcurrency: 2, environment: { EXTENDER_CACHE_TTL: '2s' } },
     scheduler: { replicas: 3, extender: { ignorable: true, preempt: false, httpTimeoutSeconds: 3, weight: 10 } },
     labeler: { scheduleMinutes: 10, environment: { LABEL_KARPENTER_COMPAT: 'true' } },
     alarms: { createSnsTopic: true, email: 'oncall@example.com', extenderP99LatencyMs: 500 },
@@ -107,6 +107,12 @@ describe('switches and settings', () => {
     const deployment = findObject(objects, 'Deployment', 'gpu-scheduler') as { spec: { replicas: number; template: { spec: { containers: { image: string }[] } } } };
     expect(deployment.spec.replicas).toBe(3);
     expect(deployment.spec.template.spec.containers[0]?.image).toBe('registry.k8s.io/kube-scheduler:v1.34.2');
+  });
+
+  it('keeps provisioned extender instances warm behind the ALB through a live alias', () => {
+    synth.template.hasResourceProperties('AWS::Lambda::Alias', { Name: 'live', ProvisionedConcurrencyConfig: { ProvisionedConcurrentExecutions: 2 } });
+    const aliasId = resourcesOfType(synth.json, 'AWS::Lambda::Alias')[0]?.[0];
+    synth.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', { TargetType: 'lambda', Targets: [{ Id: { Ref: aliasId } }] });
   });
 
   it('uses the configured labeler schedule and log retention', () => {
