@@ -93,6 +93,22 @@ afterAll(() => {
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 });
 
+/** A file with this content in a fresh temp dir (removed after the file's tests). */
+function tempFile(name: string, content: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'start-test-'));
+  tempDirs.push(dir);
+  const file = join(dir, name);
+  writeFileSync(file, content);
+  return file;
+}
+
+/** A run that must stop before starting anything: the exit code and the message are the point. */
+async function runRejected(args: string[]): Promise<Run> {
+  const result = await run(TSX, [ENTRY, ...args], { timeoutMs: 60_000 }).done;
+  expect(result.stdout).not.toContain('moto_server ready');
+  return result;
+}
+
 describe('npm start -- --exit-after-demo', () => {
   it('labels the nodes, places GPU pods by model and memory, rejects impossible ones with the extender reason, scales down by deletion cost, and leaves nothing behind', async () => {
     const { done } = run('npm', ['start', '--', '--exit-after-demo'], { timeoutMs: 290_000 });
@@ -190,25 +206,17 @@ describe('npm start on Ctrl-C', () => {
 
 describe('npm start fails fast', () => {
   it('rejects a scenario with an unknown key, naming the key, before starting anything', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'start-scenario-'));
-    tempDirs.push(dir);
-    const file = join(dir, 'bad.yaml');
-    writeFileSync(file, 'nodes:\n  - { instanceType: p4d.24xlarge, zonee: us-east-1a }\n');
-    const result = await run(TSX, [ENTRY, '--exit-after-demo', '--scenario', file], { timeoutMs: 60_000 }).done;
+    const file = tempFile('bad.yaml', 'nodes:\n  - { instanceType: p4d.24xlarge, zonee: us-east-1a }\n');
+    const result = await runRejected(['--exit-after-demo', '--scenario', file]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`invalid scenario ${file}: nodes[0].zonee: unknown key`);
-    expect(result.stdout).not.toContain('moto_server ready');
   });
 
   it('rejects an invalid CDK config file with the config loader\'s message', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'start-config-'));
-    tempDirs.push(dir);
-    const file = join(dir, 'config.yaml');
-    writeFileSync(file, 'clusterName: "not a valid name!"\n');
-    const result = await run(TSX, [ENTRY, '--no-demo', '--config', file], { timeoutMs: 60_000 }).done;
+    const file = tempFile('config.yaml', 'clusterName: "not a valid name!"\n');
+    const result = await runRejected(['--no-demo', '--config', file]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('clusterName');
-    expect(result.stdout).not.toContain('moto_server ready');
+    expect(result.stderr).toContain(`${file}: invalid configuration: clusterName: must be an EKS cluster name`);
   });
 
   it('names moto and how to install it when moto_server is not on PATH', async () => {
