@@ -19,17 +19,26 @@ export interface ProfileOptions {
 
 /**
  * Fragmentation (FGD) leads: on the openb trace it strands the fewest GPUs
- * (docs/simulator.md). GpuScore breaks its near-ties and carries utilization;
- * locality outweighs small fragmentation differences for pods that name
+ * (docs/simulator.md). GpuScore carries utilization and outweighs small
+ * fragmentation differences; locality outweighs them for pods that name
  * peers. GpuPacking stays available but off: as a tie-breaker it undoes FGD's
  * choices (−2 points of allocation on the trace).
  */
 export const DEFAULT_WEIGHTS = { GpuScore: 1, GpuPacking: 0, NetworkLocality: 5, Fragmentation: 20 } as const;
 
+/**
+ * GpuScore inside the profiles scores utilization only by default: its
+ * "free GPUs just above the request" part is a packing preference that, even
+ * as a tie-breaker, costs 0.5–1 point of allocation against Fragmentation's
+ * choices on the trace, and Fragmentation already judges fit. Set
+ * `gpuScore.fitWeight` to bring it back.
+ */
+export const DEFAULT_GPU_SCORE: GpuScoreOptions = { fitWeight: 0, utilizationWeight: 1 };
+
 function scorers(options: ProfileOptions): WeightedPlugin[] {
   const weights = { ...DEFAULT_WEIGHTS, ...options.weights };
   return [
-    { plugin: createGpuScore(options.gpuScore), weight: weights.GpuScore },
+    { plugin: createGpuScore({ ...DEFAULT_GPU_SCORE, ...options.gpuScore }), weight: weights.GpuScore },
     { plugin: gpuPacking, weight: weights.GpuPacking },
     { plugin: networkLocality, weight: weights.NetworkLocality },
     { plugin: createFragmentationScore(options.fragmentation), weight: weights.Fragmentation },
