@@ -54,7 +54,7 @@ describe('kube-scheduler accepts the generated KubeSchedulerConfiguration', () =
     for (const key of ['urlPrefix', 'filterVerb', 'prioritizeVerb', 'preemptVerb', 'weight', 'nodeCacheCapable', 'httpTimeout', 'managedResources', 'enableHTTPS', 'ignorable']) {
       expect(extender[key] ?? false, key).toEqual(expected?.[key] ?? false);
     }
-  });
+  }, 120_000);
 
   it('rejects a configuration with a field kube-scheduler does not know (the check can fail)', () => {
     const { scheduler } = parseAppConfig({});
@@ -63,5 +63,5 @@ describe('kube-scheduler accepts the generated KubeSchedulerConfiguration', () =
     const result = loadWithKubeScheduler('unknown-field', { ...configuration, extenders: [{ ...extender, nodeCacheable: true }] });
     expect(result.status).not.toBe(0);
     expect(result.output).toContain('unknown field');
-  });
+  }, 120_000);
 });
