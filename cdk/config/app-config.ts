@@ -26,6 +26,9 @@ export type CapacityTypeName = (typeof CAPACITY_TYPES)[number];
 export const ENDPOINT_ACCESS = ['private', 'public-and-private'] as const;
 export type EndpointAccessName = (typeof ENDPOINT_ACCESS)[number];
 
+/** How the Lambdas reach AWS APIs (EKS, EC2, CloudWatch): through NAT, or through interface endpoints in the VPC. */
+export const AWS_API_ACCESS = ['nat', 'vpc-endpoints'] as const;
+export type AwsApiAccessName = (typeof AWS_API_ACCESS)[number];
 /** CloudWatch Logs retention periods (days) that the Logs API accepts. */
 export const LOG_RETENTION_DAYS = [
   1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
@@ -57,6 +60,7 @@ export interface NewClusterConfig {
   /** Explicit zones; empty = the region's first two (all an environment-agnostic stack can know). */
   readonly availabilityZones: readonly string[];
   readonly natGateways: number;
+  readonly awsApiAccess: AwsApiAccessName;
   /** IAM roles or users (ARNs) of the people who operate the cluster; given cluster-admin via access entries. */
   readonly adminPrincipalArns: readonly string[];
   readonly systemNodeGroup: NodeGroupConfig;

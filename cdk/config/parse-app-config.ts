@@ -12,6 +12,7 @@ import type {
   SchedulerConfig,
 } from './app-config';
 import {
+  AWS_API_ACCESS,
   CAPACITY_TYPES,
   DEFAULT_KUBE_SCHEDULER_VERSION,
   ENDPOINT_ACCESS,
@@ -128,6 +129,7 @@ function parseNewCluster(reader: ConfigReader): NewClusterConfig {
     vpcCidr: reader.string('vpcCidr', { default: '10.0.0.0/16', ...CIDR }),
     availabilityZones,
     natGateways: reader.integer('natGateways', { default: 1, min: 1, max: zoneCount }),
+    awsApiAccess: reader.oneOf('awsApiAccess', AWS_API_ACCESS, 'nat'),
     adminPrincipalArns: reader.stringList('adminPrincipalArns', {
       default: [],
       minItems: 0,
@@ -208,7 +210,7 @@ function parseTaint(reader: ConfigReader): NodeTaint {
 }
 
 function parseExistingCluster(reader: ConfigReader): ExistingClusterConfig {
-  for (const newOnly of ['endpointAccess', 'publicAccessCidrs', 'vpcCidr', 'availabilityZones', 'natGateways', 'adminPrincipalArns', 'systemNodeGroup', 'gpuNodeGroups']) {
+  for (const newOnly of ['endpointAccess', 'publicAccessCidrs', 'vpcCidr', 'availabilityZones', 'natGateways', 'awsApiAccess', 'adminPrincipalArns', 'systemNodeGroup', 'gpuNodeGroups']) {
     if (reader.has(newOnly)) reader.fail(newOnly, 'is only allowed when cluster.mode is "new"');
   }
   if (!reader.has('existing')) reader.fail('existing', 'is required when cluster.mode is "existing" (vpcId, availabilityZones, privateSubnetIds, clusterSecurityGroupId)');

@@ -31,6 +31,7 @@ export class AttachedCluster extends Construct implements ClusterTarget {
   readonly clusterSecurityGroup: ec2.ISecurityGroup;
   readonly computeReady = [];
   readonly clusterCreated = [];
+  readonly awsApiEndpoints = undefined;
   readonly installPodIdentityAgent: boolean;
 
   constructor(scope: Construct, id: string, props: AttachedClusterProps) {

@@ -19,6 +19,12 @@ export interface ClusterTarget {
    * (so it identifies kube-scheduler pods calling the ALB).
    */
   readonly clusterSecurityGroup: ec2.ISecurityGroup;
+  /**
+   * Security group of the VPC interface endpoints for the AWS APIs the
+   * Lambdas call, when the VPC has them: the Lambdas' HTTPS egress then goes
+   * there instead of to any address.
+   */
+  readonly awsApiEndpoints: ec2.ISecurityGroup | undefined;
   /** The cluster resource itself, for resources that name the cluster by a literal (access entries, add-ons); empty when attached. */
   readonly clusterCreated: readonly IDependable[];
   /** Add-ons that run pods wait for these (node groups), so they can become ACTIVE. */

@@ -31,6 +31,7 @@ export class NewGpuCluster extends Construct implements ClusterTarget {
   readonly clusterSecurityGroup: ec2.ISecurityGroup;
   readonly computeReady: eks.Nodegroup[] = [];
   readonly clusterCreated: IDependable[] = [];
+  readonly awsApiEndpoints: ec2.ISecurityGroup | undefined;
   readonly installPodIdentityAgent = true;
   readonly gpuNodeGroups: eks.Nodegroup[] = [];
 
@@ -56,6 +57,7 @@ export class NewGpuCluster extends Construct implements ClusterTarget {
       trafficType: ec2.FlowLogTrafficType.REJECT,
     });
     this.vpc = vpc;
+    this.awsApiEndpoints = config.awsApiAccess === 'vpc-endpoints' ? this.addAwsApiEndpoints(vpc, config.vpcCidr) : undefined;
 
     // EKS writes control-plane logs here; creating it first gives it a retention.
     const controlPlaneLogs = new logs.LogGroup(this, 'ControlPlaneLogGroup', {
@@ -116,6 +118,30 @@ export class NewGpuCluster extends Construct implements ClusterTarget {
         reason: 'The operator set cluster.endpointAccess to public-and-private and listed the allowed CIDRs in cluster.publicAccessCidrs; the default is private.',
       });
     }
+  }
+
+  /**
+   * Interface endpoints for the AWS APIs the Lambdas call. Private DNS sends
+   * every client in the VPC there (the VPC CNI on the nodes calls EC2 too),
+   * so the endpoints admit HTTPS from the whole VPC range.
+   */
+  private addAwsApiEndpoints(vpc: ec2.Vpc, vpcCidr: string): ec2.SecurityGroup {
+    const securityGroup = new ec2.SecurityGroup(this, 'AwsApiEndpointSecurityGroup', {
+      vpc,
+      description: 'gpu-scheduling interface endpoints (EKS, EC2, CloudWatch): HTTPS from the VPC',
+      allowAllOutbound: false,
+    });
+    // The literal range (not the VPC's token) so cdk-nag can see it is not open to the world.
+    securityGroup.addIngressRule(ec2.Peer.ipv4(vpcCidr), ec2.Port.tcp(443), 'HTTPS from the VPC');
+    const services = {
+      EksApiEndpoint: ec2.InterfaceVpcEndpointAwsService.EKS,
+      Ec2ApiEndpoint: ec2.InterfaceVpcEndpointAwsService.EC2,
+      CloudWatchApiEndpoint: ec2.InterfaceVpcEndpointAwsService.CLOUDWATCH_MONITORING,
+    };
+    for (const [id, service] of Object.entries(services)) {
+      vpc.addInterfaceEndpoint(id, { service, privateDnsEnabled: true, subnets: this.privateSubnets, securityGroups: [securityGroup], open: false });
+    }
+    return securityGroup;
   }
 
   private addNodeGroup(id: string, group: NodeGroupConfig, amiType: eks.NodegroupAmiType, stackLabels: Record<string, string>): eks.Nodegroup {

@@ -69,9 +69,13 @@ export class PipelineFunction extends Construct {
     // The API endpoint's ENIs carry the cluster security group: this adds the
     // matching ingress rule on it too.
     this.securityGroup.connections.allowTo(target.clusterSecurityGroup, ec2.Port.tcp(443), `${props.name} Lambda to the EKS API endpoint`);
-    // AWS APIs (EKS DescribeCluster, EC2, CloudWatch, STS) through the NAT
-    // gateway: their public addresses are not a fixed set a rule could name.
-    this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'AWS service APIs over HTTPS');
+    if (target.awsApiEndpoints) {
+      this.securityGroup.connections.allowTo(target.awsApiEndpoints, ec2.Port.tcp(443), `${props.name} Lambda to the AWS API endpoints`);
+    } else {
+      // AWS APIs (EKS DescribeCluster, EC2, CloudWatch) through the NAT
+      // gateway: their public addresses are not a fixed set a rule could name.
+      this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'AWS service APIs over HTTPS');
+    }
 
     this.function = new nodejs.NodejsFunction(this, 'Function', {
       entry: LAMBDA_ENTRIES[props.name],

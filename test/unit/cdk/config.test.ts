@@ -54,6 +54,7 @@ describe('parseAppConfig rejects bad values, naming the key and what is allowed'
     [{ cluster: { endpointAccess: 'public-and-private' } }, 'cluster.publicAccessCidrs', 'must list the CIDRs'],
     [{ cluster: { availabilityZones: ['us-east-1a'] } }, 'cluster.availabilityZones', 'at least 2 zones'],
     [{ cluster: { natGateways: 3 } }, 'cluster.natGateways', 'integer from 1 to 2'],
+    [{ cluster: { awsApiAccess: 'privatelink' } }, 'cluster.awsApiAccess', '"nat", "vpc-endpoints"'],
     [{ cluster: { adminPrincipalArns: ['admin'] } }, 'cluster.adminPrincipalArns[0]', 'IAM role or user ARN'],
     [{ cluster: { mode: 'existing' } }, 'cluster.existing', 'is required'],
     [{ cluster: { mode: 'existing', existing: { vpcId: 'vpc-0123456789abcdef0', availabilityZones: ['us-east-1a', 'us-east-1b'], privateSubnetIds: ['subnet-0123456789abcdef0'] } } }, 'cluster.existing.privateSubnetIds', 'at least 2'],

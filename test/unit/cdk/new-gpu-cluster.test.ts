@@ -7,9 +7,11 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAppConfig } from '../../../cdk/config/parse-app-config';
 import { NewGpuCluster } from '../../../cdk/lib/cluster/new-gpu-cluster';
+import { PipelineFunction } from '../../../cdk/lib/functions/pipeline-function';
 
-// The cluster construct alone (no Lambdas, so no bundling) with the options
-// the default-config stack test does not exercise.
+// The cluster construct with one pipeline Lambda (bundling switched off: the
+// assertions are about the infrastructure) and the options the default-config
+// stack test does not exercise.
 const ADMIN = 'arn:aws:iam::123456789012:role/platform-admins';
 const outdir = mkdtempSync(join(tmpdir(), 'gpu-cluster-'));
 let template: Template;
@@ -22,6 +24,7 @@ beforeAll(() => {
       adminPrincipalArns: [ADMIN],
       availabilityZones: ['us-west-2a', 'us-west-2b', 'us-west-2c'],
       natGateways: 3,
+      awsApiAccess: 'vpc-endpoints',
       gpuNodeGroups: [
         { name: 'h100', instanceTypes: ['p5.48xlarge'], capacityType: 'ON_DEMAND', labels: { team: 'research' }, taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NO_SCHEDULE' }] },
         { name: 'l4-spot', instanceTypes: ['g6.xlarge', 'g6.2xlarge'], capacityType: 'SPOT', minSize: 0, maxSize: 10, desiredSize: 0 },
@@ -29,9 +32,10 @@ beforeAll(() => {
     },
   });
   if (config.cluster.mode !== 'new') throw new Error('expected a new-cluster config');
-  const app = new App({ outdir });
+  const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'ClusterOnly');
-  new NewGpuCluster(stack, 'Cluster', { clusterName: 'research-gpu', kubernetesVersion: '1.34', config: config.cluster, logRetention: 14 });
+  const target = new NewGpuCluster(stack, 'Cluster', { clusterName: 'research-gpu', kubernetesVersion: '1.34', config: config.cluster, logRetention: 14 });
+  new PipelineFunction(stack, 'Labeler', { name: 'labeler', description: 'test', target, config: config.labeler, logRetention: 14 });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   app.synth();
   template = Template.fromJSON(JSON.parse(readFileSync(join(outdir, 'ClusterOnly.template.json'), 'utf8')) as Record<string, unknown>);
@@ -78,6 +82,28 @@ describe('NewGpuCluster options', () => {
     template.hasResourceProperties('AWS::EC2::Subnet', { AvailabilityZone: 'us-west-2c' });
     template.hasResourceProperties('AWS::EC2::FlowLog', { TrafficType: 'REJECT' });
     template.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: '/aws/eks/research-gpu/cluster', RetentionInDays: 14 });
+  });
+});
+
+describe('AWS APIs through VPC endpoints', () => {
+  it('creates private-DNS interface endpoints for EKS, EC2 and CloudWatch, open to the VPC on 443', () => {
+    const endpoints = Object.values(template.findResources('AWS::EC2::VPCEndpoint')) as { Properties: { ServiceName: unknown; PrivateDnsEnabled: boolean; VpcEndpointType: string } }[];
+    expect(endpoints.map((e) => JSON.stringify(e.Properties.ServiceName).match(/\.(eks|ec2|monitoring)"/)?.[1]).sort()).toEqual(['ec2', 'eks', 'monitoring']);
+    for (const endpoint of endpoints) expect(endpoint.Properties).toMatchObject({ PrivateDnsEnabled: true, VpcEndpointType: 'Interface' });
+    template.hasResourceProperties('AWS::EC2::SecurityGroup', {
+      GroupDescription: Match.stringLikeRegexp('interface endpoints'),
+      SecurityGroupIngress: [Match.objectLike({ FromPort: 443, ToPort: 443, CidrIp: Match.anyValue() })],
+    });
+  });
+
+  it('lets the Lambda out only to the endpoints and the cluster API, never to any address', () => {
+    const groups = template.findResources('AWS::EC2::SecurityGroup', { Properties: { GroupDescription: Match.stringLikeRegexp('labeler Lambda') } });
+    const [lambdaGroupId, lambdaGroup] = Object.entries(groups)[0] ?? [];
+    expect(JSON.stringify(lambdaGroup)).not.toContain('0.0.0.0/0');
+    const egress = Object.values(template.findResources('AWS::EC2::SecurityGroupEgress')) as { Properties: { GroupId: unknown; FromPort: number; DestinationSecurityGroupId: unknown } }[];
+    const fromLambda = egress.filter((rule) => JSON.stringify(rule.Properties.GroupId).includes(lambdaGroupId ?? '-'));
+    expect(fromLambda.map((rule) => rule.Properties.FromPort)).toEqual([443, 443]);
+    expect(fromLambda.map((rule) => JSON.stringify(rule.Properties.DestinationSecurityGroupId)).join()).toMatch(/AwsApiEndpointSecurityGroup.*ClusterSecurityGroupId|ClusterSecurityGroupId.*AwsApiEndpointSecurityGroup/);
   });
 });
 
