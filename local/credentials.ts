@@ -5,6 +5,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { lambdaGroup } from './lambda-rbac';
 
 export interface Identity {
   user: string;
@@ -15,8 +16,6 @@ export interface Identity {
 /** The Lambdas' identities: users in groups of the same name, bound by local/lambda-rbac.ts. */
 export const LAMBDA_COMPONENTS = ['extender', 'labeler', 'reconciler'] as const;
 export type LambdaComponent = (typeof LAMBDA_COMPONENTS)[number];
-
-export const lambdaGroup = (component: LambdaComponent): string => `eks-gpu-scheduling:${component}`;
 
 export interface ControlPlaneIdentities {
   admin: Identity;

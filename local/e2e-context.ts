@@ -37,6 +37,13 @@ export interface E2eHarness {
   startGpuScheduler(extender: ExtenderSettings): Promise<ManagedProcess>;
   /** Tails of every component log, including GPU schedulers started here. */
   logTails(lines?: number): string;
+  /**
+   * Deletes every Node and force-deletes every pod bound to a node, leaving an
+   * empty cluster. e2e files run one at a time, so whatever an earlier file left
+   * behind is no longer used; a file whose assertions depend on the whole
+   * cluster (e.g. the extender's scores) calls this first.
+   */
+  resetCluster(): Promise<void>;
 }
 
 let gpuSchedulerStarts = 0;
@@ -96,5 +103,20 @@ export function e2eHarness(): E2eHarness {
       return proc;
     },
     logTails,
+    async resetCluster() {
+      const nodes = await core.listNode();
+      for (const node of nodes.items) {
+        if (node.metadata?.name) await core.deleteNode({ name: node.metadata.name });
+      }
+      // Without kubelets, bound pods never finish a graceful deletion: delete them at once.
+      const pods = await core.listPodForAllNamespaces({ fieldSelector: 'spec.nodeName!=' });
+      for (const pod of pods.items) {
+        const { name, namespace } = pod.metadata ?? {};
+        if (!name || !namespace) continue;
+        await core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0 }).catch((error: unknown) => {
+          if (!/404|not found/i.test(String(error))) throw error;
+        });
+      }
+    },
   };
 }

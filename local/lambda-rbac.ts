@@ -1,17 +1,22 @@
-// The narrow ClusterRoles the Lambdas get on EKS (via access entries mapped to
-// these groups), reproduced on the local control plane so tests exercise the
-// same least privilege. Keep in step with the CDK access entries.
+// The Lambdas' Kubernetes access on the local control plane: the very groups
+// and rules the CDK app grants them on EKS (cdk/lib/access/lambda-rbac-rules.ts),
+// so end-to-end tests run with production's least privilege.
 import { RbacAuthorizationV1Api, type KubeConfig, type V1PolicyRule } from '@kubernetes/client-node';
-import { lambdaGroup, type LambdaComponent } from './credentials';
+import { LAMBDA_KUBERNETES_ACCESS } from '../cdk/lib/access/lambda-rbac-rules';
+import type { LambdaComponent } from './credentials';
 
+const toPolicyRules = (rules: readonly { apiGroups: readonly string[]; resources: readonly string[]; verbs: readonly string[] }[]): V1PolicyRule[] =>
+  rules.map((rule) => ({ apiGroups: [...rule.apiGroups], resources: [...rule.resources], verbs: [...rule.verbs] }));
+
+/** Rules per Lambda, as applied locally (taken from the CDK definition). */
 export const LAMBDA_RULES: Record<LambdaComponent, V1PolicyRule[]> = {
-  extender: [{ apiGroups: [''], resources: ['nodes', 'pods'], verbs: ['get', 'list', 'watch'] }],
-  labeler: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'patch'] }],
-  reconciler: [
-    { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'patch'] },
-    { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'patch'] },
-  ],
+  extender: toPolicyRules(LAMBDA_KUBERNETES_ACCESS.extender.rules),
+  labeler: toPolicyRules(LAMBDA_KUBERNETES_ACCESS.labeler.rules),
+  reconciler: toPolicyRules(LAMBDA_KUBERNETES_ACCESS.reconciler.rules),
 };
+
+/** The Kubernetes group each Lambda's EKS access entry maps its role to. */
+export const lambdaGroup = (component: LambdaComponent): string => LAMBDA_KUBERNETES_ACCESS[component].group;
 
 export async function applyLambdaRbac(admin: KubeConfig): Promise<void> {
   const rbac = admin.makeApiClient(RbacAuthorizationV1Api);

@@ -27,6 +27,7 @@ interface FilterRequestShape {
   Nodes?: { items?: unknown[] | null } | null;
 }
 const filterRequests: FilterRequestShape[] = [];
+const scoresByPod = new Map<string, { Host: string; Score: number }[]>();
 
 let adapter: AlbAdapter;
 let namespace = '';
@@ -38,12 +39,21 @@ beforeAll(async () => {
   adapter = await startAlbAdapter({
     functionName: 'gpu-extender',
     handler: async (event) => {
-      // Remembers which node form kube-scheduler sent, to prove each mode is really exercised.
+      // Remembers which node form kube-scheduler sent, to prove each mode is really exercised,
+      // and the scores the extender gave, to explain a placement when an assertion fails.
       if (event.path === '/filter' && event.body) filterRequests.push(JSON.parse(event.body) as FilterRequestShape);
-      return handler(event);
+      const result = await handler(event);
+      if (event.path === '/prioritize' && event.body && result.statusCode === 200 && result.body) {
+        const pod = (JSON.parse(event.body) as { Pod?: { metadata?: { name?: string } } }).Pod?.metadata?.name ?? '?';
+        scoresByPod.set(pod, JSON.parse(result.body) as { Host: string; Score: number }[]);
+      }
+      return result;
     },
   });
   namespace = await harness.createNamespace('extender');
+  // The extender's scores depend on every bound pod (its fragmentation model learns the
+  // cluster's typical pod shapes), so start from a cluster without earlier files' leftovers.
+  await harness.resetCluster();
 });
 
 afterAll(async () => {
@@ -193,7 +203,13 @@ describe.each([
       await settle();
     }
     // 3 free GPUs on the partly used node are filled first; only the 4th pod opens the empty node.
-    expect(placements).toEqual([partly.name, partly.name, partly.name, empty.name]);
+    const scores = JSON.stringify(Object.fromEntries([...scoresByPod].filter(([pod]) => pod.startsWith('single-'))));
+    expect(placements, `partly=${partly.name} empty=${empty.name} extender scores=${scores}`).toEqual([
+      partly.name,
+      partly.name,
+      partly.name,
+      empty.name,
+    ]);
   });
 
   it('4: with the extender down (ignorable: false) GPU pods stay Pending, and schedule once it is back', async () => {
