@@ -48,7 +48,8 @@ function warmCache(nodes: readonly unknown[], pods: readonly unknown[]): Cluster
   return { snapshot: () => Promise.resolve(snapshot) };
 }
 
-function albEvent(path: string, body: string): ALBEvent {
+/** A POST as the internal ALB hands it to the Lambda (multi-value headers off). */
+export function albEvent(path: string, body: string): ALBEvent {
   return {
     requestContext: { elb: { targetGroupArn: 'arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/gpu-extender/0123456789abcdef' } },
     httpMethod: 'POST',

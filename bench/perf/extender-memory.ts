@@ -6,6 +6,7 @@ import type { ClusterCache } from '../../lambdas/extender/cluster-cache';
 import { createAlbHandler } from '../../lambdas/extender/handler';
 import { snapshotFromKubernetes } from '../../lambdas/scheduling';
 import { boundPods, gpuNodes, nodeNamesArgs } from './extender-fixtures';
+import { albEvent } from './extender-latency';
 
 export interface MemoryCase {
   readonly nodes: number;
@@ -53,16 +54,8 @@ export async function measureMemory(c: MemoryCase): Promise<MemoryResult> {
   state = undefined;
 
   const handler = createAlbHandler(app);
-  const event = (path: string) => ({
-    requestContext: { elb: { targetGroupArn: 'arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/gpu-extender/0' } },
-    httpMethod: 'POST',
-    path,
-    headers: { 'content-type': 'application/json' },
-    body,
-    isBase64Encoded: false,
-  });
-  const filter = await handler(event('/filter'));
-  const prioritize = await handler(event('/prioritize'));
+  const filter = await handler(albEvent('/filter', body));
+  const prioritize = await handler(albEvent('/prioritize', body));
   collect();
   const retained = process.memoryUsage().heapUsed;
   const peakRssBytes = process.resourceUsage().maxRSS * 1024;
