@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { METRIC, METRICS_NAMESPACE } from '../../../lambdas/observability/metric-catalog';
-import { LAMBDA_KUBERNETES_ACCESS } from '../../../cdk/lib/access/lambda-rbac-rules';
 import { catalogMetric, dimensionCombinations } from '../../../cdk/lib/observability/catalog-metrics';
-import { LAMBDA_RULES } from '../../../local/lambda-rbac';
 import { catalogMismatch } from './support/metric-coverage';
 
 describe('catalog metrics for the dashboard', () => {
@@ -40,13 +38,5 @@ describe('the template metric check itself', () => {
     [{ ...good, namespace: 'Custom/Other' }, 'neither ours nor AWS-published'],
   ])('reports %j', (reference, problem) => {
     expect(catalogMismatch(reference)).toContain(problem);
-  });
-});
-
-describe('Kubernetes RBAC', () => {
-  it('grants the Lambdas on EKS exactly what the local control plane grants them in end-to-end tests', () => {
-    for (const [component, access] of Object.entries(LAMBDA_KUBERNETES_ACCESS)) {
-      expect(access.rules, component).toEqual(LAMBDA_RULES[component as keyof typeof LAMBDA_RULES]);
-    }
   });
 });
