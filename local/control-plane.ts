@@ -139,6 +139,8 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
         // node objects are not tainted not-ready on creation (nothing would untaint them).
         '--disable-admission-plugins=ServiceAccount,TaintNodesByCondition',
         '--allow-privileged=true',
+        // The kubernetes Service cannot point at a loopback address; nothing here needs it.
+        '--endpoint-reconciler-type=none',
         '--profiling=false',
         '--v=1',
       ],
@@ -188,6 +190,8 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
         `--kubeconfig=${kcmKubeconfig}`,
         `--authentication-kubeconfig=${kcmKubeconfig}`,
         `--authorization-kubeconfig=${kcmKubeconfig}`,
+        // Clients use tokens, so there is no client-CA ConfigMap to look up.
+        '--authentication-skip-lookup=true',
         '--bind-address=127.0.0.1',
         `--secure-port=${kcmPort}`,
         `--cert-dir=${join(workDir, 'kcm-certs')}`,

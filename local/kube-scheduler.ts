@@ -36,6 +36,8 @@ export async function startKubeScheduler(options: KubeSchedulerOptions): Promise
       `--secure-port=${port}`,
       `--authentication-kubeconfig=${options.kubeconfig}`,
       `--authorization-kubeconfig=${options.kubeconfig}`,
+      // Clients use tokens, so there is no client-CA ConfigMap to look up.
+      '--authentication-skip-lookup=true',
       `--v=${options.verbosity ?? 2}`,
     ],
   });
