@@ -51,9 +51,12 @@ export function kubeSchedulerConfiguration(props: SecondSchedulerManifestProps):
         nodeCacheCapable: true,
         httpTimeout: `${scheduler.extender.httpTimeoutSeconds}s`,
         ignorable: scheduler.extender.ignorable,
-        // Only GPU pods are sent to the extender; the device plugin, not the
-        // scheduler, accounts for the resource, hence ignoredByScheduler.
-        managedResources: [{ name: EXTENDER_MANAGED_RESOURCE, ignoredByScheduler: true }],
+        // Only GPU pods are sent to the extender. The scheduler keeps counting
+        // GPUs itself (ignoredByScheduler: false): its count includes pods it
+        // has assumed but not yet bound, while the extender's cluster cache can
+        // be up to EXTENDER_CACHE_TTL old, so two GPU pods placed within that
+        // window could otherwise be given the same last free GPU.
+        managedResources: [{ name: EXTENDER_MANAGED_RESOURCE, ignoredByScheduler: false }],
       },
     ],
   };

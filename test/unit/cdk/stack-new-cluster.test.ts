@@ -101,7 +101,7 @@ describe('second scheduler', () => {
       nodeCacheCapable: true,
       httpTimeout: '5s',
       ignorable: false,
-      managedResources: [{ name: 'nvidia.com/gpu', ignoredByScheduler: true }],
+      managedResources: [{ name: 'nvidia.com/gpu', ignoredByScheduler: false }],
     });
   });
 });
