@@ -1,5 +1,5 @@
 import type { CycleState, ExtenderFilterResult, ExtenderPreemptionResult, FilterRejection, HostPriorityList, MetaVictims, NodeInfo, Profile } from '../scheduling';
-import { metadataOf, nodeInfoFromKubernetes, parsePodRequirements, Snapshot, stringField, toExtenderScore } from '../scheduling';
+import { metadataOf, nodeInfoFromKubernetes, parsePodRequirements, Snapshot, stringField, toExtenderScores } from '../scheduling';
 import type { ClusterCache } from './cluster-cache';
 import type { DecisionSummary } from './decision';
 import { RejectionTally } from './decision';
@@ -158,8 +158,9 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
   const feasibleAt = passingNodes(profile, state, nodes, tally);
   const feasible = feasibleAt.map((i) => nodes[i] as NodeInfo);
   const scores = profile.score(state, feasible);
+  const feasibleScores = toExtenderScores(scores);
   const nodeScores = new Uint8Array(nodes.length);
-  for (let j = 0; j < feasible.length; j++) nodeScores[feasibleAt[j] as number] = toExtenderScore(scores[j] ?? 0);
+  for (let j = 0; j < feasible.length; j++) nodeScores[feasibleAt[j] as number] = feasibleScores[j] ?? 0;
 
   const body: HostPriorityList = [];
   if (args.nodes.mode === 'NodeNames' && unknown.length > 0) {

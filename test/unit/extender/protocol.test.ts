@@ -115,10 +115,11 @@ describe('prioritize', () => {
   it('full Nodes without cluster access scores from allocatable and utilization', async () => {
     const { post } = harness({ profile: seedProfile() });
     const response = await post('/prioritize', fixture('extender-args-nodes.json'));
-    // A100_1: (2*(0.7*100/7 + 0.3*80) + 25 + 0)/4 = 23.25 → 2; A100_2 unknown utilization: (2*25 + 25)/4 = 18.75 → 2.
+    // A100_1: (2*(0.7*100/7 + 0.3*80) + 25 + 0)/4 = 23.25; A100_2 unknown utilization: (2*25 + 25)/4 = 18.75.
+    // Plain rounding would give both 2; spread over 1..10 the better node stays ahead.
     expect(response.body).toEqual([
-      { Host: A100_1, Score: 2 },
-      { Host: A100_2, Score: 2 },
+      { Host: A100_1, Score: 10 },
+      { Host: A100_2, Score: 1 },
       { Host: T4, Score: 0 },
       { Host: A10G, Score: 0 },
     ]);
