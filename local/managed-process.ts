@@ -48,9 +48,10 @@ export class ManagedProcess {
     }
     running.add(this.child);
     this.exited = new Promise((resolve) => {
-      this.child.once('exit', (code, signal) => {
+      this.child.once('exit', (code) => {
         running.delete(this.child);
-        this.exitCode = code ?? (signal ? null : code);
+        // null when a signal ended it.
+        this.exitCode = code;
         resolve(code);
       });
       this.child.once('error', (error) => {
