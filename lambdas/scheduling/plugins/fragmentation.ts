@@ -4,6 +4,7 @@ import type { DeviceChoice } from '../device-choice';
 import { modelMatches, modelTokens } from '../gpu-model';
 import { GPU_MILLI } from '../keys';
 import type { NodeInfo } from '../node-info';
+import type { PodInfo } from '../pod-info';
 import type { PodRequirements } from '../pod-requirements';
 import type { Snapshot } from '../snapshot';
 import type { WorkloadShape } from './workload-shapes';
@@ -178,22 +179,25 @@ function toScore(reduction: number): number {
 export function createFragmentationScore(options: FragmentationOptions = {}): DeviceChoice {
   const coverage = options.coverage ?? 0.95;
   const fixed = options.shapes === undefined ? undefined : new FragmentationModel(options.shapes);
-  const derived = new WeakMap<Snapshot, { pods: number; model: FragmentationModel }>();
+  // Keyed by the snapshot's pod list, which overlays of one cached cluster share
+  // (the extender builds one per request), so the shapes are derived once per refresh.
+  const derived = new WeakMap<readonly PodInfo[], { pods: number; model: FragmentationModel }>();
   const memos = new WeakMap<NodeInfo, NodeMemo>();
   let scratch = new Int32Array(8);
 
   const modelFor = (snapshot: Snapshot): FragmentationModel => {
     if (fixed !== undefined) return fixed;
-    const cached = derived.get(snapshot);
-    // A snapshot that keeps growing (the simulator binds into it) refreshes the
+    const pods = snapshot.pods;
+    const cached = derived.get(pods);
+    // A list that keeps growing (the simulator binds into it) refreshes the
     // shapes after 5 % more pods: each refresh empties every node memo.
-    if (cached !== undefined && snapshot.pods.length < cached.pods + Math.max(1, Math.ceil(cached.pods * REFRESH_GROWTH))) return cached.model;
+    if (cached !== undefined && pods.length < cached.pods + Math.max(1, Math.ceil(cached.pods * REFRESH_GROWTH))) return cached.model;
     const shapes = typicalShapes(
-      snapshot.pods.map((p) => ({ cpuMilli: p.demand.cpuMilli, gpuCount: p.demand.gpuCount, gpuMilli: p.demand.gpuMilli })),
+      pods.map((p) => ({ cpuMilli: p.demand.cpuMilli, gpuCount: p.demand.gpuCount, gpuMilli: p.demand.gpuMilli })),
       coverage,
     );
     const model = new FragmentationModel(shapes);
-    derived.set(snapshot, { pods: snapshot.pods.length, model });
+    derived.set(pods, { pods: pods.length, model });
     return model;
   };
 
