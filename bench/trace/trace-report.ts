@@ -67,15 +67,17 @@ export function renderSvg(results: readonly PolicyResult[], title: string, maxPe
   const m = { left: 60, right: 150, top: 40, bottom: 50 };
   const plotW = width - m.left - m.right;
   const plotH = height - m.top - m.bottom;
+  // Below half the capacity every policy places everything (allocation = arrivals): show where they differ.
   const yMin = 50;
-  const x = (p: number): number => m.left + (p / maxPercent) * plotW;
+  const xMin = 50;
+  const x = (p: number): number => m.left + ((p - xMin) / (maxPercent - xMin)) * plotW;
   const y = (v: number): number => m.top + plotH - ((Math.max(v, yMin) - yMin) / (100 - yMin)) * plotH;
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="${width}" height="${height}" fill="white"/>`,
     `<text x="${m.left}" y="22" font-size="14">${escapeXml(title)}</text>`,
   ];
-  for (let p = 0; p <= maxPercent; p += 10) {
+  for (let p = xMin; p <= maxPercent; p += 10) {
     parts.push(`<line x1="${x(p)}" y1="${m.top}" x2="${x(p)}" y2="${m.top + plotH}" stroke="#eee"/>`);
     parts.push(`<text x="${x(p)}" y="${m.top + plotH + 16}" text-anchor="middle">${p}</text>`);
   }
@@ -85,14 +87,14 @@ export function renderSvg(results: readonly PolicyResult[], title: string, maxPe
   }
   parts.push(`<line x1="${m.left}" y1="${y(yMin)}" x2="${x(maxPercent)}" y2="${y(yMin)}" stroke="black"/>`);
   parts.push(`<line x1="${m.left}" y1="${m.top}" x2="${m.left}" y2="${y(yMin)}" stroke="black"/>`);
-  parts.push(`<line x1="${m.left}" y1="${y(yMin)}" x2="${x(100)}" y2="${y(100)}" stroke="#999" stroke-dasharray="4 4"/>`);
+  parts.push(`<line x1="${x(xMin)}" y1="${y(yMin)}" x2="${x(100)}" y2="${y(100)}" stroke="#999" stroke-dasharray="4 4"/>`);
   parts.push(`<text x="${m.left + plotW / 2}" y="${height - 10}" text-anchor="middle">arrived GPU requests (% of cluster GPU capacity)</text>`);
   parts.push(`<text transform="translate(16 ${m.top + plotH / 2}) rotate(-90)" text-anchor="middle">GPU allocation (%)</text>`);
   results.forEach((r, i) => {
     const color = PALETTE[i % PALETTE.length] ?? 'black';
     const points: string[] = [];
     r.curve.forEach((v, p) => {
-      if (!Number.isNaN(v) && p <= maxPercent) points.push(`${x(p).toFixed(1)},${y(v).toFixed(1)}`);
+      if (!Number.isNaN(v) && p >= xMin && p <= maxPercent) points.push(`${x(p).toFixed(1)},${y(v).toFixed(1)}`);
     });
     parts.push(`<polyline fill="none" stroke="${color}" stroke-width="1.8" points="${points.join(' ')}"/>`);
     const ly = m.top + 10 + i * 18;
