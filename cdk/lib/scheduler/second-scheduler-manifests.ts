@@ -20,6 +20,17 @@ const SECURE_PORT = 10259;
 export const EXTENDER_MANAGED_RESOURCE = 'nvidia.com/gpu';
 
 /**
+ * The gpu-scheduler profile turns off the in-tree scores that spread pods
+ * (NodeResourcesFit's LeastAllocated and NodeResourcesBalancedAllocation):
+ * they pull against the extender's packing and fragmentation scores, which
+ * are the point of this scheduler. Their filters stay on, and so do the
+ * scores that carry user intent (taints, affinity, topology spread).
+ */
+export const GPU_PROFILE_PLUGINS = {
+  score: { disabled: [{ name: 'NodeResourcesFit' }, { name: 'NodeResourcesBalancedAllocation' }] },
+} as const;
+
+/**
  * KubeSchedulerConfiguration for the second scheduler: one profile, one
  * extender. JSON (which kube-scheduler reads like YAML) so that CDK tokens in
  * the URL survive rendering into the ConfigMap.
@@ -36,7 +47,7 @@ export function kubeSchedulerConfiguration(props: SecondSchedulerManifestProps):
       resourceName: scheduler.leaseName,
       resourceNamespace: scheduler.namespace,
     },
-    profiles: [{ schedulerName: scheduler.name }],
+    profiles: [{ schedulerName: scheduler.name, plugins: GPU_PROFILE_PLUGINS }],
     extenders: [
       {
         urlPrefix: props.extenderUrlPrefix,

@@ -44,16 +44,22 @@ describe('kube-scheduler accepts the generated KubeSchedulerConfiguration', () =
     const configuration = kubeSchedulerConfiguration({ scheduler, extenderUrlPrefix: https ? 'https://gpu-extender.internal.example.com:443' : 'http://internal-gpu.elb.amazonaws.com:80', extenderUsesHttps: https });
     const result = loadWithKubeScheduler(name.replace(/\W+/g, '-'), configuration);
     expect(result.status, result.output).toBe(0);
-    const written = result.written as { profiles: { schedulerName: string }[]; extenders: Record<string, unknown>[]; leaderElection: Record<string, unknown> };
+    const written = result.written as { profiles: { schedulerName: string; plugins?: { score?: { disabled?: { name: string }[] } } }[]; extenders: Record<string, unknown>[]; leaderElection: Record<string, unknown> };
     expect(written.profiles.map((profile) => profile.schedulerName)).toEqual(['gpu-scheduler']);
+    // The spreading in-tree scores are off in the effective configuration.
+    const disabledScores = written.profiles[0]?.plugins?.score?.disabled?.map((plugin) => plugin.name) ?? [];
+    expect(disabledScores).toEqual(expect.arrayContaining(['NodeResourcesFit', 'NodeResourcesBalancedAllocation']));
     expect(written.leaderElection).toMatchObject({ leaderElect: true, resourceName: 'gpu-scheduler', resourceNamespace: 'kube-system' });
     const [expected] = configuration.extenders as Record<string, unknown>[];
     expect(written.extenders).toHaveLength(1);
     const [extender = {}] = written.extenders;
     // kube-scheduler writes false booleans by leaving them out.
-    for (const key of ['urlPrefix', 'filterVerb', 'prioritizeVerb', 'preemptVerb', 'weight', 'nodeCacheCapable', 'httpTimeout', 'managedResources', 'enableHTTPS', 'ignorable']) {
+    for (const key of ['urlPrefix', 'filterVerb', 'prioritizeVerb', 'preemptVerb', 'weight', 'nodeCacheCapable', 'httpTimeout', 'enableHTTPS', 'ignorable']) {
       expect(extender[key] ?? false, key).toEqual(expected?.[key] ?? false);
     }
+    type ManagedResource = { name: string; ignoredByScheduler?: boolean };
+    const managed = (list: unknown) => (list as ManagedResource[]).map((r) => ({ name: r.name, ignoredByScheduler: r.ignoredByScheduler ?? false }));
+    expect(managed(extender.managedResources)).toEqual(managed(expected?.managedResources));
   }, 120_000);
 
   it('rejects a configuration with a field kube-scheduler does not know (the check can fail)', () => {

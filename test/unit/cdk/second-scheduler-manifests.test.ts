@@ -11,7 +11,7 @@ describe('KubeSchedulerConfiguration', () => {
   it('has one profile named after the scheduler and leader election on its own lease', () => {
     expect(kubeSchedulerConfiguration(props)).toMatchObject({
       apiVersion: 'kubescheduler.config.k8s.io/v1',
-      profiles: [{ schedulerName: 'gpu-scheduler' }],
+      profiles: [{ schedulerName: 'gpu-scheduler', plugins: { score: { disabled: [{ name: 'NodeResourcesFit' }, { name: 'NodeResourcesBalancedAllocation' }] } } }],
       leaderElection: { leaderElect: true, resourceName: 'gpu-scheduler-lease', resourceNamespace: 'kube-system', resourceLock: 'leases' },
     });
   });

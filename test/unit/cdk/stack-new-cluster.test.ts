@@ -89,7 +89,7 @@ describe('second scheduler', () => {
   it('points the extender at the internal ALB over HTTP with the configured protocol settings', () => {
     const configMap = findObject(kubernetesObjects(synth.json), 'ConfigMap', 'gpu-scheduler-config') as { data: Record<string, string> };
     const config = JSON.parse(configMap.data['scheduler-config.json'] ?? '') as { profiles: unknown; extenders: Record<string, unknown>[] };
-    expect(config.profiles).toEqual([{ schedulerName: 'gpu-scheduler' }]);
+    expect(config.profiles).toEqual([{ schedulerName: 'gpu-scheduler', plugins: { score: { disabled: [{ name: 'NodeResourcesFit' }, { name: 'NodeResourcesBalancedAllocation' }] } } }]);
     const albId = logicalIdOf('ExtenderEndpointLoadBalancer', 'AWS::ElasticLoadBalancingV2::LoadBalancer');
     expect(config.extenders[0]).toEqual({
       urlPrefix: `http://<ref:${albId}.DNSName>:80`,
