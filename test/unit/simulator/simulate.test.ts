@@ -9,6 +9,8 @@ import { InputError, parseKubeList } from '../../../lambdas/simulator/kube-list-
 import { simulate } from '../../../lambdas/simulator/simulate';
 import { parseSimulatorConfig } from '../../../lambdas/simulator/simulator-config';
 
+// Each test starts node processes (tsx, esbuild, workers); a loaded machine makes that slow.
+const SPAWN_TIMEOUT_MS = 180_000;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fixture = (name: string) => path.join(here, 'fixtures', name);
 const read = (name: string) => readFileSync(fixture(name), 'utf8');
@@ -82,7 +84,7 @@ describe('npm run simulate (CLI)', () => {
     expect(stdout).toMatch(/ml\/train\s+a100-b/);
     expect(stdout).toMatch(/UNSCHEDULABLE ml\/huge: 0\/3 nodes are available: 3 InsufficientGpus\./);
     expect(stdout).toMatch(/ {2}t4: Not enough GPUs: requested 16, free 3/);
-  });
+  }, SPAWN_TIMEOUT_MS);
 
   it('--json prints machine-readable results; --config changes the profile', () => {
     const { code, stdout } = runCli(['--nodes', fixture('nodes.yaml'), '--pods', fixture('pods.json'), '--json', '--config', fixture('weights.yaml')]);
@@ -90,7 +92,7 @@ describe('npm run simulate (CLI)', () => {
     const parsed = JSON.parse(stdout) as { placed: { pod: string; node: string }[]; unschedulable: { pod: string }[] };
     expect(parsed.placed).toEqual([expect.objectContaining({ pod: 'default/cpu-heavy', node: 'big' })]);
     expect(parsed.unschedulable.map((u) => u.pod)).toEqual(['default/bad-memory']);
-  });
+  }, SPAWN_TIMEOUT_MS);
 
   it('fails with a clear message on malformed input, a missing file and missing flags', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'simulate-'));
@@ -105,5 +107,5 @@ describe('npm run simulate (CLI)', () => {
     const usage = runCli(['--nodes', fixture('nodes.json')]);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/--nodes and --pods are required/);
-  });
+  }, SPAWN_TIMEOUT_MS);
 });

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
+// Each test starts node processes (tsx, esbuild, workers); a loaded machine makes that slow.
+const SPAWN_TIMEOUT_MS = 180_000;
 const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bench/trace/trace-cli.ts');
 
 function run(args: readonly string[]) {
@@ -42,14 +44,14 @@ describe('npm run bench:trace (CLI)', () => {
     }
     expect(stderr).toContain(`plot: ${plot}`);
     expect(readFileSync(plot, 'utf8')).toMatch(/^<svg [^>]*>[\s\S]*<polyline[\s\S]*bestfit[\s\S]*<\/svg>$/);
-  });
+  }, SPAWN_TIMEOUT_MS);
 
   it('prints a table beside the published values', () => {
     const dir = tinyTrace();
     const { code, stdout } = run(['--data-dir', dir, '--seeds', '1', '--policy', 'bestfit', '--plot', path.join(dir, 'p.svg')]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/bestfit\s+1\s+[\d.]+\s+[\d.]+\s+BestFit\s+90\.00\s+91\.00/);
-  });
+  }, SPAWN_TIMEOUT_MS);
 
   it('fails clearly when the trace is missing or a flag is wrong', () => {
     const empty = mkdtempSync(path.join(tmpdir(), 'bench-empty-'));
@@ -60,5 +62,5 @@ describe('npm run bench:trace (CLI)', () => {
     expect(run(['--policy', 'magic']).stderr).toMatch(/unknown policy magic/);
     expect(run(['--seeds', '0']).stderr).toMatch(/--seeds must be a positive integer/);
     expect(run(['--frobnicate']).code).toBe(2);
-  });
+  }, SPAWN_TIMEOUT_MS);
 });
