@@ -81,6 +81,14 @@ describe('trace replay', () => {
     }
   });
 
+  it('with --tie-break random a seed is still reproducible', () => {
+    const run = () => {
+      const rng = createRng(9);
+      return [...runTrace(nodes, pods, createPolicyProfile('bestfit', { random: rng.next, shapes: [] }), rng, 130, 'random').checkpoints];
+    };
+    expect(run()).toEqual(run());
+  });
+
   it('a seed is reproducible and different seeds differ', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'trace-'));
     const nodesCsv = path.join(dir, 'nodes.csv');
