@@ -35,12 +35,22 @@ async function stopAndExit(exitCode: number): Promise<never> {
   process.exit(exitCode);
 }
 
+/**
+ * One Ctrl-C can arrive more than once: the terminal signals the whole
+ * foreground process group and npm also forwards the signal to its child.
+ * Signals this close to the first count as the same press.
+ */
+const SAME_PRESS_MS = 1_000;
+let firstSignalAt = 0;
+
 function onSignal(signal: NodeJS.Signals): void {
   if (phase === 'stopping') {
+    if (Date.now() - firstSignalAt < SAME_PRESS_MS) return;
     // A second Ctrl-C: leave now; the process-exit hook still kills every child.
     process.stderr.write(`${signal} again: exiting without waiting\n`);
     process.exit(130);
   }
+  firstSignalAt = Date.now();
   const cleanExit = phase === 'running';
   out.line('');
   out.step(`${signal} received`);
