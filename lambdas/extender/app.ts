@@ -1,5 +1,5 @@
 import type { Env } from '../config';
-import { kubeConfigFromEnvironment } from '../kube';
+import { kubeConnectionFromEnvironment } from '../kube/kube-connection';
 import { SERVICE } from '../observability/metric-catalog';
 import type { Telemetry } from '../observability/telemetry';
 import { createTelemetry } from '../observability/telemetry';
@@ -50,7 +50,7 @@ export function createExtenderApp(env: Env = process.env, overrides: ExtenderApp
       overrides.cache ??
       (config.clusterAccess
         ? new TtlClusterCache(
-            kubernetesClusterSource(() => kubeConfigFromEnvironment(env), {
+            kubernetesClusterSource(() => kubeConnectionFromEnvironment(env), {
               pageSize: config.listPageSize,
               ...(config.nodeLabelSelector ? { nodeLabelSelector: config.nodeLabelSelector } : {}),
             }),

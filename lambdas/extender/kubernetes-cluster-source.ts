@@ -1,6 +1,5 @@
-import type { KubeConfig } from '@kubernetes/client-node';
-import type { NodeGateway, PodGateway } from '../kube';
-import { createNodeGateway, createPodGateway } from '../kube';
+import type { KubeConnection, KubeHttpClient, KubeHttpClientOptions } from '../kube/kube-http-client';
+import { createKubeHttpClient } from '../kube/kube-http-client';
 import type { NodeInfo, PodInfo } from '../scheduling';
 import { nodeInfoFromKubernetes, podInfoFromKubernetes, Snapshot } from '../scheduling';
 import type { ClusterSource } from './cluster-cache';
@@ -19,35 +18,39 @@ export interface KubernetesClusterSourceOptions {
   readonly nodeLabelSelector?: string;
   /** Items per list call; bigger pages mean fewer round trips at 50,000 pods. */
   readonly pageSize?: number;
+  /** Timeout and response-size limit per list call. */
+  readonly http?: KubeHttpClientOptions;
 }
 
 /**
  * Lists nodes and bound pods from the Kubernetes API (list nodes and pods is
  * all the extender's RBAC allows) and builds a snapshot. Each page is reduced
  * to the library's slim NodeInfo/PodInfo as it arrives, so the full API
- * objects of a big cluster are never all in memory at once. The KubeConfig
- * comes from a factory so it is resolved lazily (EKS DescribeCluster on first
- * use) and a failure surfaces as a failed refresh, not a failed cold start.
+ * objects of a big cluster are never all in memory at once. The connection
+ * comes from a factory so it is resolved lazily (DescribeCluster, when the
+ * endpoint is not in the environment, on first use) and a failure surfaces as
+ * a failed refresh, not a failed cold start. It uses the small read-only HTTP
+ * client, not client-node, to keep the extender's bundle and cold start small.
  */
-export function kubernetesClusterSource(kubeConfig: () => Promise<KubeConfig>, options: KubernetesClusterSourceOptions = {}): ClusterSource {
-  let gateways: Promise<{ nodes: NodeGateway; pods: PodGateway }> | undefined;
+export function kubernetesClusterSource(connection: () => Promise<KubeConnection>, options: KubernetesClusterSourceOptions = {}): ClusterSource {
+  let client: Promise<KubeHttpClient> | undefined;
   const connect = () => {
-    if (gateways === undefined) {
-      const pending = kubeConfig().then((kc) => ({ nodes: createNodeGateway(kc), pods: createPodGateway(kc) }));
+    if (client === undefined) {
+      const pending = connection().then((c) => createKubeHttpClient(c, options.http));
       // A failed connection (e.g. DescribeCluster throttled) is retried on the next refresh.
       pending.catch(() => {
-        if (gateways === pending) gateways = undefined;
+        if (client === pending) client = undefined;
       });
-      gateways = pending;
+      client = pending;
     }
-    return gateways;
+    return client;
   };
   const pageSize = options.pageSize ?? DEFAULT_LIST_PAGE_SIZE;
 
-  async function listNodes(gateway: NodeGateway): Promise<NodeInfo[]> {
+  async function listNodes(kube: KubeHttpClient): Promise<NodeInfo[]> {
     const infos: NodeInfo[] = [];
     const selector = options.nodeLabelSelector ? { labelSelector: options.nodeLabelSelector } : {};
-    for await (const page of gateway.listNodePages({ pageSize, ...selector })) {
+    for await (const page of kube.listPages('/api/v1/nodes', { limit: pageSize, ...selector })) {
       for (const node of page) {
         const info = nodeInfoFromKubernetes(node);
         if (info !== undefined) infos.push(info);
@@ -56,9 +59,9 @@ export function kubernetesClusterSource(kubeConfig: () => Promise<KubeConfig>, o
     return infos;
   }
 
-  async function listPods(gateway: PodGateway): Promise<PodInfo[]> {
+  async function listPods(kube: KubeHttpClient): Promise<PodInfo[]> {
     const infos: PodInfo[] = [];
-    for await (const page of gateway.listPodPages({ pageSize, fieldSelector: BOUND_POD_FIELD_SELECTOR })) {
+    for await (const page of kube.listPages('/api/v1/pods', { limit: pageSize, fieldSelector: BOUND_POD_FIELD_SELECTOR })) {
       for (const pod of page) {
         const info = podInfoFromKubernetes(pod);
         if (info !== undefined) infos.push(info);
@@ -69,8 +72,8 @@ export function kubernetesClusterSource(kubeConfig: () => Promise<KubeConfig>, o
 
   return {
     async load(): Promise<Snapshot> {
-      const { nodes, pods } = await connect();
-      const [nodeInfos, podInfos] = await Promise.all([listNodes(nodes), listPods(pods)]);
+      const kube = await connect();
+      const [nodeInfos, podInfos] = await Promise.all([listNodes(kube), listPods(kube)]);
       return new Snapshot(nodeInfos, podInfos);
     },
   };
