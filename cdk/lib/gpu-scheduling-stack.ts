@@ -49,7 +49,7 @@ export class GpuSchedulingStack extends Stack {
       description: 'kube-scheduler extender (filter, prioritize, preempt) behind the internal ALB',
       target,
       config: config.extender,
-      environment: props.functionEnvironment?.extender,
+      environment: { ...extenderClusterEndpoint(target), ...props.functionEnvironment?.extender },
       logRetention,
       reservedConcurrency: config.extender.reservedConcurrency,
     });
@@ -139,4 +139,14 @@ export class GpuSchedulingStack extends Stack {
     new CfnOutput(this, 'SchedulerName', { value: config.scheduler.name, description: 'Set spec.schedulerName to this on GPU pods' });
     new CfnOutput(this, 'ClusterName', { value: config.clusterName });
   }
+}
+
+/**
+ * The API endpoint and CA of a cluster this stack creates, so the extender
+ * needs no DescribeCluster call (nor the EKS SDK) on a cold start. An attached
+ * cluster is known by name only; the extender then falls back to DescribeCluster.
+ */
+function extenderClusterEndpoint(target: ClusterTarget): Record<string, string> {
+  if (!(target.cluster instanceof eks.Cluster)) return {};
+  return { CLUSTER_ENDPOINT: target.cluster.clusterEndpoint, CLUSTER_CA_DATA: target.cluster.clusterCertificateAuthorityData };
 }

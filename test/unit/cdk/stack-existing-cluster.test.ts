@@ -73,6 +73,8 @@ describe('existing cluster, attached by name', () => {
     synth.template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ CLUSTER_NAME: 'prod-gpu', EXTENDER_CACHE_TTL: '2s' }) },
     });
+    // An attached cluster is known by name only: the extender looks its endpoint up with DescribeCluster.
+    for (const [id, fn] of functions) expect((fn.Environment as { Variables: Record<string, unknown> }).Variables.CLUSTER_ENDPOINT, id).toBeUndefined();
     synth.template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ CLUSTER_NAME: 'prod-gpu', LABEL_KARPENTER_COMPAT: 'true' }) },
     });

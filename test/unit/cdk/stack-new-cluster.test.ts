@@ -157,6 +157,19 @@ describe('Lambdas', () => {
     }
   });
 
+  it("hands the extender (only) the new cluster's endpoint and CA, so it needs no DescribeCluster", () => {
+    const clusterId = logicalIdOf('Cluster', 'AWS::EKS::Cluster');
+    for (const [id, fn] of ourFunctions()) {
+      const variables = (fn.Environment as { Variables: Record<string, unknown> }).Variables;
+      if (id.startsWith('ExtenderFunction')) {
+        expect(variables.CLUSTER_ENDPOINT).toEqual({ 'Fn::GetAtt': [clusterId, 'Endpoint'] });
+        expect(variables.CLUSTER_CA_DATA).toEqual({ 'Fn::GetAtt': [clusterId, 'CertificateAuthorityData'] });
+      } else {
+        expect(variables.CLUSTER_ENDPOINT, id).toBeUndefined();
+      }
+    }
+  });
+
   it('gives every function in the stack (ours and the library ones) a log group with retention', () => {
     for (const [id, fn] of resourcesOfType(synth.json, 'AWS::Lambda::Function')) {
       expect(fn.LoggingConfig, id).toMatchObject({ LogGroup: expect.anything() as unknown });
