@@ -3,6 +3,7 @@
 // so the GPU scheduler runs as its own process with only the gpu-scheduler
 // profile, exactly like the second scheduler deployed on EKS.
 import { stringify } from 'yaml';
+import { GPU_PROFILE_PLUGINS } from '../cdk/lib/scheduler/second-scheduler-manifests';
 
 export const GPU_SCHEDULER_NAME = 'gpu-scheduler';
 export const GPU_RESOURCE = 'nvidia.com/gpu';
@@ -33,7 +34,9 @@ export function schedulerConfiguration({ kubeconfig, profiles, extender }: Sched
     kind: 'KubeSchedulerConfiguration',
     clientConnection: { kubeconfig, qps: 100, burst: 200 },
     leaderElection: { leaderElect: false },
-    profiles: profiles.map((schedulerName) => ({ schedulerName })),
+    // A scheduler with the extender runs the deployed gpu-scheduler profile
+    // (spreading in-tree scores off), so local placements match EKS.
+    profiles: profiles.map((schedulerName) => (extender ? { schedulerName, plugins: GPU_PROFILE_PLUGINS } : { schedulerName })),
   };
   if (extender) {
     config.extenders = [
@@ -45,9 +48,10 @@ export function schedulerConfiguration({ kubeconfig, profiles, extender }: Sched
         weight: extender.weight ?? 1,
         enableHTTPS: extender.urlPrefix.startsWith('https:'),
         nodeCacheCapable: extender.nodeCacheCapable,
-        // The extender owns the GPU count check; the scheduler only uses the
-        // resource to decide which pods go to the extender at all.
-        managedResources: [{ name: GPU_RESOURCE, ignoredByScheduler: true }],
+        // As deployed: only GPU pods go to the extender, and the scheduler
+        // still counts GPUs itself (its count includes pods it has assumed
+        // but not yet bound, which the extender's cache may not show yet).
+        managedResources: [{ name: GPU_RESOURCE, ignoredByScheduler: false }],
         ignorable: extender.ignorable ?? false,
         httpTimeout: extender.httpTimeout ?? '5s',
       },

@@ -16,7 +16,12 @@ describe('schedulerConfiguration', () => {
       kind: 'KubeSchedulerConfiguration',
       clientConnection: { kubeconfig: '/k/sched.kubeconfig' },
       leaderElection: { leaderElect: false },
-      profiles: [{ schedulerName: 'gpu-scheduler' }],
+      profiles: [
+        {
+          schedulerName: 'gpu-scheduler',
+          plugins: { score: { disabled: [{ name: 'NodeResourcesFit' }, { name: 'NodeResourcesBalancedAllocation' }] } },
+        },
+      ],
       extenders: [
         {
           urlPrefix: 'http://127.0.0.1:9999',
@@ -26,7 +31,7 @@ describe('schedulerConfiguration', () => {
           weight: 5,
           enableHTTPS: false,
           nodeCacheCapable: true,
-          managedResources: [{ name: 'nvidia.com/gpu', ignoredByScheduler: true }],
+          managedResources: [{ name: 'nvidia.com/gpu', ignoredByScheduler: false }],
           ignorable: false,
           httpTimeout: '5s',
         },
