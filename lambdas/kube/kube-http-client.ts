@@ -107,15 +107,12 @@ export function createKubeHttpClient(connection: KubeConnection, options: KubeHt
             },
             (error: unknown) => {
               req.destroy();
-              reject(new Error(`${what}: ${(error as Error).message}`));
+              reject(new Error(`${what} from ${base.host}: ${failure(error as Error, timeoutMs)}`));
             },
           );
         },
       );
-      req.on('error', (error) => {
-        const message = error.name === 'AbortError' || error.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : error.message;
-        reject(new Error(`${what} to ${base.host}: ${message}`));
-      });
+      req.on('error', (error) => reject(new Error(`${what} to ${base.host}: ${failure(error, timeoutMs)}`)));
       req.end();
     });
   }
@@ -143,6 +140,11 @@ export function createKubeHttpClient(connection: KubeConnection, options: KubeHt
   }
 
   return { list, listPages };
+}
+
+/** The deadline aborts the request; say so rather than "This operation was aborted". */
+function failure(error: Error, timeoutMs: number): string {
+  return error.name === 'AbortError' || error.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : error.message;
 }
 
 function readBody(res: IncomingMessage, maxBytes: number): Promise<Buffer> {

@@ -129,6 +129,14 @@ describe('KubeHttpClient errors', () => {
     await expect(createKubeHttpClient(connection(), { timeoutMs: 200 }).list('/api/v1/pods')).rejects.toThrow(/GET \/api\/v1\/pods.*timed out after 200 ms/);
   });
 
+  it('gives up after the timeout when the body stalls halfway', async () => {
+    handle = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"items": [');
+    };
+    await expect(createKubeHttpClient(connection(), { timeoutMs: 300 }).list('/api/v1/pods')).rejects.toThrow(/GET \/api\/v1\/pods.*timed out after 300 ms/);
+  });
+
   it('refuses a body over the size limit, declared or streamed', async () => {
     const big = JSON.stringify({ items: Array.from({ length: 200 }, (_, n) => ({ n })) });
     handle = (_req, res) => {
