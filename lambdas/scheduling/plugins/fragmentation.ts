@@ -1,5 +1,5 @@
 import type { CycleState } from '../framework';
-import { MAX_NODE_SCORE } from '../framework';
+import { MAX_NODE_SCORE, stateKey } from '../framework';
 import type { DeviceChoice } from '../device-choice';
 import { modelMatches, modelTokens } from '../gpu-model';
 import { GPU_MILLI } from '../keys';
@@ -146,6 +146,15 @@ interface NodeMemo {
 
 const REFRESH_GROWTH = 0.05;
 
+/** What one cycle scores against: the model for the snapshot's pods and the pod's shape key. */
+interface CycleModel {
+  readonly pod: PodRequirements;
+  readonly pods: readonly PodInfo[];
+  readonly podCount: number;
+  readonly model: FragmentationModel;
+  readonly key: string;
+}
+
 const podKeys = new WeakMap<PodRequirements, string>();
 
 /** What the score depends on: the node state after placement, so CPU and GPU demand only (not models or memory). */
@@ -183,6 +192,8 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
   // (the extender builds one per request), so the shapes are derived once per refresh.
   const derived = new WeakMap<readonly PodInfo[], { pods: number; model: FragmentationModel }>();
   const memos = new WeakMap<NodeInfo, NodeMemo>();
+  // One slot per plugin instance: two instances with different shapes can share a cycle.
+  const CYCLE = stateKey<CycleModel>('Fragmentation/cycle');
   let scratch = new Int32Array(8);
 
   const modelFor = (snapshot: Snapshot): FragmentationModel => {
@@ -255,10 +266,21 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
     return { score: toScore(memo.before - model.fragmentWith(after, groups, weightsAfter)), device: -1 };
   };
 
+  // The model and the pod's key, resolved once per cycle (PreScore) instead of
+  // per node; checked against the pod list modelFor depends on, which only a
+  // simulator bind between scoring and device choice can change.
+  const resolveCycle = (state: CycleState, pod: PodRequirements): CycleModel => {
+    const pods = state.snapshot.pods;
+    const cached = state.read(CYCLE);
+    if (cached !== undefined && cached.pod === pod && cached.pods === pods && cached.podCount === pods.length) return cached;
+    const fresh: CycleModel = { pod, pods, podCount: pods.length, model: modelFor(state.snapshot), key: podKey(pod) };
+    state.write(CYCLE, fresh);
+    return fresh;
+  };
+
   const scored = (state: CycleState, pod: PodRequirements, node: NodeInfo): Scored => {
-    const model = modelFor(state.snapshot);
+    const { model, key } = resolveCycle(state, pod);
     const memo = memoFor(node, model);
-    const key = podKey(pod);
     let result = memo.byShape.get(key);
     if (result === undefined) {
       result = evaluate(model, memo, pod, node);
@@ -269,6 +291,9 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
 
   return {
     name: 'Fragmentation',
+    preScore(state: CycleState, pod: PodRequirements): void {
+      resolveCycle(state, pod);
+    },
     score(state: CycleState, pod: PodRequirements, node: NodeInfo): number {
       return scored(state, pod, node).score;
     },
