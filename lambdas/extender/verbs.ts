@@ -70,14 +70,68 @@ async function resolve(ctx: ExtenderContext, input: NodeInput, pod: string): Pro
   } catch (error) {
     return { ok: false, error: `cluster cache unavailable: ${errorMessage(error)}` };
   }
+  const { nodes, unknown } = resolveNames(snapshot, input.names);
+  return { ok: true, value: { snapshot, nodes, raw: undefined, unknown } };
+}
+
+/** Per snapshot, the nodes of the last NodeNames request in its order, and each node's position in it. */
+interface LastOrder {
+  readonly nodes: readonly NodeInfo[];
+  readonly positions: Map<NodeInfo, number>;
+}
+
+const lastOrders = new WeakMap<Snapshot, LastOrder>();
+
+/** How far past the expected position a name is looked for before falling back to the index. */
+const LOOKAHEAD = 8;
+
+/**
+ * Resolves names against the snapshot. kube-scheduler sends its candidates in
+ * one stable order: /prioritize gets the subsequence /filter kept, the next
+ * pod's /filter the same list rotated by its start index. So each name is
+ * first compared with the few nodes after the previous match in the last
+ * order, a plain string comparison, and only a miss pays the hash lookup of a
+ * freshly parsed string in the snapshot's name index. A node is only ever
+ * taken when its name equals the requested one, so the order only changes
+ * the cost, never the result.
+ */
+function resolveNames(snapshot: Snapshot, names: readonly string[]): { nodes: NodeInfo[]; unknown: string[] } {
+  const last = lastOrders.get(snapshot);
+  const order = last?.nodes ?? [];
   const nodes: NodeInfo[] = [];
   const unknown: string[] = [];
-  for (const name of input.names) {
-    const node = snapshot.getNode(name);
-    if (node === undefined) unknown.push(name);
-    else nodes.push(node);
+  let cursor = 0;
+  let misses = 0;
+  for (const name of names) {
+    let node: NodeInfo | undefined;
+    for (let k = cursor, end = Math.min(order.length, cursor + LOOKAHEAD); k < end; k++) {
+      const candidate = order[k] as NodeInfo;
+      if (candidate.name === name) {
+        node = candidate;
+        cursor = k + 1;
+        break;
+      }
+    }
+    if (node === undefined) {
+      misses++;
+      node = snapshot.getNode(name);
+      if (node === undefined) {
+        unknown.push(name);
+        continue;
+      }
+      const at = last?.positions.get(node);
+      if (at !== undefined) cursor = at + 1;
+    }
+    nodes.push(node);
   }
-  return { ok: true, value: { snapshot, nodes, raw: undefined, unknown } };
+  // Keep an order that predicted this list (a subsequence or a rotation of
+  // it); replace one that did not.
+  if (last === undefined || misses > names.length / 4) {
+    const positions = new Map<NodeInfo, number>();
+    for (let i = 0; i < nodes.length; i++) positions.set(nodes[i] as NodeInfo, i);
+    lastOrders.set(snapshot, { nodes, positions });
+  }
+  return { nodes, unknown };
 }
 
 /** Runs the profile's filters over `nodes`; returns the indexes that pass and tallies (and reports) the rest. */
