@@ -10,6 +10,7 @@ import { describeClusterEndpoint } from './eks-cluster-endpoint';
 import type { BearerTokenSource } from './eks-token-source';
 import { EksTokenSource } from './eks-token-source';
 import type { KubeConnection } from './kube-http-client';
+import { isRecord } from '../scheduling/kube-json';
 
 /*
  * Connection settings for the read-only HTTP client (kube-http-client.ts),
@@ -99,7 +100,7 @@ export async function kubeConnectionFromKubeconfig(text: string, path: string): 
       throw fail(`not JSON or YAML (${(error as Error).message})`);
     }
   }
-  if (!isObject(config)) throw fail('not a kubeconfig object');
+  if (!isRecord(config)) throw fail('not a kubeconfig object');
 
   const contextName = config['current-context'];
   if (typeof contextName !== 'string' || contextName === '') throw fail('no current-context');
@@ -169,11 +170,11 @@ function decodeCaData(data: string, variable: string): string {
 }
 
 /** kubeconfig lists are `[{ name, <kind>: {...} }]`. */
-function named(list: unknown, name: string, kind: string): Record<string, unknown> | undefined {
+function named(list: unknown, name: string, kind: string): Readonly<Record<string, unknown>> | undefined {
   if (!Array.isArray(list)) return undefined;
   for (const entry of list) {
-    const body: unknown = isObject(entry) && entry.name === name ? entry[kind] : undefined;
-    if (isObject(body)) return body;
+    const body: unknown = isRecord(entry) && entry.name === name ? entry[kind] : undefined;
+    if (isRecord(body)) return body;
   }
   return undefined;
 }
@@ -184,8 +185,4 @@ function isHttpsUrl(text: string): boolean {
   } catch {
     return false;
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

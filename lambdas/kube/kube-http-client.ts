@@ -1,6 +1,7 @@
 import { Agent, request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { BearerTokenSource } from './eks-token-source';
+import { isRecord } from '../scheduling/kube-json';
 
 /**
  * A read-only Kubernetes list client over node:https. The extender only lists
@@ -124,8 +125,8 @@ export function createKubeHttpClient(connection: KubeConnection, options: KubeHt
     if (query.labelSelector) params.set('labelSelector', query.labelSelector);
     if (query.fieldSelector) params.set('fieldSelector', query.fieldSelector);
     const body = await get(path, params);
-    if (!isObject(body) || !Array.isArray(body.items)) throw new Error(`GET ${path}: response is not a Kubernetes list (no items array)`);
-    const metadata = isObject(body.metadata) ? body.metadata : {};
+    if (!isRecord(body) || !Array.isArray(body.items)) throw new Error(`GET ${path}: response is not a Kubernetes list (no items array)`);
+    const metadata = isRecord(body.metadata) ? body.metadata : {};
     const token = typeof metadata.continue === 'string' && metadata.continue !== '' ? metadata.continue : undefined;
     return { items: body.items as unknown[], continueToken: token };
   }
@@ -177,7 +178,7 @@ function apiError(what: string, status: number, body: Buffer): KubeApiError {
   let detail = body.subarray(0, 500).toString('utf8').trim();
   try {
     const parsed: unknown = JSON.parse(body.toString('utf8'));
-    if (isObject(parsed) && parsed.kind === 'Status') {
+    if (isRecord(parsed) && parsed.kind === 'Status') {
       if (typeof parsed.reason === 'string') reason = parsed.reason;
       if (typeof parsed.message === 'string') detail = parsed.message;
     }
@@ -186,8 +187,4 @@ function apiError(what: string, status: number, body: Buffer): KubeApiError {
   }
   const message = `${what}: ${status}${reason ? ` ${reason}` : ''}${detail ? `: ${detail}` : ''}`;
   return new KubeApiError(message, status, reason);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
