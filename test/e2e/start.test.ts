@@ -148,7 +148,9 @@ describe('npm start -- --exit-after-demo', () => {
     expect(jobs.get('pretrain-8xh100')).toBe('Pending');
     expect(jobs.get('a100-160g')).toBe('Pending');
     // The FailedScheduling events carry the extender's own reasons.
-    expect(stdout).toMatch(/pretrain-8xh100: FailedScheduling[^\n]*\n(?: {6}[^\n]*\n)*? {8}1 × Not enough GPUs: requested 8, free 4\n/);
+    // The scheduler counts GPUs itself (ignoredByScheduler: false): the H100 node with 4 free never reaches the extender.
+    expect(stdout).toMatch(/pretrain-8xh100: FailedScheduling[^\n]*\n(?: {6}[^\n]*\n)*? {8}1 × GPU model mismatch: pod wants H100, node has A100\n/);
+    expect(stdout).toMatch(/pretrain-8xh100: FailedScheduling[^\n]*\n(?: {6}[^\n]*\n)*? {8}\d+ × Insufficient nvidia\.com\/gpu\n/);
     expect(stdout).toMatch(/a100-160g: FailedScheduling[^\n]*\n(?: {6}[^\n]*\n)*? {8}\d+ × Not enough GPU memory: pod wants 163840 MiB per GPU, node has 40960 MiB\n/);
 
     // Deletion costs written, then the scale-down removed the three cheapest pods.
