@@ -203,8 +203,12 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
     // A list that keeps growing (the simulator binds into it) refreshes the
     // shapes after 5 % more pods: each refresh empties every node memo.
     if (cached !== undefined && pods.length < cached.pods + Math.max(1, Math.ceil(cached.pods * REFRESH_GROWTH))) return cached.model;
+    // GPU pods only: a real cluster runs far more CPU-only pods (system
+    // daemons, services) than GPU pods, and counted as shapes they push every
+    // GPU shape out of the typical set, which flattens the score to a tie.
+    const gpuPods = pods.filter((p) => p.demand.gpuCount > 0);
     const shapes = typicalShapes(
-      pods.map((p) => ({ cpuMilli: p.demand.cpuMilli, gpuCount: p.demand.gpuCount, gpuMilli: p.demand.gpuMilli })),
+      gpuPods.map((p) => ({ cpuMilli: p.demand.cpuMilli, gpuCount: p.demand.gpuCount, gpuMilli: p.demand.gpuMilli })),
       coverage,
     );
     const model = new FragmentationModel(shapes);

@@ -78,4 +78,26 @@ describe('Fragmentation score (FGD)', () => {
     const [, otherAfter] = score();
     expect(otherAfter).toBeLessThan(other ?? 0);
   });
+
+  it('learns shapes from GPU pods only, so many CPU-only pods do not flatten GPU packing', () => {
+    const plugin = createFragmentationScore();
+    const big = nodeWithFree('big', Array.from({ length: 8 }, () => 0));
+    const partly = nodeWithFree('partly', [0, 0, 0, 0, 1000, 1000, 1000, 1000]);
+    const empty = nodeWithFree('empty', Array.from({ length: 8 }, () => 1000));
+    const snapshot = new Snapshot([big, partly, empty]);
+    let uid = 0;
+    const bind = (nodeName: string, gpuCount: number, devices: number[]) => {
+      uid++;
+      snapshot.bind({ uid: `p${uid}`, namespace: 'default', name: `p${uid}`, labels: {}, nodeName, demand: { cpuMilli: 500, memoryBytes: 0, gpuCount, gpuMilli: gpuCount > 0 ? 1000 : 0 } }, devices);
+    };
+    // The GPU workload: one 8-GPU training job and four 1-GPU pods...
+    bind('big', 8, [0, 1, 2, 3, 4, 5, 6, 7]);
+    for (let d = 0; d < 4; d++) bind('partly', 1, [d]);
+    // ...among forty CPU-only pods (daemons, web services), as in any real cluster.
+    for (let i = 0; i < 40; i++) bind(i % 2 === 0 ? 'partly' : 'empty', 0, []);
+    const profile = new Profile({ name: 't', filters: [], scorers: [{ plugin, weight: 1 }] });
+    const [onPartly, onEmpty] = Array.from(profile.score(profile.startCycle(snapshot, pod({ gpuCount: 1, gpuMilli: 1000 })), [partly, empty]));
+    // A 1-GPU pod on the empty node would leave no node able to take another 8-GPU job.
+    expect(onPartly).toBeGreaterThan(onEmpty ?? 100);
+  });
 });
