@@ -1,19 +1,14 @@
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Env } from '../config';
-import { ConfigError, envOptionalString, envString } from '../config';
+import { ConfigError, envOptionalString } from '../config';
 import { awsClientConfigFromEnv, createEksClient } from '../aws';
 import { BearerTokenAuthenticator, EKS_AUTH_PROVIDER_NAME } from './bearer-token-authenticator';
 import type { EksClusterEndpoint } from './eks-cluster-endpoint';
 import { describeClusterEndpoint } from './eks-cluster-endpoint';
 import type { BearerTokenSource } from './eks-token-source';
-import { EksTokenSource } from './eks-token-source';
+import { clusterNameFromEnv, eksTokenSourceFor } from './eks-access';
 
-/** EKS cluster names: 1-100 chars, alphanumerics, hyphens and underscores, starting alphanumeric. */
-export const CLUSTER_NAME_PATTERN = /[0-9A-Za-z][A-Za-z0-9\-_]{0,99}/;
-
-/** One token source per cluster and region for the warm container, so every invocation reuses the token. */
-const tokenSources = new Map<string, EksTokenSource>();
+export { CLUSTER_NAME_PATTERN } from './eks-access';
 
 /**
  * The Kubernetes client configuration for this process.
@@ -34,20 +29,10 @@ export async function kubeConfigFromEnvironment(env: Env = process.env): Promise
     return kc;
   }
 
-  const clusterName = envString(env, 'CLUSTER_NAME', {
-    pattern: CLUSTER_NAME_PATTERN,
-    description: 'an EKS cluster name (letters, digits, - and _), or set KUBECONFIG for a non-EKS cluster',
-  });
+  const clusterName = clusterNameFromEnv(env);
   const aws = awsClientConfigFromEnv(env);
   const endpoint = await describeClusterEndpoint(createEksClient(aws), clusterName, `${aws.region}/${clusterName}/${aws.endpoint ?? ''}`);
-
-  const sourceKey = `${aws.region}/${clusterName}`;
-  let source = tokenSources.get(sourceKey);
-  if (!source) {
-    source = new EksTokenSource({ clusterName, region: aws.region, credentials: defaultProvider() });
-    tokenSources.set(sourceKey, source);
-  }
-  return eksKubeConfig(endpoint, source);
+  return eksKubeConfig(endpoint, eksTokenSourceFor(clusterName, aws.region));
 }
 
 /** A KubeConfig for an EKS endpoint whose bearer token comes from `tokens` on every request. */

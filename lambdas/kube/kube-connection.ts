@@ -1,14 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import type * as Yaml from 'yaml';
 import { awsClientConfigFromEnv } from '../aws/aws-client-config';
 import { createEksClient } from '../aws/clients';
 import type { Env } from '../config';
-import { ConfigError, envOptionalString, envString } from '../config';
+import { ConfigError, envOptionalString } from '../config';
 import { describeClusterEndpoint } from './eks-cluster-endpoint';
 import type { BearerTokenSource } from './eks-token-source';
-import { EksTokenSource } from './eks-token-source';
+import { clusterNameFromEnv, eksTokenSourceFor } from './eks-access';
 import type { KubeConnection } from './kube-http-client';
 import { isRecord } from '../scheduling/kube-json';
 
@@ -17,12 +16,6 @@ import { isRecord } from '../scheduling/kube-json';
  * without @kubernetes/client-node. Imports stay file-level (not the ../kube
  * barrel) so a bundle that uses this does not pull client-node in.
  */
-
-/** EKS cluster names: 1-100 chars, alphanumerics, hyphens and underscores, starting alphanumeric (as kube-config.ts). */
-const CLUSTER_NAME = /[0-9A-Za-z][A-Za-z0-9\-_]{0,99}/;
-
-/** One token source per cluster and region for the warm container, so every invocation reuses the token. */
-const tokenSources = new Map<string, EksTokenSource>();
 
 /**
  * - KUBECONFIG set: that file (local runs, tests). Its current context must
@@ -43,20 +36,10 @@ export async function kubeConnectionFromEnvironment(env: Env = process.env): Pro
     return kubeConnectionFromKubeconfig(text, kubeconfigPath);
   }
 
-  const clusterName = envString(env, 'CLUSTER_NAME', {
-    pattern: CLUSTER_NAME,
-    description: 'an EKS cluster name (letters, digits, - and _), or set KUBECONFIG for a non-EKS cluster',
-  });
+  const clusterName = clusterNameFromEnv(env);
   const aws = awsClientConfigFromEnv(env);
   const { server, caPem } = endpointFromEnv(env) ?? (await describeCluster(env, clusterName));
-
-  const sourceKey = `${aws.region}/${clusterName}`;
-  let tokens = tokenSources.get(sourceKey);
-  if (!tokens) {
-    tokens = new EksTokenSource({ clusterName, region: aws.region, credentials: defaultProvider() });
-    tokenSources.set(sourceKey, tokens);
-  }
-  return { server, caPem, tokens };
+  return { server, caPem, tokens: eksTokenSourceFor(clusterName, aws.region) };
 }
 
 /** CLUSTER_ENDPOINT and CLUSTER_CA_DATA, both or neither. */
