@@ -8,7 +8,12 @@ export interface ClusterSource {
 
 /** A recent snapshot of the cluster for NodeNames (nodeCacheCapable) requests and for preemption. */
 export interface ClusterCache {
-  snapshot(): Promise<Snapshot>;
+  /**
+   * The current snapshot. With `maxAgeMs`, one older than that is refreshed
+   * first (single-flight), e.g. when a request names a node the snapshot
+   * does not know yet.
+   */
+  snapshot(options?: { readonly maxAgeMs?: number }): Promise<Snapshot>;
 }
 
 export interface TtlClusterCacheOptions {
@@ -44,11 +49,13 @@ export class TtlClusterCache implements ClusterCache {
     this.now = options.now ?? Date.now;
   }
 
-  snapshot(): Promise<Snapshot> {
+  snapshot(options: { readonly maxAgeMs?: number } = {}): Promise<Snapshot> {
     const current = this.current;
     if (current !== undefined) {
       const age = this.now() - current.fetchedAt;
-      if (age < this.options.ttlMs) return Promise.resolve(current.snapshot);
+      const freshFor = Math.min(this.options.ttlMs, options.maxAgeMs ?? Infinity);
+      if (age < freshFor) return Promise.resolve(current.snapshot);
+      if (options.maxAgeMs !== undefined) return this.refresh();
       if (age < this.options.ttlMs + (this.options.maxStaleMs ?? 0)) {
         this.refresh().catch((error: unknown) => this.options.onBackgroundError?.(error));
         return Promise.resolve(current.snapshot);

@@ -70,9 +70,27 @@ async function resolve(ctx: ExtenderContext, input: NodeInput, pod: string): Pro
   } catch (error) {
     return { ok: false, error: `cluster cache unavailable: ${errorMessage(error)}` };
   }
-  const { nodes, unknown } = resolveNames(snapshot, input.names);
-  return { ok: true, value: { snapshot, nodes, raw: undefined, unknown } };
+  let resolved = resolveNames(snapshot, input.names);
+  if (resolved.unknown.length > 0) {
+    // A node that registered after the last refresh: rejecting it would park
+    // the pod as unschedulable until some other cluster event, so list again
+    // once (at most every UNKNOWN_NODE_REFRESH_MS, so names that stay unknown,
+    // e.g. outside the label selector, cannot turn every request into a list).
+    try {
+      const fresher = await ctx.cache.snapshot({ maxAgeMs: UNKNOWN_NODE_REFRESH_MS });
+      if (fresher !== snapshot) {
+        snapshot = fresher;
+        resolved = resolveNames(snapshot, input.names);
+      }
+    } catch (error) {
+      ctx.warn('cluster cache refresh for unknown nodes failed; deciding with the cached snapshot', { pod, error: errorMessage(error) });
+    }
+  }
+  return { ok: true, value: { snapshot, nodes: resolved.nodes, raw: undefined, unknown: resolved.unknown } };
 }
+
+/** A request naming nodes the snapshot lacks refreshes it if it is older than this. */
+export const UNKNOWN_NODE_REFRESH_MS = 1_000;
 
 /** Per snapshot, the nodes of the last NodeNames request in its order, and each node's position in it. */
 interface LastOrder {

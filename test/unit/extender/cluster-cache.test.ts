@@ -68,6 +68,26 @@ describe('TtlClusterCache', () => {
     expect(source.calls).toBe(2);
   });
 
+  it('maxAgeMs refreshes a snapshot older than asked (single-flight), even inside the TTL, and never serves it stale', async () => {
+    const source = new FakeSource();
+    let clock = 0;
+    const cache = new TtlClusterCache(source, { ttlMs: 5000, maxStaleMs: 60_000, now: () => clock });
+    const s1 = await loaded(cache, source);
+    clock = 500;
+    expect(await cache.snapshot({ maxAgeMs: 1000 })).toBe(s1);
+    expect(source.calls).toBe(1);
+    clock = 1500;
+    source.gpus = 2;
+    const a = cache.snapshot({ maxAgeMs: 1000 });
+    const b = cache.snapshot({ maxAgeMs: 1000 });
+    await settle();
+    source.release();
+    const [sa, sb] = await Promise.all([a, b]);
+    expect(sa).toBe(sb);
+    expect(sa.getNode('n')?.gpuCount).toBe(2);
+    expect(source.calls).toBe(2);
+  });
+
   it('a failed refresh is not cached: every waiter sees the error, the next call retries', async () => {
     const source = new FakeSource();
     const cache = new TtlClusterCache(source, { ttlMs: 1000, now: () => 0 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createGpuScore, gpuFit, gpuPacking, networkLocality, Profile } from '../../../lambdas/scheduling';
+import { TtlClusterCache } from '../../../lambdas/extender/cluster-cache';
+import { createGpuScore, gpuFit, gpuPacking, networkLocality, Profile, snapshotFromKubernetes } from '../../../lambdas/scheduling';
 import type { ClusterState } from './router-harness';
 import { fixture, fixtureJson, harness, stateCache } from './router-harness';
 
@@ -74,6 +75,39 @@ describe('filter, NodeNames (nodeCacheCapable: true)', () => {
       Error: '',
     });
     expect(observer.decisions[0]?.summary.reasons).toEqual({ NodeNotFound: 1, InsufficientGpus: 1, GpuModelMismatch: 2 });
+  });
+
+  it('a name the cached snapshot lacks (a node that just registered) refreshes the cache once before failing it', async () => {
+    const state = fixtureJson<{ nodes: { metadata: { name: string; uid: string } }[]; pods: unknown[] }>('cluster-state.json');
+    const newcomer = structuredClone(state.nodes.find((n) => n.metadata.name === A100_2));
+    if (newcomer === undefined) throw new Error('fixture lacks the A100 node');
+    newcomer.metadata.name = UNKNOWN;
+    newcomer.metadata.uid = 'newcomer';
+    let clock = 0;
+    let loads = 0;
+    const cache = new TtlClusterCache(
+      {
+        load: async () => {
+          loads++;
+          // The node registers between the first listing and the request.
+          return snapshotFromKubernetes(loads === 1 ? state.nodes : [...state.nodes, newcomer], state.pods);
+        },
+      },
+      { ttlMs: 60_000, now: () => clock },
+    );
+    await cache.snapshot();
+    clock = 5_000;
+    const { post } = harness({ cache });
+    const response = await post('/filter', fixture('extender-args-node-names.json'));
+    expect(loads).toBe(2);
+    expect(response.body).toMatchObject({ NodeNames: [A100_2, UNKNOWN] });
+    expect(response.body).not.toHaveProperty(['FailedAndUnresolvableNodes', UNKNOWN]);
+    // Within UNKNOWN_NODE_REFRESH_MS a name that stays unknown does not list again.
+    const gone = fixtureJson<{ NodeNames: string[] }>('extender-args-node-names.json');
+    gone.NodeNames.push('ip-10-0-9-99.ec2.internal');
+    clock = 5_500;
+    await post('/filter', gone);
+    expect(loads).toBe(2);
   });
 
   it('without cluster access answers with Error (the scheduler treats it as a failed filter)', async () => {
