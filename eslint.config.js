@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'cdk.out/**', '**/*.d.ts', '.cache/**'] },
+  { ignores: ['node_modules/**', 'cdk.out/**', '**/*.d.ts', '.cache/**', '.bench-out/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
