@@ -38,6 +38,13 @@ export async function* paginate<T>(
   } while (continueToken);
 }
 
+/** Every item of every page, in order. */
+export async function collectPages<T>(pages: AsyncIterable<readonly T[]>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const page of pages) all.push(...page);
+  return all;
+}
+
 export function createNodeGateway(kc: KubeConfig): NodeGateway {
   const core = kc.makeApiClient(CoreV1Api);
 
@@ -48,11 +55,7 @@ export function createNodeGateway(kc: KubeConfig): NodeGateway {
 
   return {
     listNodePages,
-    async listNodes(options) {
-      const all: V1Node[] = [];
-      for await (const page of listNodePages(options)) all.push(...page);
-      return all;
-    },
+    listNodes: (options) => collectPages(listNodePages(options)),
     async readNode(name) {
       try {
         return await core.readNode({ name });

@@ -3,7 +3,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import type { MetadataPatch } from './merge-patch';
 import { FIELD_MANAGER, MERGE_PATCH_OPTIONS } from './merge-patch';
 import type { ListOptions } from './node-gateway';
-import { DEFAULT_PAGE_SIZE, paginate } from './node-gateway';
+import { collectPages, DEFAULT_PAGE_SIZE, paginate } from './node-gateway';
 
 export interface PodListOptions extends ListOptions {
   /** Only this namespace; all namespaces when unset. */
@@ -35,11 +35,7 @@ export function createPodGateway(kc: KubeConfig): PodGateway {
 
   return {
     listPodPages,
-    async listPods(options) {
-      const all: V1Pod[] = [];
-      for await (const page of listPodPages(options)) all.push(...page);
-      return all;
-    },
+    listPods: (options) => collectPages(listPodPages(options)),
     patchPodAnnotations(namespace, name, annotations) {
       return core.patchNamespacedPod(
         { namespace, name, body: { metadata: { annotations } }, fieldManager: FIELD_MANAGER },
