@@ -30,7 +30,10 @@ const MAX_REPORTED_FAILURES = 10;
  * that fails is counted and the rest carry on.
  */
 export async function reconcileNodes(deps: LabelerDeps): Promise<ReconcileSummary> {
-  const nodes = await step('Kubernetes', 'listing nodes', () => deps.nodes.listNodes({ pageSize: deps.config.nodePageSize }));
+  const nodes: V1Node[] = [];
+  await step('Kubernetes', 'listing nodes', async () => {
+    for await (const page of deps.nodes.listNodePages({ pageSize: deps.config.nodePageSize })) nodes.push(...page);
+  });
 
   const idsByNode = new Map<V1Node, string>();
   const dnsOnlyNodes: V1Node[] = [];
