@@ -3,10 +3,9 @@
 // so the GPU scheduler runs as its own process with only the gpu-scheduler
 // profile, exactly like the second scheduler deployed on EKS.
 import { stringify } from 'yaml';
-import { GPU_PROFILE_PLUGINS } from '../cdk/lib/scheduler/second-scheduler-manifests';
+import { extenderConfiguration, GPU_PROFILE_PLUGINS } from '../cdk/lib/scheduler/second-scheduler-manifests';
 
 export const GPU_SCHEDULER_NAME = 'gpu-scheduler';
-export const GPU_RESOURCE = 'nvidia.com/gpu';
 
 export interface ExtenderSettings {
   /** e.g. http://127.0.0.1:4321 — the scheduler POSTs to `<urlPrefix>/<verb>`. */
@@ -15,10 +14,8 @@ export interface ExtenderSettings {
   /** false: a failing extender fails the scheduling attempt (pods stay Pending). */
   ignorable?: boolean;
   weight?: number;
-  filterVerb?: string;
-  prioritizeVerb?: string;
   /** undefined: no preempt verb. */
-  preemptVerb?: string;
+  preemptVerb?: 'preempt';
   httpTimeout?: string;
 }
 
@@ -40,21 +37,15 @@ export function schedulerConfiguration({ kubeconfig, profiles, extender }: Sched
   };
   if (extender) {
     config.extenders = [
-      {
+      extenderConfiguration({
         urlPrefix: extender.urlPrefix,
-        filterVerb: extender.filterVerb ?? 'filter',
-        prioritizeVerb: extender.prioritizeVerb ?? 'prioritize',
-        ...(extender.preemptVerb ? { preemptVerb: extender.preemptVerb } : {}),
+        https: extender.urlPrefix.startsWith('https:'),
+        preempt: extender.preemptVerb !== undefined,
         weight: extender.weight ?? 1,
-        enableHTTPS: extender.urlPrefix.startsWith('https:'),
         nodeCacheCapable: extender.nodeCacheCapable,
-        // As deployed: only GPU pods go to the extender, and the scheduler
-        // still counts GPUs itself (its count includes pods it has assumed
-        // but not yet bound, which the extender's cache may not show yet).
-        managedResources: [{ name: GPU_RESOURCE, ignoredByScheduler: false }],
-        ignorable: extender.ignorable ?? false,
         httpTimeout: extender.httpTimeout ?? '5s',
-      },
+        ignorable: extender.ignorable ?? false,
+      }),
     ];
   }
   return stringify(config);

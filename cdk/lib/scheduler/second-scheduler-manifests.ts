@@ -49,27 +49,51 @@ export function kubeSchedulerConfiguration(props: SecondSchedulerManifestProps):
     },
     profiles: [{ schedulerName: scheduler.name, plugins: GPU_PROFILE_PLUGINS }],
     extenders: [
-      {
+      extenderConfiguration({
         urlPrefix: props.extenderUrlPrefix,
-        filterVerb: 'filter',
-        prioritizeVerb: 'prioritize',
-        // Without a preempt verb, preemption dry-runs skip the extender's
-        // filter and can evict pods from a node the extender then rejects.
-        ...(scheduler.extender.preempt ? { preemptVerb: 'preempt' } : {}),
+        https: props.extenderUsesHttps,
+        preempt: scheduler.extender.preempt,
         weight: scheduler.extender.weight,
-        enableHTTPS: props.extenderUsesHttps,
         // Names only: full Node objects pass the ALB's 1 MB body limit at a few hundred nodes.
         nodeCacheCapable: true,
         httpTimeout: `${scheduler.extender.httpTimeoutSeconds}s`,
         ignorable: scheduler.extender.ignorable,
-        // Only GPU pods are sent to the extender. The scheduler keeps counting
-        // GPUs itself (ignoredByScheduler: false): its count includes pods it
-        // has assumed but not yet bound, while the extender's cluster cache can
-        // be up to EXTENDER_CACHE_TTL old, so two GPU pods placed within that
-        // window could otherwise be given the same last free GPU.
-        managedResources: [{ name: EXTENDER_MANAGED_RESOURCE, ignoredByScheduler: false }],
-      },
+      }),
     ],
+  };
+}
+
+export interface ExtenderSettings {
+  readonly urlPrefix: string;
+  readonly https: boolean;
+  readonly preempt: boolean;
+  readonly weight: number;
+  readonly nodeCacheCapable: boolean;
+  /** Go duration, e.g. `5s`. */
+  readonly httpTimeout: string;
+  readonly ignorable: boolean;
+}
+
+/** The extender entry of a KubeSchedulerConfiguration; the local harness uses it too, so tests run what is deployed. */
+export function extenderConfiguration(settings: ExtenderSettings): KubernetesObject {
+  return {
+    urlPrefix: settings.urlPrefix,
+    filterVerb: 'filter',
+    prioritizeVerb: 'prioritize',
+    // Without a preempt verb, preemption dry-runs skip the extender's
+    // filter and can evict pods from a node the extender then rejects.
+    ...(settings.preempt ? { preemptVerb: 'preempt' } : {}),
+    weight: settings.weight,
+    enableHTTPS: settings.https,
+    nodeCacheCapable: settings.nodeCacheCapable,
+    httpTimeout: settings.httpTimeout,
+    ignorable: settings.ignorable,
+    // Only GPU pods are sent to the extender. The scheduler keeps counting
+    // GPUs itself (ignoredByScheduler: false): its count includes pods it
+    // has assumed but not yet bound, while the extender's cluster cache can
+    // be up to EXTENDER_CACHE_TTL old, so two GPU pods placed within that
+    // window could otherwise be given the same last free GPU.
+    managedResources: [{ name: EXTENDER_MANAGED_RESOURCE, ignoredByScheduler: false }],
   };
 }
 
