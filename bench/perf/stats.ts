@@ -1,4 +1,4 @@
-/** Summary statistics of repeated timings (pure; unit-tested in test/unit/bench). */
+/** Summary statistics of repeated timings (pure; unit-tested in test/unit/bench/perf). */
 
 export interface TimingSummary {
   readonly samples: number;

@@ -1,6 +1,6 @@
 import { App } from 'aws-cdk-lib';
-import { AppConfigError } from '../config/config-reader';
-import { CONFIG_CONTEXT_KEY, CONFIG_FILE_CONTEXT_KEY, loadAppConfig } from '../config/load-app-config';
+import { AppConfigError } from '../app-config/config-reader';
+import { CONFIG_CONTEXT_KEY, CONFIG_FILE_CONTEXT_KEY, loadAppConfig } from '../app-config/load-app-config';
 import { buildApp } from '../lib/build-app';
 
 const app = new App();

@@ -1,7 +1,7 @@
 import { Validations } from 'aws-cdk-lib';
 import type { App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import type { AppConfig } from '../config/app-config';
+import type { AppConfig } from '../app-config/app-config';
 import type { GpuSchedulingStackProps } from './gpu-scheduling-stack';
 import { GpuSchedulingStack } from './gpu-scheduling-stack';
 

@@ -3,7 +3,7 @@ import type { StackProps } from 'aws-cdk-lib';
 import * as eks from 'aws-cdk-lib/aws-eks-v2';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import type { AppConfig } from '../config/app-config';
+import type { AppConfig } from '../app-config/app-config';
 import { LambdaClusterAccess } from './access/cluster-access';
 import { LAMBDA_KUBERNETES_ACCESS } from './access/lambda-rbac-rules';
 import { AttachedCluster } from './cluster/attached-cluster';

@@ -1,5 +1,5 @@
-import type { Env } from '../config';
-import { ConfigError, envOptionalString } from '../config';
+import type { Env } from '../env';
+import { ConfigError, envOptionalString } from '../env';
 
 /** What every SDK client of ours is built with. */
 export interface AwsClientConfig {

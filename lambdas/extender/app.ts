@@ -1,4 +1,4 @@
-import type { Env } from '../config';
+import type { Env } from '../env';
 import { kubeConnectionFromEnvironment } from '../kube/kube-connection';
 import { SERVICE } from '../observability/metric-catalog';
 import type { Telemetry } from '../observability/telemetry';

@@ -1,5 +1,5 @@
-import type { Env } from '../config';
-import { envDuration, envInt, envNumber, envOptionalString, isEnvSet } from '../config';
+import type { Env } from '../env';
+import { envDuration, envInt, envNumber, envOptionalString, isEnvSet } from '../env';
 import type { GpuScoreOptions, ProfileOptions } from '../scheduling';
 import { DEFAULT_WEIGHTS } from '../scheduling';
 import { DEFAULT_LIST_PAGE_SIZE } from './kubernetes-cluster-source';

@@ -1,6 +1,6 @@
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import type { Env } from '../config';
-import { envString } from '../config';
+import type { Env } from '../env';
+import { envString } from '../env';
 import { EksTokenSource } from './eks-token-source';
 
 /*

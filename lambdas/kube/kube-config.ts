@@ -1,6 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import type { Env } from '../config';
-import { ConfigError, envOptionalString } from '../config';
+import type { Env } from '../env';
+import { ConfigError, envOptionalString } from '../env';
 import { awsClientConfigFromEnv, createEksClient } from '../aws';
 import { BearerTokenAuthenticator, EKS_AUTH_PROVIDER_NAME } from './bearer-token-authenticator';
 import type { EksClusterEndpoint } from './eks-cluster-endpoint';

@@ -1,5 +1,5 @@
-import type { Env } from '../config';
-import { envBoolean, envInt, envList, envString } from '../config';
+import type { Env } from '../env';
+import { envBoolean, envInt, envList, envString } from '../env';
 import { CLUSTER_NAME_PATTERN } from '../kube';
 import type { LabelSetOptions } from './gpu-labels';
 

@@ -1,7 +1,7 @@
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { Env } from '../config';
-import { ConfigError } from '../config';
+import type { Env } from '../env';
+import { ConfigError } from '../env';
 import { awsClientConfigFromEnv, createEc2Client, createInstanceTypeGpuCatalog, describeInstances, describeInstancesByPrivateDnsName } from '../aws';
 import type { NodeGateway } from '../kube';
 import { createNodeGateway, kubeConfigFromEnvironment } from '../kube';

@@ -1,5 +1,5 @@
-import type { Env } from '../config';
-import { ConfigError, envBoolean, envDuration, envInt, envList, envNumber, envOptionalString, envString } from '../config';
+import type { Env } from '../env';
+import { ConfigError, envBoolean, envDuration, envInt, envList, envNumber, envOptionalString, envString } from '../env';
 import { CLUSTER_NAME_PATTERN } from '../kube';
 import { NODE_ANNOTATION, NODE_LABEL } from '../scheduling/keys';
 import { SEED_DELETION_COST_POLICY } from './deletion-cost-policy';

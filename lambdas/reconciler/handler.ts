@@ -1,6 +1,6 @@
 import type { ScheduledEvent } from 'aws-lambda';
-import type { Env } from '../config';
-import { ConfigError } from '../config';
+import type { Env } from '../env';
+import { ConfigError } from '../env';
 import { METRIC, SERVICE } from '../observability/metric-catalog';
 import type { Telemetry } from '../observability/telemetry';
 import { createTelemetry } from '../observability/telemetry';

@@ -1,5 +1,5 @@
 import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import type { Env } from '../config';
+import type { Env } from '../env';
 import { awsClientConfigFromEnv, createCloudWatchClient } from '../aws';
 import { createNodeGateway, createPodGateway, kubeConfigFromEnvironment } from '../kube';
 import { cloudWatchMetricReader } from './cloudwatch-metric-reader';

@@ -1,8 +1,8 @@
 // `npm start`: the whole pipeline on this machine, a demo on it, and a clean
 // teardown on Ctrl-C (or right after the demo with --exit-after-demo).
-import type { AppConfig } from '../../cdk/config/app-config';
-import { AppConfigError } from '../../cdk/config/config-reader';
-import { loadAppConfig } from '../../cdk/config/load-app-config';
+import type { AppConfig } from '../../cdk/app-config/app-config';
+import { AppConfigError } from '../../cdk/app-config/config-reader';
+import { loadAppConfig } from '../../cdk/app-config/load-app-config';
 import type { DemoResult } from './demo';
 import type { Delivery } from './event-bridge';
 import { Output } from './output';

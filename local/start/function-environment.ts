@@ -2,7 +2,7 @@
 // (cdk/lib/functions/pipeline-function.ts: the config's `environment` map,
 // then CLUSTER_NAME), plus the local wiring: AWS_ENDPOINT_URL & co. pointing at
 // moto, and KUBECONFIG with the function's own least-privilege identity.
-import type { AppConfig } from '../../cdk/config/app-config';
+import type { AppConfig } from '../../cdk/app-config/app-config';
 import type { PipelineFunctionName } from '../../cdk/lib/functions/lambda-entries';
 import { awsEnvironment } from '../moto';
 

@@ -21,7 +21,7 @@ demo on it, then keeps running until Ctrl-C.
 Options:
   --no-demo            start the pipeline only (no nodes, no workload)
   --scenario <file>    run this scenario (JSON or YAML) instead of the built-in demo
-  --config <file>      the CDK app's config file (JSON or YAML), e.g. cdk/config/example-existing-cluster.yaml
+  --config <file>      the CDK app's config file (JSON or YAML), e.g. cdk/app-config/example-existing-cluster.yaml
   --exit-after-demo    run the demo, print a summary and exit: 0 if every expected outcome held, 1 otherwise
   -h, --help           show this help`;
 

@@ -7,7 +7,7 @@ import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { ALBResult } from 'aws-lambda';
-import type { AppConfig } from '../../cdk/config/app-config';
+import type { AppConfig } from '../../cdk/app-config/app-config';
 import { LAMBDA_ENTRIES, type PipelineFunctionName } from '../../cdk/lib/functions/lambda-entries';
 import { startAlbAdapter } from '../alb-adapter';
 import { ensureKubeBinaries, type KubeBinaries } from '../build-binaries';

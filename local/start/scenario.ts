@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { AppConfigError, ConfigReader } from '../../cdk/config/config-reader';
+import { AppConfigError, ConfigReader } from '../../cdk/app-config/config-reader';
 
 export interface ScenarioNode {
   /** Name the rest of the scenario uses for this node (expectations). */

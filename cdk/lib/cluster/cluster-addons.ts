@@ -2,7 +2,7 @@ import { Validations } from 'aws-cdk-lib';
 import * as eks from 'aws-cdk-lib/aws-eks-v2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import type { AddonsConfig } from '../../config/app-config';
+import type { AddonsConfig } from '../../app-config/app-config';
 import type { ClusterTarget } from './cluster-target';
 import { ACCELERATOR_LABEL } from './new-gpu-cluster';
 

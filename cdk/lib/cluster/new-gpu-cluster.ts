@@ -4,7 +4,7 @@ import * as eks from 'aws-cdk-lib/aws-eks-v2';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { IDependable } from 'constructs';
-import type { KubernetesMinorVersion, NewClusterConfig, NodeGroupConfig } from '../../config/app-config';
+import type { KubernetesMinorVersion, NewClusterConfig, NodeGroupConfig } from '../../app-config/app-config';
 import type { ClusterTarget } from './cluster-target';
 import { acknowledgeClusterRoles, acknowledgeKubectlProvider } from './eks-acknowledgments';
 import { kubectlLayer } from './kubectl-layer';

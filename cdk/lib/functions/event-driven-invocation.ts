@@ -4,7 +4,7 @@ import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { ScheduledFunctionConfig } from '../../config/app-config';
+import type { ScheduledFunctionConfig } from '../../app-config/app-config';
 import type { PipelineFunction } from './pipeline-function';
 
 export interface EventDrivenInvocationProps {

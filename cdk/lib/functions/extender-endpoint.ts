@@ -4,7 +4,7 @@ import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as targets from 'aws-cdk-lib/aws-elasticloadbalancingv2-targets';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import type { ExtenderFunctionConfig } from '../../config/app-config';
+import type { ExtenderFunctionConfig } from '../../app-config/app-config';
 import type { ClusterTarget } from '../cluster/cluster-target';
 import type { PipelineFunction } from './pipeline-function';
 

@@ -5,7 +5,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { FunctionConfig } from '../../config/app-config';
+import type { FunctionConfig } from '../../app-config/app-config';
 import type { ClusterTarget } from '../cluster/cluster-target';
 import { LAMBDA_ENTRIES, PROJECT_ROOT } from './lambda-entries';
 import type { PipelineFunctionName } from './lambda-entries';

@@ -11,7 +11,7 @@ import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRIC } from '../../../lambdas/observability/metric-catalog';
-import type { AlarmsConfig } from '../../config/app-config';
+import type { AlarmsConfig } from '../../app-config/app-config';
 import { catalogMetric, dimensionCombinations } from './catalog-metrics';
 
 export interface PipelineAlarmsProps {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SchedulerConfig } from '../../config/app-config';
+import type { SchedulerConfig } from '../../app-config/app-config';
 
 /** A Kubernetes object as kubectl applies it. */
 export type KubernetesObject = Record<string, unknown>;

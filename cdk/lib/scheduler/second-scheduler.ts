@@ -1,6 +1,6 @@
 import { Construct } from 'constructs';
 import type * as eks from 'aws-cdk-lib/aws-eks-v2';
-import type { SchedulerConfig } from '../../config/app-config';
+import type { SchedulerConfig } from '../../app-config/app-config';
 import type { ClusterTarget } from '../cluster/cluster-target';
 import { secondSchedulerManifests } from './second-scheduler-manifests';
 

@@ -5,16 +5,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createSimulatorProfile } from '../../../lambdas/scheduling/profiles';
-import { InputError, parseKubeList } from '../../../lambdas/simulator/kube-list-file';
-import { simulate } from '../../../lambdas/simulator/simulate';
-import { parseSimulatorConfig } from '../../../lambdas/simulator/simulator-config';
+import { InputError, parseKubeList } from '../../../simulator/kube-list-file';
+import { simulate } from '../../../simulator/simulate';
+import { parseSimulatorConfig } from '../../../simulator/simulator-config';
 
 // Each test starts node processes (tsx, esbuild, workers); a loaded machine makes that slow.
 const SPAWN_TIMEOUT_MS = 180_000;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fixture = (name: string) => path.join(here, 'fixtures', name);
 const read = (name: string) => readFileSync(fixture(name), 'utf8');
-const cli = path.resolve(here, '../../../lambdas/simulator/cli.ts');
+const cli = path.resolve(here, '../../../simulator/cli.ts');
 
 function runCli(args: readonly string[]) {
   const result = spawnSync(process.execPath, ['--import', 'tsx', cli, ...args], { encoding: 'utf8', timeout: 60_000 });

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { parseAppConfig } from '../../../../cdk/config/parse-app-config';
-import type { AppConfig } from '../../../../cdk/config/app-config';
+import { parseAppConfig } from '../../../../cdk/app-config/parse-app-config';
+import type { AppConfig } from '../../../../cdk/app-config/app-config';
 import { buildApp } from '../../../../cdk/lib/build-app';
 import type { GpuSchedulingStack } from '../../../../cdk/lib/gpu-scheduling-stack';
 

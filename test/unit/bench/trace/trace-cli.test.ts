@@ -1,0 +1,66 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// Each test starts node processes (tsx, esbuild, workers); a loaded machine makes that slow.
+const SPAWN_TIMEOUT_MS = 180_000;
+const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../bench/trace/trace-cli.ts');
+
+function run(args: readonly string[]) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', cli, ...args], { encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A tiny synthetic trace in the openb format (not the real data). */
+function tinyTrace(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'bench-trace-'));
+  writeFileSync(
+    path.join(dir, 'openb_node_list_gpu_node.csv'),
+    'sn,cpu_milli,memory_mib,gpu,model\n' + Array.from({ length: 10 }, (_, i) => `n${i},32000,131072,${[2, 4, 8][i % 3]},${i % 2 ? 'T4' : 'P100'}`).join('\n'),
+  );
+  writeFileSync(
+    path.join(dir, 'openb_pod_list_default.csv'),
+    'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos\n' +
+      Array.from({ length: 30 }, (_, i) => `p${String(i).padStart(2, '0')},${1000 + (i % 4) * 2000},2048,${i % 7 === 0 ? 2 : 1},${i % 7 === 0 ? 1000 : [1000, 460, 230][i % 3]},${i % 5 === 0 ? 'T4' : ''},LS`).join('\n'),
+  );
+  writeFileSync(path.join(dir, 'published_alloc_summary.csv'), 'workload,policy,seeds,alloc_pct_at_arrived_100,alloc_pct_at_arrived_130\nopenb_pod_list_default,BestFit,10,90.00,91.00\n');
+  return dir;
+}
+
+describe('npm run bench:trace (CLI)', () => {
+  it('--json prints {policy: {alloc100, alloc130}} and writes the SVG plot', () => {
+    const dir = tinyTrace();
+    const plot = path.join(dir, 'plot.svg');
+    const { code, stdout, stderr } = run(['--data-dir', dir, '--seeds', '2', '--policy', 'bestfit,random', '--json', '--plot', plot, '--workers', '1']);
+    expect(code, stderr).toBe(0);
+    const json = JSON.parse(stdout) as Record<string, { alloc100: number; alloc130: number }>;
+    expect(Object.keys(json)).toEqual(['bestfit', 'random']);
+    for (const v of Object.values(json)) {
+      expect(v.alloc130).toBeGreaterThan(0);
+      expect(v.alloc130).toBeLessThanOrEqual(100);
+    }
+    expect(stderr).toContain(`plot: ${plot}`);
+    expect(readFileSync(plot, 'utf8')).toMatch(/^<svg [^>]*>[\s\S]*<polyline[\s\S]*bestfit[\s\S]*<\/svg>$/);
+  }, SPAWN_TIMEOUT_MS);
+
+  it('prints a table beside the published values', () => {
+    const dir = tinyTrace();
+    const { code, stdout } = run(['--data-dir', dir, '--seeds', '1', '--policy', 'bestfit', '--plot', path.join(dir, 'p.svg')]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/bestfit\s+1\s+[\d.]+\s+[\d.]+\s+BestFit\s+90\.00\s+91\.00/);
+  }, SPAWN_TIMEOUT_MS);
+
+  it('fails clearly when the trace is missing or a flag is wrong', () => {
+    const empty = mkdtempSync(path.join(tmpdir(), 'bench-empty-'));
+    const missing = run(['--data-dir', empty]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`trace node list not found: ${path.join(empty, 'openb_node_list_gpu_node.csv')}`);
+    expect(existsSync(path.join(empty, 'plot.svg'))).toBe(false);
+    expect(run(['--policy', 'magic']).stderr).toMatch(/unknown policy magic/);
+    expect(run(['--seeds', '0']).stderr).toMatch(/--seeds must be a positive integer/);
+    expect(run(['--frobnicate']).code).toBe(2);
+  }, SPAWN_TIMEOUT_MS);
+});

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { parsePublishedCsv, workloadKey } from '../../../../bench/trace/published-results';
+import type { PolicyResult } from '../../../../bench/trace/trace-report';
+import { formatTable, renderSvg, toJson } from '../../../../bench/trace/trace-report';
+
+const curve = (at100: number, at130: number) => Array.from({ length: 131 }, (_, p) => (p === 100 ? at100 : p === 130 ? at130 : p < 100 ? p * 0.9 : Number.NaN));
+const results: PolicyResult[] = [
+  { policy: 'bestfit', seeds: 10, curve: curve(92.861, 93.077), secondsPerSeed: 1.5 },
+  { policy: 'default', seeds: 10, curve: curve(94.5, 94.7), secondsPerSeed: 12 },
+];
+const published = parsePublishedCsv(
+  'workload,policy,seeds,alloc_pct_at_arrived_100,alloc_pct_at_arrived_130\nopenb_pod_list_default,BestFit,10,92.86,93.08\nopenb_pod_list_default,FGD,10,95.23,95.39\n',
+);
+
+describe('trace report', () => {
+  it('JSON is {policy: {alloc100, alloc130}} in percent with two decimals', () => {
+    expect(toJson(results)).toEqual({ bestfit: { alloc100: 92.86, alloc130: 93.08 }, default: { alloc100: 94.5, alloc130: 94.7 } });
+  });
+
+  it('the table puts the paper value and the difference beside each reproduced policy', () => {
+    const table = formatTable(results, published, workloadKey('/data/openb_pod_list_default.csv'));
+    expect(table).toMatch(/bestfit\s+10\s+92\.86\s+93\.08\s+BestFit\s+92\.86\s+93\.08\s+[+-]0\.00\s+1\.5/);
+    expect(table).toMatch(/default\s+10\s+94\.50\s+94\.70\s+-\s+-\s+12\.0/);
+    expect(table).toMatch(/\(paper FGD\)\s+10\s+FGD\s+95\.23\s+95\.39/);
+  });
+
+  it('the SVG draws one line per policy with a legend', () => {
+    const svg = renderSvg(results, 'title <&>', 130);
+    expect(svg.match(/<polyline/g)).toHaveLength(2);
+    expect(svg).toContain('title &lt;&amp;&gt;');
+    expect(svg).toContain('default 94.70');
+  });
+
+  it('rejects a published file without the expected columns', () => {
+    expect(() => parsePublishedCsv('workload,policy\nx,y\n')).toThrow(/missing column "alloc_pct_at_arrived_100"/);
+  });
+});

@@ -1,0 +1,138 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadAppConfig } from '../../../../cdk/app-config/load-app-config';
+import { parseAppConfig } from '../../../../cdk/app-config/parse-app-config';
+
+describe('parseAppConfig defaults', () => {
+  const config = parseAppConfig(undefined);
+
+  it('builds a new private cluster with one tainted GPU node group and a system node group', () => {
+    expect(config.cluster.mode).toBe('new');
+    if (config.cluster.mode !== 'new') throw new Error('unreachable');
+    expect(config.cluster.endpointAccess).toBe('private');
+    expect(config.cluster.gpuNodeGroups).toHaveLength(1);
+    expect(config.cluster.gpuNodeGroups[0]?.taints).toEqual([{ key: 'nvidia.com/gpu', value: 'true', effect: 'NO_SCHEDULE' }]);
+    expect(config.cluster.systemNodeGroup.name).toBe('system');
+  });
+
+  it('matches the kube-scheduler version to the cluster version', () => {
+    expect(config.scheduler.kubeSchedulerVersion.startsWith(`${config.kubernetesVersion}.`)).toBe(true);
+  });
+
+  it('uses the schedules and listener the docs promise', () => {
+    expect(config.labeler.scheduleMinutes).toBe(5);
+    expect(config.reconciler.scheduleMinutes).toBe(1);
+    expect(config.extender.listenerPort).toBe(80);
+    expect(config.scheduler.name).toBe('gpu-scheduler');
+    expect(config.scheduler.replicas).toBe(2);
+    expect(config.scheduler.leaseName).toBe('gpu-scheduler');
+  });
+});
+
+function errorOf(raw: unknown): string {
+  try {
+    parseAppConfig(raw);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('expected the config to be rejected');
+}
+
+describe('parseAppConfig rejects bad values, naming the key and what is allowed', () => {
+  it.each([
+    [{ kubernetesVersion: '1.20' }, 'kubernetesVersion', '"1.34", "1.35"'],
+    [{ clusterName: 'bad name!' }, 'clusterName', 'EKS cluster name'],
+    [{ logRetentionDays: 2 }, 'logRetentionDays', 'must be one of 1, 3, 5'],
+    [{ colour: 'blue' }, 'colour', 'unknown key'],
+    [{ cluster: { gpuNodeGroups: [{ instanceTypes: ['m5.large'] }] } }, 'cluster.gpuNodeGroups[0].instanceTypes[0]', 'NVIDIA GPU instance type'],
+    [{ cluster: { gpuNodeGroups: [{ minSize: 3, maxSize: 2 }] } }, 'cluster.gpuNodeGroups[0].maxSize', 'at least minSize (3)'],
+    [{ cluster: { gpuNodeGroups: [{ desiredSize: 9 }] } }, 'cluster.gpuNodeGroups[0].desiredSize', 'from minSize (0) to maxSize (4)'],
+    [{ cluster: { gpuNodeGroups: [{ taints: [{ key: 'a', effect: 'NoSchedule' }] }] } }, 'cluster.gpuNodeGroups[0].taints[0].effect', '"NO_SCHEDULE"'],
+    [{ cluster: { gpuNodeGroups: [{ name: 'a' }, { name: 'a' }] } }, 'cluster.gpuNodeGroups[1].name', 'unique'],
+    [{ cluster: { endpointAccess: 'public-and-private' } }, 'cluster.publicAccessCidrs', 'must list the CIDRs'],
+    [{ cluster: { availabilityZones: ['us-east-1a'] } }, 'cluster.availabilityZones', 'at least 2 zones'],
+    [{ cluster: { natGateways: 3 } }, 'cluster.natGateways', 'integer from 1 to 2'],
+    [{ cluster: { awsApiAccess: 'privatelink' } }, 'cluster.awsApiAccess', '"nat", "vpc-endpoints"'],
+    [{ cluster: { adminPrincipalArns: ['admin'] } }, 'cluster.adminPrincipalArns[0]', 'IAM role or user ARN'],
+    [{ cluster: { mode: 'existing' } }, 'cluster.existing', 'is required'],
+    [{ cluster: { mode: 'existing', existing: { vpcId: 'vpc-0123456789abcdef0', availabilityZones: ['us-east-1a', 'us-east-1b'], privateSubnetIds: ['subnet-0123456789abcdef0'] } } }, 'cluster.existing.privateSubnetIds', 'at least 2'],
+    [{ cluster: { mode: 'existing', existing: {}, vpcCidr: '10.0.0.0/16' } }, 'cluster.vpcCidr', 'only allowed when cluster.mode is "new"'],
+    [{ scheduler: { kubeSchedulerVersion: '1.33.4' } }, 'scheduler.kubeSchedulerVersion', 'must match kubernetesVersion 1.35'],
+    [{ scheduler: { leaseName: 'kube-scheduler' } }, 'scheduler.leaseName', 'belongs to the default scheduler'],
+    [{ scheduler: { extender: { weight: 0 } } }, 'scheduler.extender.weight', 'integer from 1 to 100'],
+    [{ scheduler: { extender: { ignorable: 'yes' } } }, 'scheduler.extender.ignorable', 'true or false'],
+    [{ extender: { certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123' } }, 'extender.hostname', 'is required'],
+    [{ extender: { reservedConcurrency: 2, provisionedConcurrency: 3 } }, 'extender.provisionedConcurrency', 'must not exceed extender.reservedConcurrency (2)'],
+    [{ extender: { environment: { CLUSTER_NAME: 'x' } } }, 'extender.environment.CLUSTER_NAME', 'set by the stack'],
+    [{ reconciler: { timeoutSeconds: 60 } }, 'reconciler.timeoutSeconds', 'cannot overlap'],
+    [{ labeler: { retryAttempts: 3 } }, 'labeler.retryAttempts', 'from 0 to 2'],
+    [{ alarms: { email: 'ops@example.com' } }, 'alarms.email', 'createSnsTopic'],
+    [{ alarms: { extenderP99LatencyMs: 5000 } }, 'alarms.extenderP99LatencyMs', 'httpTimeoutSeconds'],
+  ])('%j → %s', (raw, key, allowed) => {
+    const message = errorOf(raw);
+    expect(message).toContain(`${key}:`);
+    expect(message).toContain(allowed);
+  });
+});
+
+describe('GPU node group taints', () => {
+  it('taint a configured GPU group by default, and can be switched off with an empty list', () => {
+    const config = parseAppConfig({ cluster: { gpuNodeGroups: [{ name: 'tainted' }, { name: 'open', taints: [] }] } });
+    if (config.cluster.mode !== 'new') throw new Error('unreachable');
+    expect(config.cluster.gpuNodeGroups.map((group) => group.taints.length)).toEqual([1, 0]);
+    expect(config.cluster.systemNodeGroup.taints).toEqual([]);
+  });
+});
+
+describe('parseAppConfig accepts a full existing-cluster configuration', () => {
+  it('keeps every given value', () => {
+    const config = parseAppConfig({
+      kubernetesVersion: '1.34',
+      cluster: {
+        mode: 'existing',
+        existing: {
+          vpcId: 'vpc-0123456789abcdef0',
+          availabilityZones: ['eu-west-1a', 'eu-west-1b'],
+          privateSubnetIds: ['subnet-0123456789abcdef0', 'subnet-0123456789abcdef1'],
+          clusterSecurityGroupId: 'sg-0123456789abcdef0',
+        },
+      },
+      extender: { certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc-123', hostname: 'gpu-extender.internal.example.com' },
+      scheduler: { extender: { ignorable: true, weight: 10 } },
+    });
+    expect(config.cluster).toMatchObject({ mode: 'existing', clusterSecurityGroupId: 'sg-0123456789abcdef0', installPodIdentityAgent: false });
+    expect(config.scheduler.kubeSchedulerVersion).toMatch(/^1\.34\.\d+$/);
+    expect(config.extender.listenerPort).toBe(443);
+    expect(config.scheduler.extender).toMatchObject({ ignorable: true, weight: 10 });
+  });
+});
+
+describe('loadAppConfig', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gpu-config-'));
+
+  it('reads a YAML file and lets inline context override it key by key', () => {
+    writeFileSync(join(dir, 'config.yaml'), 'clusterName: from-file\nlabeler:\n  scheduleMinutes: 10\n  memorySizeMiB: 1024\n');
+    const config = loadAppConfig({ cwd: dir, configFile: 'config.yaml', inline: '{"labeler":{"scheduleMinutes":15}}' });
+    expect(config.clusterName).toBe('from-file');
+    expect(config.labeler.scheduleMinutes).toBe(15);
+    expect(config.labeler.memorySizeMiB).toBe(1024);
+  });
+
+  it('names the configFile key when the file is missing or malformed', () => {
+    expect(() => loadAppConfig({ cwd: dir, configFile: 'missing.json' })).toThrow(/configFile: cannot read/);
+    writeFileSync(join(dir, 'bad.json'), '{"clusterName": ');
+    expect(() => loadAppConfig({ cwd: dir, configFile: 'bad.json' })).toThrow(/configFile: .*not valid JSON/);
+    expect(() => loadAppConfig({ cwd: dir, configFile: 'config.toml' })).toThrow(/configFile: must name a .json, .yaml or .yml file/);
+  });
+});
+
+describe('the shipped example configuration', () => {
+  it('is valid and attaches to an existing cluster', () => {
+    const config = loadAppConfig({ cwd: process.cwd(), configFile: 'cdk/app-config/example-existing-cluster.yaml' });
+    expect(config.cluster.mode).toBe('existing');
+    expect(config.addons.nvidiaDevicePlugin.enabled).toBe(false);
+    expect(config.reconciler.environment).toEqual({ POD_NAMESPACES: 'serving' });
+  });
+});

@@ -1,0 +1,327 @@
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Match } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { METRIC } from '../../../../lambdas/observability/metric-catalog';
+import { LAMBDA_KUBERNETES_ACCESS } from '../../../../cdk/lib/access/lambda-rbac-rules';
+import { runCfnLint } from '../support/cfn-lint';
+import { expectOnlyEmittedMetrics, expectOnlyKnownSearches } from '../support/metric-coverage';
+import { alarmReferences, dashboardReferences } from '../support/referenced-metrics';
+import type { Synthesized } from '../support/synthesize';
+import { findObject, kubernetesObjects, renderCfnString, resourcesOfType, synthesize } from '../support/synthesize';
+
+// One synth (with esbuild bundling and cdk-nag) for the whole file: the
+// default configuration, exactly what `npx cdk synth` with no arguments builds.
+let synth: Synthesized;
+beforeAll(() => {
+  synth = synthesize(undefined);
+}, 600_000);
+// The cloud assembly holds ~60 MB of layer assets.
+afterAll(() => {
+  if (synth) rmSync(synth.outdir, { recursive: true, force: true });
+});
+
+const lambdaNames = ['Extender', 'Labeler', 'Reconciler'] as const;
+
+function ourFunctions(): [string, Record<string, unknown>][] {
+  return resourcesOfType(synth.json, 'AWS::Lambda::Function').filter(([id]) => lambdaNames.some((name) => id.startsWith(`${name}Function`)));
+}
+
+function logicalIdOf(prefix: string, type: string): string {
+  const match = resourcesOfType(synth.json, type).find(([id]) => id.startsWith(prefix));
+  if (!match) throw new Error(`no ${type} starting with ${prefix}`);
+  return match[0];
+}
+
+describe('new cluster', () => {
+  it('creates an EKS cluster of the configured version with a private endpoint and every control-plane log type', () => {
+    synth.template.hasResourceProperties('AWS::EKS::Cluster', {
+      Name: 'gpu-scheduling',
+      Version: '1.35',
+      ResourcesVpcConfig: Match.objectLike({ EndpointPrivateAccess: true, EndpointPublicAccess: false }),
+      AccessConfig: Match.objectLike({ AuthenticationMode: 'API' }),
+      Logging: { ClusterLogging: { EnabledTypes: ['api', 'audit', 'authenticator', 'controllerManager', 'scheduler'].map((Type) => ({ Type })) } },
+    });
+  });
+
+  it('creates a tainted GPU node group on the AL2023 NVIDIA AMI and a small system node group', () => {
+    synth.template.resourceCountIs('AWS::EKS::Nodegroup', 2);
+    synth.template.hasResourceProperties('AWS::EKS::Nodegroup', {
+      AmiType: 'AL2023_x86_64_NVIDIA',
+      InstanceTypes: ['g5.xlarge', 'g5.2xlarge'],
+      ScalingConfig: { MinSize: 0, MaxSize: 4, DesiredSize: 1 },
+      Taints: [{ Effect: 'NO_SCHEDULE', Key: 'nvidia.com/gpu', Value: 'true' }],
+      Labels: Match.objectLike({ 'gpu-scheduling/accelerator': 'nvidia' }),
+    });
+    synth.template.hasResourceProperties('AWS::EKS::Nodegroup', {
+      AmiType: 'AL2023_x86_64_STANDARD',
+      InstanceTypes: ['m7i.large'],
+      ScalingConfig: { MinSize: 2, MaxSize: 3, DesiredSize: 2 },
+    });
+  });
+
+  it('installs the NVIDIA device plugin, pinned and limited to GPU nodes', () => {
+    const [[, chart] = ['', {}]] = resourcesOfType(synth.json, 'Custom::AWSCDK-EKS-HelmChart');
+    expect(chart).toMatchObject({ Chart: 'nvidia-device-plugin', Version: '0.17.1', Namespace: 'kube-system', Repository: 'https://nvidia.github.io/k8s-device-plugin' });
+    const values = JSON.parse(renderCfnString(chart.Values)) as { affinity: unknown; tolerations: unknown };
+    expect(JSON.stringify(values.affinity)).toContain('gpu-scheduling/accelerator');
+    expect(values.tolerations).toEqual([{ operator: 'Exists' }]);
+  });
+
+  it('installs amazon-cloudwatch-observability with a Pod Identity role, and the Pod Identity agent', () => {
+    synth.template.hasResourceProperties('AWS::EKS::Addon', {
+      AddonName: 'amazon-cloudwatch-observability',
+      PodIdentityAssociations: [{ ServiceAccount: 'cloudwatch-agent', RoleArn: Match.anyValue() }],
+    });
+    synth.template.hasResourceProperties('AWS::EKS::Addon', { AddonName: 'eks-pod-identity-agent' });
+  });
+});
+
+describe('second scheduler', () => {
+  it('runs kube-scheduler matching the cluster version, two replicas, with a PDB', () => {
+    const objects = kubernetesObjects(synth.json);
+    const deployment = findObject(objects, 'Deployment', 'gpu-scheduler') as { spec: { replicas: number; template: { spec: { containers: { image: string }[] } } } };
+    expect(deployment.spec.replicas).toBe(2);
+    expect(deployment.spec.template.spec.containers[0]?.image).toBe('registry.k8s.io/kube-scheduler:v1.35.0');
+    expect(findObject(objects, 'PodDisruptionBudget', 'gpu-scheduler')).toMatchObject({ spec: { minAvailable: 1 } });
+  });
+
+  it('points the extender at the internal ALB over HTTP with the configured protocol settings', () => {
+    const configMap = findObject(kubernetesObjects(synth.json), 'ConfigMap', 'gpu-scheduler-config') as { data: Record<string, string> };
+    const config = JSON.parse(configMap.data['scheduler-config.json'] ?? '') as { profiles: unknown; extenders: Record<string, unknown>[] };
+    expect(config.profiles).toEqual([{ schedulerName: 'gpu-scheduler', plugins: { score: { disabled: [{ name: 'NodeResourcesFit' }, { name: 'NodeResourcesBalancedAllocation' }] } } }]);
+    const albId = logicalIdOf('ExtenderEndpointLoadBalancer', 'AWS::ElasticLoadBalancingV2::LoadBalancer');
+    expect(config.extenders[0]).toEqual({
+      urlPrefix: `http://<ref:${albId}.DNSName>:80`,
+      filterVerb: 'filter',
+      prioritizeVerb: 'prioritize',
+      preemptVerb: 'preempt',
+      weight: 5,
+      enableHTTPS: false,
+      nodeCacheCapable: true,
+      httpTimeout: '5s',
+      ignorable: false,
+      managedResources: [{ name: 'nvidia.com/gpu', ignoredByScheduler: false }],
+    });
+  });
+});
+
+describe('extender endpoint', () => {
+  it('is an internal ALB with an HTTP listener forwarding to the extender Lambda', () => {
+    synth.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', { Scheme: 'internal', Type: 'application' });
+    synth.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', { Port: 80, Protocol: 'HTTP' });
+    synth.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', { TargetType: 'lambda' });
+  });
+
+  it('accepts traffic only from the cluster security group, on the listener port', () => {
+    const albSg = logicalIdOf('ExtenderEndpointSecurityGroup', 'AWS::EC2::SecurityGroup');
+    const sg = synth.json.Resources[albSg]?.Properties as { SecurityGroupIngress?: unknown[] };
+    expect(sg.SecurityGroupIngress ?? []).toEqual([]);
+    const ingress = resourcesOfType(synth.json, 'AWS::EC2::SecurityGroupIngress').filter(
+      ([, p]) => JSON.stringify(p.GroupId).includes(albSg),
+    );
+    expect(ingress).toHaveLength(1);
+    expect(ingress[0]?.[1]).toMatchObject({
+      FromPort: 80,
+      ToPort: 80,
+      IpProtocol: 'tcp',
+      SourceSecurityGroupId: { 'Fn::GetAtt': [expect.stringMatching(/^Cluster/), 'ClusterSecurityGroupId'] },
+    });
+  });
+
+  it('lets each Lambda out only on 443 (the API endpoint and AWS APIs)', () => {
+    for (const name of lambdaNames) {
+      const sg = synth.json.Resources[logicalIdOf(`${name}SecurityGroup`, 'AWS::EC2::SecurityGroup')]?.Properties as { SecurityGroupEgress: { FromPort: number; ToPort: number }[] };
+      for (const rule of sg.SecurityGroupEgress) expect([rule.FromPort, rule.ToPort]).toEqual([443, 443]);
+      const egress = resourcesOfType(synth.json, 'AWS::EC2::SecurityGroupEgress').filter(([id]) => id.startsWith(`${name}SecurityGroup`));
+      expect(egress.map(([, p]) => [p.FromPort, p.ToPort, (p.DestinationSecurityGroupId as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][1]])).toEqual([
+        [443, 443, 'ClusterSecurityGroupId'],
+      ]);
+    }
+  });
+});
+
+describe('Lambdas', () => {
+  it('are nodejs22.x on arm64 in private subnets with CLUSTER_NAME and an explicit log group', () => {
+    const functions = ourFunctions();
+    expect(functions).toHaveLength(3);
+    for (const [, fn] of functions) {
+      expect(fn).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        Environment: { Variables: expect.objectContaining({ CLUSTER_NAME: 'gpu-scheduling' }) as unknown },
+        LoggingConfig: { LogGroup: { Ref: expect.stringMatching(/LogGroup/) as unknown } },
+        VpcConfig: { SubnetIds: expect.arrayContaining([expect.objectContaining({ Ref: expect.stringMatching(/privateSubnet/) as unknown })]) as unknown },
+      });
+    }
+  });
+
+  it("hands the extender (only) the new cluster's endpoint and CA, so it needs no DescribeCluster", () => {
+    const clusterId = logicalIdOf('Cluster', 'AWS::EKS::Cluster');
+    for (const [id, fn] of ourFunctions()) {
+      const variables = (fn.Environment as { Variables: Record<string, unknown> }).Variables;
+      if (id.startsWith('ExtenderFunction')) {
+        expect(variables.CLUSTER_ENDPOINT).toEqual({ 'Fn::GetAtt': [clusterId, 'Endpoint'] });
+        expect(variables.CLUSTER_CA_DATA).toEqual({ 'Fn::GetAtt': [clusterId, 'CertificateAuthorityData'] });
+      } else {
+        expect(variables.CLUSTER_ENDPOINT, id).toBeUndefined();
+      }
+    }
+  });
+
+  it('gives every function in the stack (ours and the library ones) a log group with retention', () => {
+    for (const [id, fn] of resourcesOfType(synth.json, 'AWS::Lambda::Function')) {
+      expect(fn.LoggingConfig, id).toMatchObject({ LogGroup: expect.anything() as unknown });
+    }
+    for (const [id, group] of resourcesOfType(synth.json, 'AWS::Logs::LogGroup')) {
+      expect(group.RetentionInDays, id).toBe(30);
+    }
+  });
+
+  it('labeler and reconciler run on EventBridge rules with retry limits and a dead-letter queue', () => {
+    synth.template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: { source: ['aws.ec2'], 'detail-type': ['EC2 Instance State-change Notification'], detail: { state: ['running'] } },
+      Targets: [Match.objectLike({ DeadLetterConfig: Match.anyValue(), RetryPolicy: { MaximumEventAgeInSeconds: 3600, MaximumRetryAttempts: 2 } })],
+    });
+    synth.template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)' });
+    synth.template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: [Match.objectLike({ RetryPolicy: { MaximumEventAgeInSeconds: 60, MaximumRetryAttempts: 0 } })],
+    });
+    synth.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      MaximumRetryAttempts: 2,
+      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
+    });
+  });
+
+  it('dead-letter queues are encrypted and refuse non-TLS requests', () => {
+    const queues = resourcesOfType(synth.json, 'AWS::SQS::Queue');
+    expect(queues).toHaveLength(2);
+    for (const [, queue] of queues) expect(queue.SqsManagedSseEnabled).toBe(true);
+    synth.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+});
+
+describe('least privilege', () => {
+  function policyStatements(rolePrefix: string): { Action: string | string[]; Resource: unknown }[] {
+    return resourcesOfType(synth.json, 'AWS::IAM::Policy')
+      .filter(([id]) => id.startsWith(rolePrefix))
+      .flatMap(([, p]) => (p.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement);
+  }
+
+  it('grants eks:DescribeCluster on the one cluster and only the unscoped reads each function needs', () => {
+    const actions = (name: string): string[] => policyStatements(`${name}RoleDefaultPolicy`).flatMap((s) => [s.Action].flat()).sort();
+    const xray = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
+    expect(actions('Extender')).toEqual(['eks:DescribeCluster', ...xray].sort());
+    expect(actions('Labeler')).toEqual(['ec2:DescribeInstanceTypes', 'ec2:DescribeInstances', 'eks:DescribeCluster', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage', ...xray].sort());
+    expect(actions('Reconciler')).toEqual(['cloudwatch:GetMetricData', 'eks:DescribeCluster', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage', ...xray].sort());
+    const clusterId = logicalIdOf('Cluster', 'AWS::EKS::Cluster');
+    for (const name of lambdaNames) {
+      const describe = policyStatements(`${name}RoleDefaultPolicy`).find((s) => s.Action === 'eks:DescribeCluster');
+      expect(describe?.Resource).toEqual({ 'Fn::GetAtt': [clusterId, 'Arn'] });
+    }
+  });
+
+  it('maps each Lambda role to its own Kubernetes group with no EKS access policy', () => {
+    for (const name of lambdaNames) {
+      const key = name.toLowerCase() as keyof typeof LAMBDA_KUBERNETES_ACCESS;
+      const roleId = logicalIdOf(`${name}Role`, 'AWS::IAM::Role');
+      synth.template.hasResourceProperties('AWS::EKS::AccessEntry', {
+        ClusterName: 'gpu-scheduling',
+        PrincipalArn: { 'Fn::GetAtt': [roleId, 'Arn'] },
+        KubernetesGroups: [LAMBDA_KUBERNETES_ACCESS[key].group],
+        AccessPolicies: Match.absent(),
+      });
+    }
+    // They name the cluster by a literal, so they must wait for it explicitly (and for nothing else of it).
+    const clusterId = logicalIdOf('Cluster', 'AWS::EKS::Cluster');
+    for (const [id, resource] of Object.entries(synth.json.Resources).filter(([id]) => /^(Extender|Labeler|Reconciler)ClusterAccessAccessEntry/.test(id))) {
+      expect(resource.DependsOn, id).toEqual([clusterId]);
+    }
+    // The only cluster-admin entry is the deploy-time kubectl provider's.
+    const admins = resourcesOfType(synth.json, 'AWS::EKS::AccessEntry').filter(([, p]) => JSON.stringify(p.AccessPolicies ?? []).includes('ClusterAdmin'));
+    expect(admins.map(([, p]) => JSON.stringify(p.PrincipalArn))).toEqual([expect.stringContaining('KubectlProvider')]);
+  });
+
+  it('binds each group to a narrow ClusterRole: no wildcards, no secrets, no deletes', () => {
+    const objects = kubernetesObjects(synth.json);
+    for (const access of Object.values(LAMBDA_KUBERNETES_ACCESS)) {
+      const role = findObject(objects, 'ClusterRole', access.group) as { rules: { resources: string[]; verbs: string[] }[] };
+      expect(role.rules).toEqual(access.rules);
+      for (const rule of role.rules) {
+        expect(rule.resources).not.toContain('*');
+        expect(rule.resources).not.toContain('secrets');
+        expect(rule.verbs).not.toContain('*');
+        expect(rule.verbs).not.toContain('delete');
+      }
+      expect(findObject(objects, 'ClusterRoleBinding', access.group)).toMatchObject({
+        roleRef: { kind: 'ClusterRole', name: access.group },
+        subjects: [{ kind: 'Group', name: access.group }],
+      });
+    }
+  });
+});
+
+describe('observability', () => {
+  it('alarms on extender 5xx, handler errors, p99 latency, each DLQ and each Lambda’s errors', () => {
+    const alarms = resourcesOfType(synth.json, 'AWS::CloudWatch::Alarm');
+    expect(alarms).toHaveLength(8);
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'TargetResponseTime',
+      ExtendedStatistic: 'p99',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
+    for (const [, alarm] of alarms) expect(alarm.AlarmActions).toBeUndefined();
+  });
+
+  it('references only metrics the Lambdas emit (namespace, name, dimensions) or AWS publishes', () => {
+    const dashboard = dashboardReferences(synth.json);
+    const alarms = alarmReferences(synth.json);
+    expectOnlyEmittedMetrics([...dashboard.metrics, ...alarms.metrics]);
+    expectOnlyKnownSearches([...dashboard.expressions, ...alarms.expressions], 'gpu-scheduling');
+  });
+
+  it('shows every catalog metric, for every dimension value, on the dashboard', () => {
+    const shown = dashboardReferences(synth.json).metrics;
+    for (const metric of Object.values(METRIC)) {
+      const series = shown.filter((reference) => reference.metricName === metric.name);
+      expect(series.length, metric.name).toBeGreaterThan(0);
+      for (const [dimension, values] of Object.entries(metric.dimensions)) {
+        expect(new Set(series.map((reference) => reference.dimensions[dimension])), `${metric.name} ${dimension}`).toEqual(new Set(values));
+      }
+    }
+  });
+
+  it('plots GPU utilization per node from Container Insights', () => {
+    expect(dashboardReferences(synth.json).expressions.map((e) => e.expression)).toContainEqual(expect.stringContaining('node_gpu_utilization'));
+  });
+
+  it('outputs the ALB URL, the dashboard URL and the scheduler name', () => {
+    const outputs = synth.json.Outputs ?? {};
+    expect(renderCfnString(outputs.ExtenderUrl?.Value)).toMatch(/^http:\/\/<ref:ExtenderEndpointLoadBalancer\w+\.DNSName>:80$/);
+    expect(renderCfnString(outputs.DashboardUrl?.Value)).toContain('#dashboards:name=gpu-scheduling-gpu-scheduling');
+    expect(outputs.SchedulerName?.Value).toBe('gpu-scheduler');
+  });
+});
+
+describe('checks', () => {
+  it('passes cdk-nag AwsSolutions (synth succeeded; the validation report lists no violation)', () => {
+    const report = JSON.parse(readFileSync(join(synth.outdir, 'validation-report.json'), 'utf8')) as { pluginReports?: { violations?: unknown[] }[] };
+    const violations = (report.pluginReports ?? []).flatMap((plugin) => plugin.violations ?? []);
+    expect(violations).toEqual([]);
+  });
+
+  it('passes cfn-lint with no errors', () => {
+    const errors = runCfnLint(synth.templateFiles).filter((finding) => finding.Level === 'Error');
+    expect(errors.map((e) => `${e.Rule.Id} ${e.Message}`)).toEqual([]);
+  });
+});

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { parseAppConfig } from '../../../../../cdk/app-config/parse-app-config';
+import { kubeSchedulerConfiguration, secondSchedulerManifests } from '../../../../../cdk/lib/scheduler/second-scheduler-manifests';
+import { findObject } from '../../support/synthesize';
+
+const scheduler = parseAppConfig({ scheduler: { leaseName: 'gpu-scheduler-lease', extender: { weight: 7 } } }).scheduler;
+const props = { scheduler, extenderUrlPrefix: 'http://internal-alb.example:80', extenderUsesHttps: false };
+const objects = secondSchedulerManifests(props);
+
+describe('KubeSchedulerConfiguration', () => {
+  it('has one profile named after the scheduler and leader election on its own lease', () => {
+    expect(kubeSchedulerConfiguration(props)).toMatchObject({
+      apiVersion: 'kubescheduler.config.k8s.io/v1',
+      profiles: [{ schedulerName: 'gpu-scheduler', plugins: { score: { disabled: [{ name: 'NodeResourcesFit' }, { name: 'NodeResourcesBalancedAllocation' }] } } }],
+      leaderElection: { leaderElect: true, resourceName: 'gpu-scheduler-lease', resourceNamespace: 'kube-system', resourceLock: 'leases' },
+    });
+  });
+
+  it('leaves the preempt verb out when preemption support is switched off', () => {
+    const withoutPreempt = kubeSchedulerConfiguration({ ...props, scheduler: { ...scheduler, extender: { ...scheduler.extender, preempt: false } } });
+    const [extender] = withoutPreempt.extenders as Record<string, unknown>[];
+    expect(extender).not.toHaveProperty('preemptVerb');
+    expect(extender).toMatchObject({ filterVerb: 'filter', prioritizeVerb: 'prioritize', weight: 7 });
+  });
+
+  it('is what the ConfigMap carries, as JSON', () => {
+    const configMap = findObject(objects, 'ConfigMap', 'gpu-scheduler-config') as { data: Record<string, string> };
+    expect(JSON.parse(configMap.data['scheduler-config.json'] ?? '')).toEqual(kubeSchedulerConfiguration(props));
+  });
+});
+
+describe('second scheduler objects', () => {
+  it('binds the service account to the default scheduler roles and reads the authentication config', () => {
+    for (const [name, role] of [
+      ['gpu-scheduler-as-kube-scheduler', 'system:kube-scheduler'],
+      ['gpu-scheduler-as-volume-scheduler', 'system:volume-scheduler'],
+    ] as const) {
+      expect(findObject(objects, 'ClusterRoleBinding', name)).toMatchObject({
+        roleRef: { kind: 'ClusterRole', name: role },
+        subjects: [{ kind: 'ServiceAccount', name: 'gpu-scheduler', namespace: 'kube-system' }],
+      });
+    }
+    expect(findObject(objects, 'RoleBinding', 'gpu-scheduler-extension-apiserver-authentication-reader')).toMatchObject({
+      metadata: { namespace: 'kube-system' },
+      roleRef: { kind: 'Role', name: 'extension-apiserver-authentication-reader' },
+    });
+  });
+
+  it('may update only its own lease', () => {
+    const role = findObject(objects, 'Role', 'gpu-scheduler-leader-election') as { rules: { resourceNames?: string[]; verbs: string[] }[] };
+    expect(role.rules).toContainEqual(expect.objectContaining({ resourceNames: ['gpu-scheduler-lease'], verbs: ['get', 'update', 'patch'] }));
+    for (const rule of role.rules) if (rule.resourceNames === undefined) expect(rule.verbs).toEqual(['create']);
+  });
+
+  it('runs hardened, with resources, health probes and the config mounted', () => {
+    const deployment = findObject(objects, 'Deployment', 'gpu-scheduler') as {
+      spec: { template: { metadata: { annotations: Record<string, string> }; spec: { serviceAccountName: string; containers: Record<string, unknown>[] } } };
+    };
+    const [container] = deployment.spec.template.spec.containers;
+    expect(deployment.spec.template.spec.serviceAccountName).toBe('gpu-scheduler');
+    expect(container).toMatchObject({
+      image: 'registry.k8s.io/kube-scheduler:v1.35.0',
+      command: ['/usr/local/bin/kube-scheduler', '--config=/etc/kubernetes/gpu-scheduler/scheduler-config.json', '--v=2'],
+      resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
+      securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+      livenessProbe: { httpGet: { path: '/healthz', port: 10259, scheme: 'HTTPS' } },
+    });
+    expect(deployment.spec.template.metadata.annotations['gpu-scheduling/config-sha256']).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('rolls the pods when a setting changes but not when only the ALB address token changes', () => {
+    const checksum = (p: typeof props): string =>
+      (findObject(secondSchedulerManifests(p), 'Deployment', 'gpu-scheduler') as { spec: { template: { metadata: { annotations: Record<string, string> } } } })
+        .spec.template.metadata.annotations['gpu-scheduling/config-sha256'] ?? '';
+    expect(checksum({ ...props, extenderUrlPrefix: 'http://other:80' })).toBe(checksum(props));
+    expect(checksum({ ...props, scheduler: { ...scheduler, extender: { ...scheduler.extender, weight: 8 } } })).not.toBe(checksum(props));
+  });
+
+  it('keeps one replica up during voluntary disruptions', () => {
+    expect(findObject(objects, 'PodDisruptionBudget', 'gpu-scheduler')).toMatchObject({
+      spec: { minAvailable: 1, selector: { matchLabels: { 'app.kubernetes.io/name': 'gpu-scheduler' } } },
+    });
+  });
+});

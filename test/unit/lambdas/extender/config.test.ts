@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { createExtenderApp } from '../../../../lambdas/extender/app';
+import { extenderConfigFromEnv, weightVariable } from '../../../../lambdas/extender/config';
+import { DEFAULT_WEIGHTS } from '../../../../lambdas/scheduling';
+
+describe('extender configuration', () => {
+  it('defaults: no cluster access, 5 s TTL, library weights untouched', () => {
+    expect(extenderConfigFromEnv({})).toEqual({
+      clusterAccess: false,
+      cacheTtlMs: 5000,
+      cacheMaxStaleMs: 0,
+      listPageSize: 2000,
+      nodeLabelSelector: undefined,
+      basePath: '',
+      profile: { weights: {}, gpuScore: {} },
+    });
+  });
+
+  it('reads every variable', () => {
+    const env: Record<string, string> = {
+      KUBECONFIG: '/tmp/kubeconfig',
+      EXTENDER_CACHE_TTL: '2s',
+      EXTENDER_CACHE_MAX_STALE: '1m',
+      EXTENDER_LIST_PAGE_SIZE: '500',
+      EXTENDER_NODE_LABEL_SELECTOR: 'gpu.nvidia.com/model',
+      EXTENDER_BASE_PATH: '/gpu',
+      EXTENDER_GPU_FIT_WEIGHT: '0.5',
+      EXTENDER_GPU_UTILIZATION_WEIGHT: '0.5',
+      EXTENDER_UNKNOWN_UTILIZATION_SCORE: '40',
+    };
+    for (const [i, plugin] of Object.keys(DEFAULT_WEIGHTS).entries()) env[weightVariable(plugin)] = String(i + 3);
+    const config = extenderConfigFromEnv(env);
+    expect(config).toMatchObject({ clusterAccess: true, cacheTtlMs: 2000, cacheMaxStaleMs: 60000, listPageSize: 500, nodeLabelSelector: 'gpu.nvidia.com/model', basePath: '/gpu' });
+    expect(config.profile.gpuScore).toEqual({ fitWeight: 0.5, utilizationWeight: 0.5, unknownUtilizationScore: 40 });
+    expect(Object.values(config.profile.weights ?? {})).toEqual(Object.keys(DEFAULT_WEIGHTS).map((_, i) => i + 3));
+  });
+
+  it('names weight variables after the plugins', () => {
+    expect(weightVariable('GpuScore')).toBe('EXTENDER_WEIGHT_GPU_SCORE');
+    expect(weightVariable('NetworkLocality')).toBe('EXTENDER_WEIGHT_NETWORK_LOCALITY');
+  });
+
+  it('CLUSTER_NAME also means cluster access', () => {
+    expect(extenderConfigFromEnv({ CLUSTER_NAME: 'prod' }).clusterAccess).toBe(true);
+  });
+
+  it.each([
+    ['EXTENDER_CACHE_TTL', '5'],
+    ['EXTENDER_CACHE_TTL', '1h'],
+    ['EXTENDER_WEIGHT_GPU_SCORE', '-1'],
+    ['EXTENDER_GPU_FIT_WEIGHT', 'lots'],
+    ['EXTENDER_LIST_PAGE_SIZE', '0'],
+    ['EXTENDER_CACHE_MAX_STALE', '-1s'],
+  ])('%s=%s is an error naming the variable', (name, value) => {
+    expect(() => extenderConfigFromEnv({ [name]: value })).toThrow(name);
+  });
+
+  it('a bad configuration does not crash the app: every request gets 500 naming the variable', async () => {
+    const app = createExtenderApp({ EXTENDER_CACHE_TTL: 'soon', POWERTOOLS_LOG_LEVEL: 'SILENT' });
+    const response = await app.router({ method: 'GET', path: '/healthz', body: undefined });
+    expect(response.status).toBe(500);
+    expect(response.body).toEqual({ Error: expect.stringContaining('EXTENDER_CACHE_TTL') });
+  });
+});

@@ -1,0 +1,209 @@
+import { describe, expect, it } from 'vitest';
+import { TtlClusterCache } from '../../../../lambdas/extender/cluster-cache';
+import { createGpuScore, gpuFit, gpuPacking, networkLocality, Profile, snapshotFromKubernetes } from '../../../../lambdas/scheduling';
+import type { ClusterState } from './router-harness';
+import { fixture, fixtureJson, harness, stateCache } from './router-harness';
+
+const A100_1 = 'ip-10-0-1-10.ec2.internal';
+const A100_2 = 'ip-10-0-2-20.ec2.internal';
+const T4 = 'ip-10-0-1-30.ec2.internal';
+const A10G = 'ip-10-0-2-40.ec2.internal';
+const UNKNOWN = 'ip-10-0-3-50.ec2.internal';
+
+const cluster = () => stateCache(fixtureJson<ClusterState>('cluster-state.json'));
+const nodeItems = () => fixtureJson<{ Nodes: { items: { metadata: { name: string } }[] } }>('extender-args-nodes.json').Nodes.items;
+
+describe('filter, full Nodes (nodeCacheCapable: false), no cluster access', () => {
+  it('returns the passing Node objects unchanged and every failure with its reason', async () => {
+    const { post, observer } = harness();
+    const response = await post('/filter', fixture('extender-args-nodes.json'));
+    expect(response.status).toBe(200);
+    const items = nodeItems();
+    expect(response.body).toEqual({
+      Nodes: { items: [items[0], items[1]] },
+      NodeNames: null,
+      FailedNodes: {},
+      FailedAndUnresolvableNodes: {
+        [T4]: 'GPU model mismatch: pod wants A100, node has T4',
+        [A10G]: 'GPU model mismatch: pod wants A100, node has A10G',
+      },
+      Error: '',
+    });
+    expect(observer.decisions).toEqual([
+      {
+        verb: 'filter',
+        summary: {
+          pod: 'ml/llm-ft-0',
+          mode: 'Nodes',
+          candidates: 4,
+          kept: 2,
+          failed: 2,
+          reasons: { GpuModelMismatch: 2 },
+          topReasons: ['GPU model mismatch: pod wants A100, node has T4 (1 node)', 'GPU model mismatch: pod wants A100, node has A10G (1 node)'],
+        },
+      },
+    ]);
+  });
+
+  it('with cluster access, counts the GPUs bound pods hold on the request nodes', async () => {
+    const { post } = harness({ cache: cluster() });
+    const response = await post('/filter', fixture('extender-args-nodes.json'));
+    expect(response.body).toMatchObject({
+      Nodes: { items: [nodeItems()[1]] },
+      FailedNodes: { [A100_1]: 'Not enough GPUs: requested 2, free 1' },
+    });
+  });
+});
+
+describe('filter, NodeNames (nodeCacheCapable: true)', () => {
+  it('keeps a subset of the names, unknown names fail with a clear reason', async () => {
+    const { post, observer } = harness({ cache: cluster() });
+    const response = await post('/filter', fixture('extender-args-node-names.json'));
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      Nodes: null,
+      NodeNames: [A100_2],
+      FailedNodes: {
+        [A100_1]: 'Not enough GPUs: requested 2, free 1',
+      },
+      // Evicting pods cannot make an unknown node acceptable, so preemption must not try.
+      FailedAndUnresolvableNodes: {
+        [UNKNOWN]: `Node ${UNKNOWN} is not in the extender's cluster cache (new node, or outside the cache's label selector)`,
+        [T4]: 'GPU model mismatch: pod wants A100, node has T4',
+        [A10G]: 'GPU model mismatch: pod wants A100, node has A10G',
+      },
+      Error: '',
+    });
+    expect(observer.decisions[0]?.summary.reasons).toEqual({ NodeNotFound: 1, InsufficientGpus: 1, GpuModelMismatch: 2 });
+  });
+
+  it('a name the cached snapshot lacks (a node that just registered) refreshes the cache once before failing it', async () => {
+    const state = fixtureJson<{ nodes: { metadata: { name: string; uid: string } }[]; pods: unknown[] }>('cluster-state.json');
+    const newcomer = structuredClone(state.nodes.find((n) => n.metadata.name === A100_2));
+    if (newcomer === undefined) throw new Error('fixture lacks the A100 node');
+    newcomer.metadata.name = UNKNOWN;
+    newcomer.metadata.uid = 'newcomer';
+    let clock = 0;
+    let loads = 0;
+    const cache = new TtlClusterCache(
+      {
+        load: async () => {
+          loads++;
+          // The node registers between the first listing and the request.
+          return snapshotFromKubernetes(loads === 1 ? state.nodes : [...state.nodes, newcomer], state.pods);
+        },
+      },
+      { ttlMs: 60_000, now: () => clock },
+    );
+    await cache.snapshot();
+    clock = 5_000;
+    const { post } = harness({ cache });
+    const response = await post('/filter', fixture('extender-args-node-names.json'));
+    expect(loads).toBe(2);
+    expect(response.body).toMatchObject({ NodeNames: [A100_2, UNKNOWN] });
+    expect(response.body).not.toHaveProperty(['FailedAndUnresolvableNodes', UNKNOWN]);
+    // Within UNKNOWN_NODE_REFRESH_MS a name that stays unknown does not list again.
+    const gone = fixtureJson<{ NodeNames: string[] }>('extender-args-node-names.json');
+    gone.NodeNames.push('ip-10-0-9-99.ec2.internal');
+    clock = 5_500;
+    await post('/filter', gone);
+    expect(loads).toBe(2);
+  });
+
+  it('without cluster access answers with Error (the scheduler treats it as a failed filter)', async () => {
+    const { post, observer } = harness();
+    const response = await post('/filter', fixture('extender-args-node-names.json'));
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ Nodes: null, NodeNames: null, Error: expect.stringContaining('needs cluster access') });
+    expect(observer.failures).toEqual([{ verb: 'filter', status: 200, message: expect.stringContaining('KUBECONFIG or CLUSTER_NAME') }]);
+  });
+});
+
+/** The seed's three scores at fixed weights, so expected numbers do not move when the default weights are tuned. */
+const seedProfile = () =>
+  new Profile({
+    name: 'seed',
+    filters: [gpuFit],
+    scorers: [
+      { plugin: createGpuScore(), weight: 2 },
+      { plugin: gpuPacking, weight: 1 },
+      { plugin: networkLocality, weight: 1 },
+    ],
+  });
+
+describe('prioritize', () => {
+  it('NodeNames: one entry per input name, in order, 0 where the pod does not fit', async () => {
+    const { post } = harness({ cache: cluster(), profile: seedProfile() });
+    const response = await post('/prioritize', fixture('extender-args-node-names.json'));
+    expect(response.status).toBe(200);
+    // A100_2: GpuScore (0.7*100/3 + 0.3*50) weight 2, packing 75, locality 100 → 62.9 → 6.
+    expect(response.body).toEqual([
+      { Host: A100_1, Score: 0 },
+      { Host: A100_2, Score: 6 },
+      { Host: T4, Score: 0 },
+      { Host: A10G, Score: 0 },
+      { Host: UNKNOWN, Score: 0 },
+    ]);
+  });
+
+  it('full Nodes without cluster access scores from allocatable and utilization', async () => {
+    const { post } = harness({ profile: seedProfile() });
+    const response = await post('/prioritize', fixture('extender-args-nodes.json'));
+    // A100_1: (2*(0.7*100/7 + 0.3*80) + 25 + 0)/4 = 23.25; A100_2 unknown utilization: (2*25 + 25)/4 = 18.75.
+    // Plain rounding would give both 2; spread over 1..10 the better node stays ahead.
+    expect(response.body).toEqual([
+      { Host: A100_1, Score: 10 },
+      { Host: A100_2, Score: 1 },
+      { Host: T4, Score: 0 },
+      { Host: A10G, Score: 0 },
+    ]);
+  });
+
+  it('the default extender profile scores the only fitting node above 0 and the rest 0', async () => {
+    const { post } = harness({ cache: cluster() });
+    const list = (await post('/prioritize', fixture('extender-args-node-names.json'))).body as { Host: string; Score: number }[];
+    expect(list.map((h) => h.Host)).toEqual([A100_1, A100_2, T4, A10G, UNKNOWN]);
+    expect(list[1]?.Score).toBeGreaterThan(0);
+    expect(list.filter((h) => h.Host !== A100_2).map((h) => h.Score)).toEqual([0, 0, 0, 0]);
+  });
+});
+
+describe('preempt', () => {
+  it('MetaVictims: keeps candidates where the pod fits once the victims are gone', async () => {
+    const { post, observer } = harness({ cache: cluster() });
+    const response = await post('/preempt', fixture('extender-preemption-args-meta.json'));
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      NodeNameToMetaVictims: { [A100_1]: { Pods: [{ UID: '9a000000-0000-4000-8000-00000000000a' }], NumPDBViolations: 0 } },
+    });
+    expect(observer.decisions[0]?.summary).toMatchObject({ mode: 'MetaVictims', candidates: 3, kept: 1, reasons: { GpuModelMismatch: 1, NodeNotFound: 1 } });
+  });
+
+  it('full Victims (nodeCacheCapable: false) are answered as MetaVictims', async () => {
+    const { post } = harness({ cache: cluster() });
+    const response = await post('/preempt', fixture('extender-preemption-args-victims.json'));
+    expect(response.body).toEqual({
+      NodeNameToMetaVictims: {
+        [A100_1]: { Pods: [{ UID: '9a000000-0000-4000-8000-00000000000a' }], NumPDBViolations: 0 },
+        [A100_2]: { Pods: [{ UID: '9a000000-0000-4000-8000-00000000000c' }], NumPDBViolations: 1 },
+      },
+    });
+  });
+
+  it('a victim set that does not free enough GPUs is dropped', async () => {
+    const { post } = harness({ cache: cluster() });
+    const args = fixtureJson<{ NodeNameToMetaVictims: Record<string, { Pods: unknown[] }> }>('extender-preemption-args-meta.json');
+    const entry = args.NodeNameToMetaVictims[A100_1];
+    if (entry === undefined) throw new Error('fixture changed');
+    entry.Pods = [];
+    const response = await post('/preempt', args);
+    expect(response.body).toEqual({ NodeNameToMetaVictims: {} });
+  });
+
+  it('without cluster access passes candidates through and warns', async () => {
+    const { post, observer } = harness();
+    const response = await post('/preempt', fixture('extender-preemption-args-meta.json'));
+    expect(Object.keys((response.body as { NodeNameToMetaVictims: object }).NodeNameToMetaVictims)).toEqual([A100_1, T4, UNKNOWN]);
+    expect(observer.warnings).toEqual(['preempt without cluster access: candidates passed through unchecked']);
+  });
+});

@@ -1,0 +1,179 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_BODY_BYTES } from '../../../../lambdas/extender/router';
+import type { Plugin } from '../../../../lambdas/scheduling';
+import { Profile } from '../../../../lambdas/scheduling';
+import { failingCache, fixture, fixtureJson, harness } from './router-harness';
+
+describe('router: routes and methods', () => {
+  it('GET /healthz answers ok', async () => {
+    const { router } = harness();
+    expect(await router({ method: 'GET', path: '/healthz', body: undefined })).toEqual({ status: 200, body: { status: 'ok' } });
+  });
+
+  it.each([
+    ['GET', '/filter'],
+    ['PUT', '/prioritize'],
+    ['DELETE', '/preempt'],
+  ])('%s %s → 405 with Allow: POST', async (method, path) => {
+    const { router, observer } = harness();
+    const response = await router({ method, path, body: '{}' });
+    expect(response.status).toBe(405);
+    expect(response.headers).toEqual({ allow: 'POST' });
+    expect(response.body).toEqual({ Error: expect.stringContaining(`method ${method} not allowed`) });
+    expect(observer.failures[0]?.status).toBe(405);
+  });
+
+  it('POST /healthz → 405', async () => {
+    const { router } = harness();
+    expect((await router({ method: 'POST', path: '/healthz', body: '' })).status).toBe(405);
+  });
+
+  it.each(['/', '/bind', '/filter/extra', '/Filter', '/gpu/filter'])('unknown path %s → 404 JSON', async (path) => {
+    const { router } = harness();
+    const response = await router({ method: 'POST', path, body: '{}' });
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ Error: expect.stringContaining('no route for') });
+  });
+
+  it('tolerates a trailing slash and a query string', async () => {
+    const { router } = harness();
+    const response = await router({ method: 'POST', path: '/filter/?x=1', body: fixture('extender-args-nodes.json') });
+    expect(response.status).toBe(200);
+  });
+
+  it('serves under a base path when configured', async () => {
+    const { router } = harness({ basePath: '/gpu/' });
+    expect((await router({ method: 'POST', path: '/gpu/filter', body: fixture('extender-args-nodes.json') })).status).toBe(200);
+    expect((await router({ method: 'GET', path: '/gpu/healthz', body: undefined })).status).toBe(200);
+    expect((await router({ method: 'POST', path: '/filter', body: '{}' })).status).toBe(404);
+    expect((await router({ method: 'POST', path: '/gpufilter', body: '{}' })).status).toBe(404);
+  });
+});
+
+describe('router: bad bodies', () => {
+  it('malformed JSON → 400 with the parse error', async () => {
+    const { post, observer } = harness();
+    const response = await post('/filter', '{"Pod": {');
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ Error: expect.stringMatching(/^malformed JSON: .*JSON/) });
+    expect(observer.failures).toEqual([{ verb: 'filter', status: 400, message: expect.stringContaining('malformed JSON') }]);
+  });
+
+  it('empty body → 400', async () => {
+    const { router } = harness();
+    expect((await router({ method: 'POST', path: '/prioritize', body: undefined })).status).toBe(400);
+  });
+
+  it('body over 1 MB → 413, counted in bytes not characters', async () => {
+    const { post } = harness();
+    const big = JSON.stringify({ Pod: {}, NodeNames: [], pad: 'x'.repeat(MAX_BODY_BYTES) });
+    expect((await post('/filter', big)).status).toBe(413);
+    // 400,000 three-byte characters: under 1 M characters, over 1 MB.
+    const wide = JSON.stringify({ Pod: {}, NodeNames: [], pad: '€'.repeat(400_000) });
+    expect(wide.length).toBeLessThan(MAX_BODY_BYTES);
+    expect((await post('/filter', wide)).status).toBe(413);
+    const justUnder = JSON.stringify({ Pod: {}, NodeNames: [], pad: 'x'.repeat(MAX_BODY_BYTES - 100) });
+    expect((await post('/filter', justUnder)).status).toBe(200);
+  });
+
+  it.each([
+    ['null', 'must be a JSON object'],
+    ['[]', 'must be a JSON object'],
+    ['"text"', 'must be a JSON object'],
+    ['{}', 'ExtenderArgs.Pod is missing'],
+    ['{"Pod": 5, "NodeNames": []}', 'ExtenderArgs.Pod is missing or not an object'],
+    ['{"Pod": {}}', 'neither Nodes nor NodeNames'],
+    ['{"Pod": {}, "Nodes": null, "NodeNames": null}', 'neither Nodes nor NodeNames'],
+    ['{"Pod": {}, "Nodes": []}', 'Nodes must be a NodeList object'],
+    ['{"Pod": {}, "Nodes": {"items": {}}}', 'Nodes.items must be an array'],
+    ['{"Pod": {}, "NodeNames": "a"}', 'NodeNames must be an array of strings'],
+    ['{"Pod": {}, "NodeNames": ["a", 1]}', 'NodeNames must be an array of strings'],
+  ])('filter %s → 400 (%s)', async (body, message) => {
+    const { post } = harness();
+    const response = await post('/filter', body);
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ Error: expect.stringContaining(message) });
+  });
+
+  it.each([
+    ['{"Pod": {}, "NodeNameToMetaVictims": []}', 'must be an object keyed by node name'],
+    ['{"Pod": {}, "NodeNameToMetaVictims": {"n": 3}}', 'must be an object'],
+    ['{"Pod": {}, "NodeNameToMetaVictims": {"n": {"Pods": {}}}}', 'Pods must be an array'],
+    ['{"Pod": {}, "NodeNameToMetaVictims": {"n": {"Pods": [{}]}}}', 'victim without a UID'],
+    ['{"Pod": {}, "NodeNameToVictims": {"n": {"Pods": [{"metadata": {}}]}}}', 'victim without a UID'],
+  ])('preempt %s → 400 (%s)', async (body, message) => {
+    const { post } = harness();
+    const response = await post('/preempt', body);
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ Error: expect.stringContaining(message) });
+  });
+
+  it('unknown fields are ignored and field names match case-insensitively, as Go does', async () => {
+    const { post } = harness();
+    const args = fixtureJson<Record<string, unknown>>('extender-args-nodes.json');
+    const response = await post('/filter', { pod: args.Pod, nodes: args.Nodes, Extra: { anything: true } });
+    expect(response.status).toBe(200);
+    expect((response.body as { Nodes: { items: unknown[] } }).Nodes.items).toHaveLength(2);
+  });
+
+  it('a pod with an invalid annotation fails on every node, naming the annotation and value', async () => {
+    const { post } = harness();
+    const args = fixtureJson<{ Pod: { metadata: { annotations: Record<string, string> } } }>('extender-args-nodes.json');
+    args.Pod.metadata.annotations['gpu.nvidia.com/memory'] = 'abc';
+    const response = await post('/filter', args);
+    expect(response.status).toBe(200);
+    const body = response.body as { Nodes: { items: unknown[] }; FailedAndUnresolvableNodes: Record<string, string> };
+    expect(body.Nodes.items).toEqual([]);
+    expect(Object.values(body.FailedAndUnresolvableNodes)).toEqual(
+      Array(4).fill('Invalid annotation gpu.nvidia.com/memory="abc": is not MiB or a quantity such as 40Gi'),
+    );
+  });
+
+  it('nodes without a name are dropped, never returned', async () => {
+    const { post } = harness();
+    const response = await post('/filter', { Pod: { metadata: { name: 'p' } }, Nodes: { items: [{ metadata: {} }, 7, null, { metadata: { name: 'ok' } }] } });
+    expect(response.body).toMatchObject({ Nodes: { items: [{ metadata: { name: 'ok' } }] } });
+  });
+});
+
+describe('router: cluster cache failures', () => {
+  it('filter (NodeNames) → 200 with Error; prioritize and preempt → 503', async () => {
+    const { post, observer } = harness({ cache: failingCache('apiserver timeout') });
+    const filter = await post('/filter', fixture('extender-args-node-names.json'));
+    expect(filter).toEqual({ status: 200, body: expect.objectContaining({ Error: 'cluster cache unavailable: apiserver timeout' }) });
+    expect((await post('/prioritize', fixture('extender-args-node-names.json'))).status).toBe(503);
+    expect((await post('/preempt', fixture('extender-preemption-args-meta.json'))).status).toBe(503);
+    expect(observer.failures.map((f) => f.verb)).toEqual(['filter', 'prioritize', 'preempt']);
+  });
+
+  it('filter (full Nodes) degrades to the request nodes and warns', async () => {
+    const { post, observer } = harness({ cache: failingCache('apiserver timeout') });
+    const response = await post('/filter', fixture('extender-args-nodes.json'));
+    expect(response.status).toBe(200);
+    expect((response.body as { Nodes: { items: unknown[] } }).Nodes.items).toHaveLength(2);
+    expect(observer.warnings).toEqual(['cluster cache unavailable; deciding from the request nodes alone']);
+  });
+
+  it('a cache that throws synchronously is still a cache failure', async () => {
+    const throwing = {
+      snapshot: () => {
+        throw new Error('boom');
+      },
+    };
+    const { post } = harness({ cache: throwing });
+    expect(await post('/preempt', fixture('extender-preemption-args-meta.json'))).toEqual({ status: 503, body: { Error: 'cluster cache unavailable: boom' } });
+  });
+
+  it('an exception inside a plugin becomes 500 JSON, not a crash', async () => {
+    const broken: Plugin = {
+      name: 'Broken',
+      filter: () => {
+        throw new Error('plugin bug');
+      },
+    };
+    const { post, observer } = harness({ profile: new Profile({ name: 'broken', filters: [broken], scorers: [] }) });
+    const response = await post('/filter', fixture('extender-args-nodes.json'));
+    expect(response).toEqual({ status: 500, body: { Error: 'internal error: plugin bug' } });
+    expect(observer.failures).toEqual([{ verb: 'filter', status: 500, message: 'internal error: plugin bug' }]);
+  });
+});

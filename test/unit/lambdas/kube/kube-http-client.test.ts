@@ -1,0 +1,164 @@
+/*
+ * An in-process HTTPS server stands in for the API server here, only for what
+ * the real kube-apiserver cannot be made to do on demand: hang, send an
+ * oversized, non-JSON or non-list body, answer with a certificate from another
+ * CA, and report the exact query string of every page. Listing against the
+ * real kube-apiserver is covered by test/e2e/extender-scheduling.test.ts,
+ * whose extender lists nodes and pods through this client.
+ */
+import { createServer } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { isKubeNotFound } from '../../../../lambdas/kube/kube-errors';
+import type { KubeConnection } from '../../../../lambdas/kube/kube-http-client';
+import { createKubeHttpClient, KubeApiError } from '../../../../lambdas/kube/kube-http-client';
+import type { SelfSignedCert } from './tls-fixture';
+import { selfSignedCert } from './tls-fixture';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+let cert: SelfSignedCert;
+let otherCert: SelfSignedCert;
+let server: Server;
+let url: string;
+let handle: Handler;
+const seen: { url: string; authorization: string | undefined }[] = [];
+
+beforeAll(async () => {
+  cert = selfSignedCert();
+  otherCert = selfSignedCert('some-other-ca');
+  server = createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
+    seen.push({ url: req.url ?? '', authorization: req.headers.authorization });
+    handle(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+beforeEach(() => {
+  seen.length = 0;
+});
+
+function connection(overrides: Partial<KubeConnection> = {}): KubeConnection {
+  return { server: url, caPem: cert.certPem, tokens: { token: () => Promise.resolve('t0') }, ...overrides };
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+describe('KubeHttpClient.listPages', () => {
+  it('follows continue tokens, sends limit and selectors, and asks the token source for every page', async () => {
+    const pages: Record<string, { items: unknown[]; next: string }> = {
+      '': { items: [{ n: 1 }, { n: 2 }], next: 'tok/1+=' },
+      'tok/1+=': { items: [{ n: 3 }], next: '' },
+    };
+    handle = (req, res) => {
+      const query = new URL(req.url ?? '', 'https://x').searchParams;
+      const page = pages[query.get('continue') ?? ''];
+      if (!page) return json(res, 410, { kind: 'Status', reason: 'Expired', message: 'bad continue' });
+      json(res, 200, { kind: 'PodList', metadata: { continue: page.next }, items: page.items });
+    };
+    let calls = 0;
+    const client = createKubeHttpClient(connection({ tokens: { token: () => Promise.resolve(`t${++calls}`) } }));
+    const got: unknown[][] = [];
+    for await (const page of client.listPages('/api/v1/pods', { limit: 2, labelSelector: 'gpu=true', fieldSelector: 'spec.nodeName!=' })) {
+      got.push([...page]);
+    }
+    expect(got).toEqual([[{ n: 1 }, { n: 2 }], [{ n: 3 }]]);
+    const queries = seen.map((s) => Object.fromEntries(new URL(s.url, 'https://x').searchParams));
+    expect(queries).toEqual([
+      { limit: '2', labelSelector: 'gpu=true', fieldSelector: 'spec.nodeName!=' },
+      { limit: '2', labelSelector: 'gpu=true', fieldSelector: 'spec.nodeName!=', continue: 'tok/1+=' },
+    ]);
+    expect(seen.map((s) => s.authorization)).toEqual(['Bearer t1', 'Bearer t2']);
+    expect(seen.every((s) => s.url.startsWith('/api/v1/pods?'))).toBe(true);
+  });
+
+  it('keeps a path prefix of the server URL', async () => {
+    handle = (_req, res) => json(res, 200, { items: [] });
+    await createKubeHttpClient(connection({ server: `${url}/proxy/k8s/` })).list('/api/v1/nodes');
+    expect(seen[0]?.url).toBe('/proxy/k8s/api/v1/nodes');
+  });
+});
+
+describe('KubeHttpClient errors', () => {
+  it("reports the status code and the API's Status reason and message", async () => {
+    handle = (_req, res) =>
+      json(res, 403, { kind: 'Status', status: 'Failure', reason: 'Forbidden', message: 'pods is forbidden: User "extender" cannot list resource "pods"', code: 403 });
+    const error: unknown = await createKubeHttpClient(connection()).list('/api/v1/pods').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KubeApiError);
+    expect((error as KubeApiError).code).toBe(403);
+    expect((error as KubeApiError).message).toBe('GET /api/v1/pods: 403 Forbidden: pods is forbidden: User "extender" cannot list resource "pods"');
+  });
+
+  it('is recognised by the shared isKubeNotFound helper', async () => {
+    handle = (_req, res) => json(res, 404, { kind: 'Status', reason: 'NotFound', message: 'the server could not find the requested resource' });
+    const error: unknown = await createKubeHttpClient(connection()).list('/api/v1/nope').catch((e: unknown) => e);
+    expect(isKubeNotFound(error)).toBe(true);
+  });
+
+  it('quotes the start of a body that is not a Status object', async () => {
+    handle = (_req, res) => {
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.end('<html>bad gateway</html>');
+    };
+    await expect(createKubeHttpClient(connection()).list('/api/v1/pods')).rejects.toThrow('GET /api/v1/pods: 502: <html>bad gateway</html>');
+  });
+
+  it('rejects a 200 body that is not JSON or not a list', async () => {
+    handle = (_req, res) => {
+      res.writeHead(200);
+      res.end('{"items": [');
+    };
+    await expect(createKubeHttpClient(connection()).list('/api/v1/pods')).rejects.toThrow(/GET \/api\/v1\/pods: response is not JSON/);
+    handle = (_req, res) => json(res, 200, { kind: 'Pod', metadata: {} });
+    await expect(createKubeHttpClient(connection()).list('/api/v1/pods')).rejects.toThrow(/not a Kubernetes list/);
+  });
+
+  it('gives up after the timeout when the server does not answer', async () => {
+    handle = () => undefined;
+    await expect(createKubeHttpClient(connection(), { timeoutMs: 200 }).list('/api/v1/pods')).rejects.toThrow(/GET \/api\/v1\/pods.*timed out after 200 ms/);
+  });
+
+  it('gives up after the timeout when the body stalls halfway', async () => {
+    handle = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"items": [');
+    };
+    await expect(createKubeHttpClient(connection(), { timeoutMs: 300 }).list('/api/v1/pods')).rejects.toThrow(/GET \/api\/v1\/pods.*timed out after 300 ms/);
+  });
+
+  it('refuses a body over the size limit, declared or streamed', async () => {
+    const big = JSON.stringify({ items: Array.from({ length: 200 }, (_, n) => ({ n })) });
+    handle = (_req, res) => {
+      res.writeHead(200, { 'content-length': Buffer.byteLength(big) });
+      res.end(big);
+    };
+    await expect(createKubeHttpClient(connection(), { maxResponseBytes: 1000 }).list('/api/v1/pods')).rejects.toThrow(/exceeds the 1000-byte limit/);
+    handle = (_req, res) => {
+      res.writeHead(200);
+      res.write(big.slice(0, 800));
+      setTimeout(() => res.end(big.slice(800)), 20);
+    };
+    await expect(createKubeHttpClient(connection(), { maxResponseBytes: 1000 }).list('/api/v1/pods')).rejects.toThrow(/exceeds the 1000-byte limit/);
+  });
+
+  it('does not trust a server whose certificate the pinned CA did not sign', async () => {
+    handle = (_req, res) => json(res, 200, { items: [] });
+    await expect(createKubeHttpClient(connection({ caPem: otherCert.certPem })).list('/api/v1/pods')).rejects.toThrow(/self[- ]signed|unable to verify/i);
+    expect(seen).toEqual([]);
+  });
+
+  it('refuses a plain-http server rather than send the token in clear', () => {
+    expect(() => createKubeHttpClient(connection({ server: 'http://127.0.0.1:8080' }))).toThrow(/must be an https URL/);
+  });
+});

@@ -1,0 +1,95 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { METRIC, METRICS_NAMESPACE, SERVICE } from '../../../../lambdas/observability/metric-catalog';
+import { createTelemetry } from '../../../../lambdas/observability/telemetry';
+
+interface EmfLine {
+  _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
+  [key: string]: unknown;
+}
+
+/** Captures what Powertools writes to stdout (EMF lines and log lines). */
+function captureStdout(): { lines: () => string[]; restore: () => void } {
+  const chunks: string[] = [];
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+    return true;
+  });
+  return {
+    lines: () => chunks.join('').split('\n').filter((l) => l.trim() !== ''),
+    restore: () => spy.mockRestore(),
+  };
+}
+
+function emfLines(lines: string[]): EmfLine[] {
+  return lines
+    .map((l) => {
+      try {
+        return JSON.parse(l) as EmfLine;
+      } catch {
+        return undefined;
+      }
+    })
+    .filter((l): l is EmfLine => l !== undefined && typeof l === 'object' && '_aws' in l);
+}
+
+describe('createTelemetry', () => {
+  let capture: ReturnType<typeof captureStdout> | undefined;
+  afterEach(() => capture?.restore());
+
+  it('emits a dimensioned catalog metric with the service and catalog dimensions', () => {
+    capture = captureStdout();
+    const telemetry = createTelemetry(SERVICE.extender);
+    telemetry.record(METRIC.extenderLatency, 12, { Verb: 'filter' });
+    telemetry.flush();
+    const emf = emfLines(capture.lines());
+    expect(emf).toHaveLength(1);
+    const line = emf[0]!;
+    const directive = line._aws.CloudWatchMetrics[0]!;
+    expect(directive.Namespace).toBe(METRICS_NAMESPACE);
+    expect(directive.Metrics).toEqual([{ Name: 'ExtenderLatency', Unit: 'Milliseconds' }]);
+    expect(new Set(directive.Dimensions[0])).toEqual(new Set(['service', 'Verb']));
+    expect(line.service).toBe(SERVICE.extender);
+    expect(line.Verb).toBe('filter');
+    expect(line.ExtenderLatency).toBe(12);
+  });
+
+  it('gives each dimensioned record only its own dimensions, record after record', () => {
+    capture = captureStdout();
+    const telemetry = createTelemetry(SERVICE.extender);
+    telemetry.record(METRIC.extenderLatency, 12, { Verb: 'filter' });
+    telemetry.record(METRIC.nodesRejected, 3, { Reason: 'InsufficientGpus' });
+    telemetry.record(METRIC.extenderLatency, 7, { Verb: 'prioritize' });
+    const emf = emfLines(capture.lines());
+    expect(emf.map((l) => new Set(l._aws.CloudWatchMetrics[0]!.Dimensions[0]))).toEqual([
+      new Set(['service', 'Verb']),
+      new Set(['service', 'Reason']),
+      new Set(['service', 'Verb']),
+    ]);
+    expect(emf.map((l) => [l.Verb, l.Reason, l.ExtenderLatency ?? l.NodesRejected])).toEqual([
+      ['filter', undefined, 12],
+      [undefined, 'InsufficientGpus', 3],
+      ['prioritize', undefined, 7],
+    ]);
+    expect(emf.every((l) => l.service === SERVICE.extender)).toBe(true);
+  });
+
+  it('buffers undimensioned metrics until flush and flushes nothing when empty', () => {
+    capture = captureStdout();
+    const telemetry = createTelemetry(SERVICE.labeler);
+    telemetry.flush();
+    expect(capture.lines()).toEqual([]);
+    telemetry.record(METRIC.nodesLabeled, 3);
+    expect(emfLines(capture.lines())).toHaveLength(0);
+    telemetry.flush();
+    const emf = emfLines(capture.lines());
+    expect(emf).toHaveLength(1);
+    expect(emf[0]!.NodesLabeled).toBe(3);
+  });
+
+  it('refuses dimensions the catalog does not declare', () => {
+    const telemetry = createTelemetry(SERVICE.extender);
+    expect(() => telemetry.record(METRIC.extenderLatency, 1)).toThrow(/takes dimensions \[Verb\]/);
+    expect(() => telemetry.record(METRIC.extenderLatency, 1, { Verb: 'bind' })).toThrow(/Verb=bind is not one of/);
+    expect(() => telemetry.record(METRIC.nodesLabeled, 1, { Verb: 'filter' })).toThrow(/takes dimensions \[\]/);
+  });
+});

@@ -1,0 +1,131 @@
+/**
+ * Faults the real stand-ins cannot produce on demand: CloudWatch failing in
+ * the middle of a run, and a pod deleted or changed between the list and the
+ * patch. These use in-process fakes of the reconciler's own small interfaces
+ * (and of the shared PodGateway for 404/409); everything else about the
+ * reconciler is tested end to end against moto and a real kube-apiserver.
+ */
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import type { NodeGateway, PodGateway } from '../../../../lambdas/kube';
+import { reconcilerConfigFromEnv } from '../../../../lambdas/reconciler/config';
+import type { MetricReader } from '../../../../lambdas/reconciler/cloudwatch-metric-reader';
+import type { AnnotationWriter, PatchOutcome } from '../../../../lambdas/reconciler/kube-objects';
+import { kubeAnnotationWriter } from '../../../../lambdas/reconciler/kube-objects';
+import { reconcile, runFailed } from '../../../../lambdas/reconciler/reconcile';
+
+const now = new Date('2026-11-30T10:00:00Z');
+const { settings } = reconcilerConfigFromEnv({ NODE_UTILIZATION_ENABLED: 'false' });
+
+function runningPod(name: string, extra: Partial<NonNullable<V1Pod['metadata']>> = {}): V1Pod {
+  return {
+    metadata: { namespace: 'serving', name, ...extra },
+    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date('2026-11-30T09:00:00Z') }] },
+  };
+}
+
+function recordingWriter(outcome: PatchOutcome = 'written'): AnnotationWriter & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    async patchPodAnnotation(namespace, name, key, value) {
+      calls.push(`${namespace}/${name} ${key}=${String(value)}`);
+      return outcome;
+    },
+    async patchNodeAnnotation(name, key, value) {
+      calls.push(`${name} ${key}=${String(value)}`);
+      return outcome;
+    },
+  };
+}
+
+const cluster = (pods: V1Pod[]) => ({ listOptedInPods: async () => pods, listNodes: async (): Promise<V1Node[]> => [] });
+
+describe('reconcile under faults', () => {
+  it('writes nothing when the metric read fails: no data must not look like "every pod went idle"', async () => {
+    const writer = recordingWriter();
+    const failing: MetricReader = {
+      latestValues: async () => {
+        throw new Error('ThrottlingException: Rate exceeded');
+      },
+    };
+    const summary = await reconcile(settings, {
+      cluster: cluster([runningPod('a', { annotations: { 'controller.kubernetes.io/pod-deletion-cost': '800' } })]),
+      writer,
+      metrics: failing,
+      now: () => now,
+    });
+    expect(writer.calls).toEqual([]);
+    expect(summary.errors).toEqual([{ kind: 'CloudWatch', step: 'readMetrics', message: 'ThrottlingException: Rate exceeded' }]);
+    expect(runFailed(summary)).toBe(true);
+  });
+
+  it('a listing failure is a failed run and writes nothing', async () => {
+    const writer = recordingWriter();
+    const summary = await reconcile(settings, {
+      cluster: { listOptedInPods: () => Promise.reject(new Error('Forbidden')), listNodes: async () => [] },
+      writer,
+      metrics: { latestValues: async () => new Map() },
+      now: () => now,
+    });
+    expect(writer.calls).toEqual([]);
+    expect(summary.errors[0]).toMatchObject({ kind: 'Kubernetes', step: 'listPods' });
+    expect(runFailed(summary)).toBe(true);
+  });
+
+  it('counts pods that vanished before their patch, without failing the run', async () => {
+    const summary = await reconcile(settings, {
+      cluster: cluster([runningPod('gone', { annotations: { 'controller.kubernetes.io/pod-deletion-cost': '800' } })]),
+      writer: recordingWriter('gone'),
+      metrics: { latestValues: async () => new Map() },
+      now: () => now,
+    });
+    expect(summary).toMatchObject({ podsGone: 1, deletionCostsWritten: 0, errors: [] });
+    expect(runFailed(summary)).toBe(false);
+  });
+
+  it('one failing patch is counted and the others still go out', async () => {
+    let first = true;
+    const written: string[] = [];
+    const summary = await reconcile(settings, {
+      cluster: cluster(['a', 'b', 'c'].map((n) => runningPod(n, { annotations: { 'controller.kubernetes.io/pod-deletion-cost': '800' } }))),
+      writer: {
+        async patchPodAnnotation(_ns, name) {
+          if (first) {
+            first = false;
+            throw new Error('etcdserver: request timed out');
+          }
+          written.push(name);
+          return 'written';
+        },
+        patchNodeAnnotation: async () => 'written',
+      },
+      metrics: { latestValues: async () => new Map() },
+      now: () => now,
+    });
+    expect(written).toEqual(['b', 'c']);
+    expect(summary.deletionCostsWritten).toBe(2);
+    expect(summary.errors).toMatchObject([{ kind: 'Kubernetes', step: 'patchPod' }]);
+    expect(runFailed(summary)).toBe(false);
+  });
+});
+
+describe('kubeAnnotationWriter', () => {
+  const apiError = (code: number) => Object.assign(new Error(`HTTP ${code}`), { code });
+  const gateway = (error: Error | undefined): PodGateway => ({
+    listPodPages: async function* () {},
+    listPods: async () => [],
+    patchPodAnnotations: async () => {
+      if (error) throw error;
+      return {};
+    },
+  });
+  const nodes = {} as NodeGateway;
+
+  it('maps 404 to gone and 409 to conflict, and rethrows anything else', async () => {
+    await expect(kubeAnnotationWriter(gateway(undefined), nodes).patchPodAnnotation('ns', 'p', 'k', '1')).resolves.toBe('written');
+    await expect(kubeAnnotationWriter(gateway(apiError(404)), nodes).patchPodAnnotation('ns', 'p', 'k', '1')).resolves.toBe('gone');
+    await expect(kubeAnnotationWriter(gateway(apiError(409)), nodes).patchPodAnnotation('ns', 'p', 'k', '1')).resolves.toBe('conflict');
+    await expect(kubeAnnotationWriter(gateway(apiError(500)), nodes).patchPodAnnotation('ns', 'p', 'k', '1')).rejects.toThrow('HTTP 500');
+  });
+});

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { chooseDevices } from '../../../../../lambdas/scheduling/device-choice';
+import { createFragmentationScore } from '../../../../../lambdas/scheduling/plugins/fragmentation';
+import { typicalShapes } from '../../../../../lambdas/scheduling/plugins/workload-shapes';
+import { Profile } from '../../../../../lambdas/scheduling/profile';
+import { Snapshot } from '../../../../../lambdas/scheduling/snapshot';
+import { cycle, nodeWithFree, pod, scoresOf } from './harness';
+
+describe('typicalShapes', () => {
+  it('keeps the most frequent shapes until the coverage is reached and renormalises', () => {
+    const samples = [
+      ...Array.from({ length: 6 }, () => ({ cpuMilli: 1000, gpuCount: 1, gpuMilli: 500 })),
+      ...Array.from({ length: 3 }, () => ({ cpuMilli: 2000, gpuCount: 1, gpuMilli: 1000 })),
+      { cpuMilli: 4000, gpuCount: 8, gpuMilli: 1000 },
+    ];
+    const shapes = typicalShapes(samples, 0.9);
+    expect(shapes.map((s) => [s.gpuCount, s.gpuMilli, s.weight])).toEqual([
+      [1, 500, 6 / 9],
+      [1, 1000, 3 / 9],
+    ]);
+    expect(() => typicalShapes(samples, 0)).toThrow(RangeError);
+  });
+});
+
+describe('Fragmentation score (FGD)', () => {
+  // Workload: half 0.5-GPU pods, half whole-GPU pods.
+  const shapes = [
+    { cpuMilli: 1000, gpuCount: 1, gpuMilli: 500, weight: 1 },
+    { cpuMilli: 1000, gpuCount: 1, gpuMilli: 1000, weight: 1 },
+  ];
+
+  it('prefers the device and node where the share does not break a whole GPU', () => {
+    // A 0.5 share: on the half-used GPU it fills it exactly (fragment shrinks); on a whole GPU it strands half of it for whole-GPU pods.
+    const plugin = createFragmentationScore({ shapes });
+    const nodes = [nodeWithFree('fresh', [1000, 1000]), nodeWithFree('half', [1000, 500])];
+    const share = pod({ gpuCount: 1, gpuMilli: 500 });
+    const scores = scoresOf(plugin, nodes, share);
+    expect(scores.half).toBeGreaterThan(scores.fresh ?? 100);
+    const { profile, state } = cycle(plugin, nodes, share);
+    const half = nodes[1];
+    expect(half && chooseDevices(profile, state, half)).toEqual([1]);
+  });
+
+  it('counts a model the shape cannot use as fragment', () => {
+    const picky = [{ cpuMilli: 1000, gpuCount: 1, gpuMilli: 1000, gpuModels: ['A100'], weight: 1 }];
+    const plugin = createFragmentationScore({ shapes: picky });
+    // Whole-GPU pod: on the A100 node it uses GPU the workload wants; on the T4 node it uses GPU nobody wants (reduces fragment).
+    const nodes = [nodeWithFree('a100', [1000, 1000], { gpuModel: 'A100' }), nodeWithFree('t4', [1000, 1000], { gpuModel: 'T4' })];
+    const scores = scoresOf(plugin, nodes, pod({ gpuCount: 1, gpuMilli: 1000 }));
+    expect(scores.t4).toBeGreaterThan(scores.a100 ?? 100);
+  });
+
+  it('treats a node short of CPU for the workload as fragmented', () => {
+    const cpuHungry = [{ cpuMilli: 32_000, gpuCount: 1, gpuMilli: 1000, weight: 1 }];
+    const plugin = createFragmentationScore({ shapes: cpuHungry });
+    // A CPU-only pod that leaves too little CPU for the workload strands the node's GPUs.
+    const nodes = [nodeWithFree('roomy', [1000], { cpuMilli: 128_000 }), nodeWithFree('tight', [1000], { cpuMilli: 40_000 })];
+    const scores = scoresOf(plugin, nodes, pod({ gpuCount: 0, cpuMilli: 16_000 }));
+    expect(scores.roomy).toBeGreaterThan(scores.tight ?? 100);
+  });
+
+  it('derives the shapes from the pods bound in the snapshot when none are given, and notices node changes', () => {
+    const plugin = createFragmentationScore();
+    const nodes = [nodeWithFree('fresh', [1000, 1000]), nodeWithFree('other', [1000, 1000])];
+    const snapshot = new Snapshot(nodes);
+    const bind = (name: string, nodeName: string, gpuMilli: number, device: number) =>
+      snapshot.bind({ uid: name, namespace: 'default', name, labels: {}, nodeName, demand: { cpuMilli: 1000, memoryBytes: 0, gpuCount: 1, gpuMilli } }, [device]);
+    // The cluster runs 0.5 shares and whole GPUs; 'other' has one device half used.
+    bind('share', 'other', 500, 1);
+    bind('whole', 'fresh', 1000, 0);
+    const profile = new Profile({ name: 't', filters: [], scorers: [{ plugin, weight: 1 }] });
+    const share = pod({ gpuCount: 1, gpuMilli: 500 });
+    const score = () => Array.from(profile.score(profile.startCycle(snapshot, share), nodes));
+    const [fresh, other] = score();
+    // fresh has one whole GPU left (a share there breaks it); other can take the share on its half device.
+    expect(other).toBeGreaterThan(fresh ?? 100);
+    bind('fill', 'other', 500, 1);
+    const [, otherAfter] = score();
+    expect(otherAfter).toBeLessThan(other ?? 0);
+  });
+
+  it('learns shapes from GPU pods only, so many CPU-only pods do not flatten GPU packing', () => {
+    const plugin = createFragmentationScore();
+    const big = nodeWithFree('big', Array.from({ length: 8 }, () => 0));
+    const partly = nodeWithFree('partly', [0, 0, 0, 0, 1000, 1000, 1000, 1000]);
+    const empty = nodeWithFree('empty', Array.from({ length: 8 }, () => 1000));
+    const snapshot = new Snapshot([big, partly, empty]);
+    let uid = 0;
+    const bind = (nodeName: string, gpuCount: number, devices: number[]) => {
+      uid++;
+      snapshot.bind({ uid: `p${uid}`, namespace: 'default', name: `p${uid}`, labels: {}, nodeName, demand: { cpuMilli: 500, memoryBytes: 0, gpuCount, gpuMilli: gpuCount > 0 ? 1000 : 0 } }, devices);
+    };
+    // The GPU workload: one 8-GPU training job and four 1-GPU pods...
+    bind('big', 8, [0, 1, 2, 3, 4, 5, 6, 7]);
+    for (let d = 0; d < 4; d++) bind('partly', 1, [d]);
+    // ...among forty CPU-only pods (daemons, web services), as in any real cluster.
+    for (let i = 0; i < 40; i++) bind(i % 2 === 0 ? 'partly' : 'empty', 0, []);
+    const profile = new Profile({ name: 't', filters: [], scorers: [{ plugin, weight: 1 }] });
+    const [onPartly, onEmpty] = Array.from(profile.score(profile.startCycle(snapshot, pod({ gpuCount: 1, gpuMilli: 1000 })), [partly, empty]));
+    // A 1-GPU pod on the empty node would leave no node able to take another 8-GPU job.
+    expect(onPartly).toBeGreaterThan(onEmpty ?? 100);
+  });
+});

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import type { Plugin } from '../../../../lambdas/scheduling';
+import {
+  PASS,
+  Profile,
+  createExtenderProfile,
+  createSimulatorProfile,
+  parsePodRequirements,
+  reject,
+  selectNode,
+  snapshotFromKubernetes,
+  stateKey,
+} from '../../../../lambdas/scheduling';
+import { gpuNode, gpuPod } from './kube-objects';
+
+const seedPod = gpuPod('train', { gpus: 2, annotations: { 'gpu.nvidia.com/model': 'A100', 'gpu.nvidia.com/memory': '40960' } });
+
+describe('Profile', () => {
+  it('runs preFilter once per cycle and the first rejecting filter wins', () => {
+    const calls: string[] = [];
+    const seen = stateKey<number>('seen');
+    const first: Plugin = {
+      name: 'first',
+      preFilter(state) {
+        calls.push('preFilter');
+        state.write(seen, 7);
+      },
+      filter(state, _pod, node) {
+        calls.push(`first:${node.name}`);
+        return node.name === 'b' ? reject('InsufficientGpus', `no ${state.read(seen)}`) : PASS;
+      },
+    };
+    const second: Plugin = { name: 'second', filter: (_s, _p, node) => (calls.push(`second:${node.name}`), PASS) };
+    const profile = new Profile({ name: 't', filters: [first, second], scorers: [] });
+    const snapshot = snapshotFromKubernetes([gpuNode('a'), gpuNode('b')]);
+    const state = profile.startCycle(snapshot, parsePodRequirements(seedPod));
+    const outcome = profile.filter(state, snapshot.nodes);
+    expect(outcome.feasible.map((n) => n.name)).toEqual(['a']);
+    expect(outcome.rejected).toEqual([{ node: snapshot.getNode('b'), status: { ok: false, code: 'InsufficientGpus', message: 'no 7', unresolvable: false } }]);
+    expect(calls).toEqual(['preFilter', 'first:a', 'second:a', 'first:b']);
+  });
+
+  it('combines scores as a weighted mean, applies normalize, clamps to 0..100', () => {
+    const byName: Plugin = { name: 'byName', score: (_s, _p, node) => (node.name === 'a' ? 100 : 0) };
+    const wild: Plugin = {
+      name: 'wild',
+      score: () => 1000,
+      normalizeScores(_s, _p, scores) {
+        scores[0] = 50;
+      },
+    };
+    const profile = new Profile({
+      name: 't',
+      filters: [],
+      scorers: [
+        { plugin: byName, weight: 3 },
+        { plugin: wild, weight: 1 },
+      ],
+    });
+    const snapshot = snapshotFromKubernetes([gpuNode('a'), gpuNode('b')]);
+    const state = profile.startCycle(snapshot, parsePodRequirements(seedPod));
+    expect(Array.from(profile.score(state, snapshot.nodes))).toEqual([(300 + 50) / 4, 100 / 4]);
+  });
+
+  it('rejects bad weights at construction', () => {
+    expect(() => new Profile({ name: 't', filters: [], scorers: [{ plugin: { name: 'x', score: () => 1 }, weight: -1 }] })).toThrow(/weight of x/);
+  });
+
+  it('an invalid pod is rejected on every node with a reason naming the annotation and value', () => {
+    const profile = createExtenderProfile();
+    const snapshot = snapshotFromKubernetes([gpuNode('a'), gpuNode('b')]);
+    const pod = parsePodRequirements(gpuPod('p', { gpus: 1, annotations: { 'gpu.nvidia.com/memory': 'abc' } }));
+    const outcome = profile.filter(profile.startCycle(snapshot, pod), snapshot.nodes);
+    expect(outcome.feasible).toEqual([]);
+    expect(outcome.rejected.map((r) => r.status.code)).toEqual(['InvalidPodAnnotation', 'InvalidPodAnnotation']);
+    expect(outcome.rejected[0]?.status.message).toBe('Invalid annotation gpu.nvidia.com/memory="abc": is not MiB or a quantity such as 40Gi');
+  });
+});
+
+describe('default profiles', () => {
+  it('extender profile places the seed pod on the partly used A100 node and keeps the empty one whole', () => {
+    const snapshot = snapshotFromKubernetes(
+      [gpuNode('empty', { gpus: 8 }), gpuNode('partly', { gpus: 8 }), gpuNode('t4', { gpus: 8, model: 'T4', memoryMiB: 16384 })],
+      [gpuPod('busy', { gpus: 5, nodeName: 'partly' })],
+    );
+    const placement = selectNode(createExtenderProfile(), snapshot, parsePodRequirements(seedPod));
+    expect(placement.node?.name).toBe('partly');
+    expect(placement.rejected.map((r) => [r.node.name, r.status.code])).toEqual([['t4', 'GpuModelMismatch']]);
+  });
+
+  it('simulator profile also checks cpu and memory', () => {
+    const snapshot = snapshotFromKubernetes([gpuNode('tiny', { cpu: '1' }), gpuNode('big', { cpu: '64' })]);
+    const pod = parsePodRequirements(gpuPod('p', { gpus: 1, cpu: '8' }));
+    expect(selectNode(createSimulatorProfile(), snapshot, pod).node?.name).toBe('big');
+    expect(selectNode(createExtenderProfile(), snapshot, pod).feasible).toHaveLength(2);
+  });
+
+  it('returns no node and every reason when nothing fits', () => {
+    const snapshot = snapshotFromKubernetes([gpuNode('one', { gpus: 1 })]);
+    const placement = selectNode(createSimulatorProfile(), snapshot, parsePodRequirements(seedPod));
+    expect(placement.node).toBeUndefined();
+    expect(placement.rejected[0]?.status.message).toBe('Not enough GPUs: requested 2, free 1');
+  });
+});
+
+describe('Profile plugin activation', () => {
+  it('a scorer with weight 0 is never called, not even its preFilter', () => {
+    const calls: string[] = [];
+    const off: Plugin = { name: 'off', preFilter: () => void calls.push('preFilter'), score: () => (calls.push('score'), 100) };
+    const profile = new Profile({ name: 't', filters: [], scorers: [{ plugin: off, weight: 0 }] });
+    const snapshot = snapshotFromKubernetes([gpuNode('a')]);
+    const state = profile.startCycle(snapshot, parsePodRequirements(seedPod));
+    expect(Array.from(profile.score(state, snapshot.nodes))).toEqual([0]);
+    expect(calls).toEqual([]);
+  });
+});
