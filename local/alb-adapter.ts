@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ALBEvent, ALBResult, Callback, Context } from 'aws-lambda';
+import { localLambdaContext } from './lambda-context';
 
 /** 1 MB, the ALB's cap on the request body passed to a Lambda target. */
 export const ALB_LAMBDA_MAX_REQUEST_BODY_BYTES = 1024 * 1024;
@@ -43,27 +44,6 @@ function sendAlbError(res: ServerResponse, status: 413 | 502): void {
   // The real ALB answers with a small HTML page and closes the connection.
   res.writeHead(status, { 'content-type': 'text/html', connection: 'close', server: 'awselb/2.0' });
   res.end(`<html>\r\n<head><title>${text}</title></head>\r\n<body>\r\n<center><h1>${text}</h1></center>\r\n</body>\r\n</html>\r\n`);
-}
-
-function lambdaContext(functionName: string, timeoutMs: number): Context {
-  const deadline = Date.now() + timeoutMs;
-  const unsupported = (): never => {
-    throw new Error('legacy context.done/fail/succeed are not supported by the local ALB adapter');
-  };
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${functionName}`,
-    memoryLimitInMB: '512',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: unsupported,
-    fail: unsupported,
-    succeed: unsupported,
-  };
 }
 
 /** Builds the ALBEvent for one request. Exported for tests of the mapping. */
@@ -205,7 +185,7 @@ export class AlbAdapter {
       return;
     }
     const event = albEventFromRequest(req, Buffer.concat(chunks), this.options.targetGroupArn ?? LOCAL_TARGET_GROUP_ARN);
-    const context = lambdaContext(this.options.functionName ?? 'local-function', this.options.timeoutMs ?? 30_000);
+    const context = localLambdaContext({ functionName: this.options.functionName ?? 'local-function', timeoutMs: this.options.timeoutMs ?? 30_000 });
     let result: unknown;
     try {
       result = await invoke(this.options.handler, event, context);

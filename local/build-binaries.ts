@@ -9,6 +9,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { errorMessage } from '../lambdas/common/error-message';
 
 export const KUBE_BINARY_NAMES = ['kube-apiserver', 'kube-scheduler', 'kube-controller-manager', 'etcd'] as const;
 export type KubeBinaryName = (typeof KUBE_BINARY_NAMES)[number];
@@ -190,7 +191,7 @@ if (invokedDirectly) {
       console.log(`[kube-binaries] ready in ${((Date.now() - started) / 1000).toFixed(1)}s: ${binaries.binDir}`);
     })
     .catch((error: unknown) => {
-      console.error(error instanceof Error ? error.message : String(error));
+      console.error(errorMessage(error));
       process.exitCode = 1;
     });
 }

@@ -15,6 +15,7 @@ import { applyLambdaRbac } from './lambda-rbac';
 import { ManagedProcess } from './managed-process';
 import { freeLoopbackPort } from './ports';
 import { waitFor } from './wait';
+import { errorMessage } from '../lambdas/common/error-message';
 
 /** Plain data (survives vitest's provide/inject): where everything is. */
 export interface ControlPlaneInfo {
@@ -249,7 +250,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       stop,
     };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     const tails = logTails();
     await stop();
     throw new Error(`control plane failed to start: ${message}\n${tails}`);

@@ -10,6 +10,7 @@ import { InputError, parseKubeList } from './kube-list-file';
 import { formatSimulation } from './placement-table';
 import { simulate } from './simulate';
 import { parseSimulatorConfig } from './simulator-config';
+import { errorMessage } from '../lambdas/common/error-message';
 
 const USAGE = 'usage: npm run simulate -- --nodes <nodes.json|yaml> --pods <pods.json|yaml> [--config <profile.yaml>] [--json]';
 
@@ -17,7 +18,7 @@ function readInput(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {
-    throw new InputError(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new InputError(`cannot read ${file}: ${errorMessage(error)}`);
   }
 }
 
@@ -30,7 +31,7 @@ function main(argv: readonly string[]): number {
       strict: true,
     }));
   } catch (error) {
-    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
+    process.stderr.write(`error: ${errorMessage(error)}\n${USAGE}\n`);
     return 2;
   }
   if (values.help || values.nodes === undefined || values.pods === undefined) {

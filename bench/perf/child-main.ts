@@ -4,6 +4,7 @@ import type { LatencyCase } from './extender-latency';
 import { measureLatency } from './extender-latency';
 import type { MemoryCase } from './extender-memory';
 import { measureMemory } from './extender-memory';
+import { errorStack } from '../../lambdas/common/error-message';
 
 async function run(job: ChildJob): Promise<unknown> {
   switch (job.kind) {
@@ -18,5 +19,5 @@ const send = (message: unknown): Promise<void> => new Promise((resolve) => proce
 
 run(JSON.parse(process.argv[2] ?? '{}') as ChildJob)
   .then((value) => send({ ok: true, value }))
-  .catch((error: unknown) => send({ ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }))
+  .catch((error: unknown) => send({ ok: false, error: errorStack(error) }))
   .finally(() => process.exit(0));

@@ -18,6 +18,7 @@ import type { LatencyCase, LatencyResult } from './extender-latency';
 import type { MemoryResult } from './extender-memory';
 import type { BenchRow } from './report-table';
 import { count, formatTable, kib, mib, ms, ratio } from './report-table';
+import { errorMessage } from '../../lambdas/common/error-message';
 
 const SECTIONS = ['extender', 'memory', 'bundles', 'reconciler', 'labeler'] as const;
 type Section = (typeof SECTIONS)[number];
@@ -202,7 +203,7 @@ async function main(): Promise<void> {
     try {
       await run();
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       failures.push(`${section}: ${message}`);
       rows.push({ section, measurement: 'FAILED', value: message.split('\n')[0] ?? message, ok: false });
       log(`[bench] ${section} failed: ${error instanceof Error ? (error.stack ?? message) : message}`);
@@ -267,7 +268,7 @@ async function main(): Promise<void> {
 
 main()
   .catch((error: unknown) => {
-    console.error(error instanceof Error ? error.message : String(error));
+    console.error(errorMessage(error));
     process.exitCode = 1;
   })
   // SDK keep-alive sockets and timers must not keep a finished benchmark alive.

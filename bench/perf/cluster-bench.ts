@@ -13,7 +13,7 @@ import { createTelemetry } from '../../lambdas/observability/telemetry';
 import { OPT_IN_LABEL } from '../../lambdas/reconciler/config';
 import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view';
 import { reconcile } from '../../lambdas/reconciler/reconcile';
-import { createReconcilerRuntime } from '../../lambdas/reconciler/runtime';
+import { wireReconciler } from '../../lambdas/reconciler/wiring';
 import { ensureKubeBinaries } from '../../local/build-binaries';
 import type { ControlPlane } from '../../local/control-plane';
 import { startControlPlane } from '../../local/control-plane';
@@ -22,6 +22,7 @@ import { createGpuNode, LOCAL_CLUSTER_NAME } from '../../local/gpu-nodes';
 import type { MotoServer } from '../../local/moto';
 import { awsClientConfig, awsEnvironment, LOCAL_AWS_REGION, startMoto } from '../../local/moto';
 import { markPodRunning } from '../../local/pod-status';
+import { errorMessage } from '../../lambdas/common/error-message';
 
 export interface ClusterHarness {
   readonly controlPlane: ControlPlane;
@@ -82,7 +83,7 @@ function settledOrThrow<R>(results: readonly ({ ok: true; value: R } | { ok: fal
   const failed = results.filter((r) => !r.ok);
   if (failed.length > 0) {
     const first = failed[0] as { error: unknown };
-    throw new Error(`${failed.length} of ${results.length} ${what} failed; first: ${first.error instanceof Error ? first.error.message : String(first.error)}`);
+    throw new Error(`${failed.length} of ${results.length} ${what} failed; first: ${errorMessage(first.error)}`);
   }
   return results.map((r) => (r as { value: R }).value);
 }
@@ -236,7 +237,7 @@ export async function benchReconciler(
     WARMUP_PERIOD: '0s',
     MAX_POD_WRITES_PER_RUN: String(options.writeCap),
   };
-  const { config, deps } = await createReconcilerRuntime(env, { cloudWatch });
+  const { config, deps } = await wireReconciler(env, { cloudWatch });
   const t0 = performance.now();
   const summary = await reconcile(config.settings, deps);
   const wallMs = performance.now() - t0;

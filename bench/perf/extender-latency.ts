@@ -2,9 +2,8 @@
 // against the irreducible cost of the same exchange: JSON.parse of the request
 // and JSON.stringify of the responses, measured interleaved in the same run.
 import type { ALBEvent, ALBResult } from 'aws-lambda';
-import { createExtenderApp } from '../../lambdas/extender/app';
 import type { ClusterCache } from '../../lambdas/extender/cluster-cache';
-import { createAlbHandler } from '../../lambdas/extender/handler';
+import { createExtenderHandler } from '../../lambdas/extender/extender-handler';
 import { snapshotFromKubernetes } from '../../lambdas/scheduling';
 import { boundPods, fullNodesArgs, gpuNodes, nodeNamesArgs } from './extender-fixtures';
 import type { TimingSummary } from './stats';
@@ -69,7 +68,7 @@ function expectOk(result: ALBResult, verb: string): string {
 export async function measureLatency(c: LatencyCase): Promise<LatencyResult> {
   const nodes = gpuNodes(c.nodes);
   const pods = boundPods(nodes, c.nodes * c.podsPerNode);
-  const handler = createAlbHandler(createExtenderApp({}, { cache: warmCache(nodes, pods) }));
+  const handler = createExtenderHandler({ env: {}, cache: warmCache(nodes, pods) });
   const body = c.mode === 'NodeNames' ? nodeNamesArgs(nodes) : fullNodesArgs(nodes);
   const filterEvent = albEvent('/filter', body);
 

@@ -1,9 +1,8 @@
 // Memory of the extender holding a large cluster in its cache, measured in a
 // fresh process (run through child-process.ts with --expose-gc) so nothing
 // else the benchmark allocated is counted.
-import { createExtenderApp } from '../../lambdas/extender/app';
 import type { ClusterCache } from '../../lambdas/extender/cluster-cache';
-import { createAlbHandler } from '../../lambdas/extender/handler';
+import { createExtenderHandler } from '../../lambdas/extender/extender-handler';
 import { snapshotFromKubernetes } from '../../lambdas/scheduling';
 import { boundPods, gpuNodes, nodeNamesArgs } from './extender-fixtures';
 import { albEvent } from './extender-latency';
@@ -49,11 +48,10 @@ export async function measureMemory(c: MemoryCase): Promise<MemoryResult> {
   // What a cache refresh does: build the snapshot from the listed objects, then let the listing go.
   const snapshot = snapshotFromKubernetes(state.nodes, state.pods);
   const cache: ClusterCache = { snapshot: () => Promise.resolve(snapshot) };
-  const app = createExtenderApp({}, { cache });
+  const handler = createExtenderHandler({ env: {}, cache });
   const refreshHeap = process.memoryUsage().heapUsed;
   state = undefined;
 
-  const handler = createAlbHandler(app);
   const filter = await handler(albEvent('/filter', body));
   const prioritize = await handler(albEvent('/prioritize', body));
   collect();

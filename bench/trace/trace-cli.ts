@@ -20,6 +20,7 @@ import type { PolicyResult } from './trace-report';
 import { formatTable, renderSvg, toJson } from './trace-report';
 import type { TieBreak } from './trace-simulation';
 import type { WorkerJob } from './trace-worker';
+import { errorMessage, errorStack } from '../../lambdas/common/error-message';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../..');
@@ -62,7 +63,7 @@ function parseOptions(argv: readonly string[]): Options {
   } catch (error) {
     if (error instanceof UsageError) throw error;
     // node:util parseArgs reports unknown or malformed flags as TypeError.
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(errorMessage(error));
   }
 }
 
@@ -201,6 +202,6 @@ main().catch((error: unknown) => {
     process.stderr.write(`${error.message ? `error: ${error.message}\n` : ''}${USAGE}\n`);
     process.exit(error.message ? 2 : 0); // --help is not an error
   }
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(`${errorStack(error)}\n`);
   process.exit(1);
 });

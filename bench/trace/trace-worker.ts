@@ -3,6 +3,7 @@ import type { PolicyName } from './trace-policies';
 import type { TraceInput } from './trace-job';
 import { loadTraceInput, runSeed } from './trace-job';
 import type { TieBreak } from './trace-simulation';
+import { errorStack } from '../../lambdas/common/error-message';
 
 /** Worker thread: loads the trace once, then runs (policy, seed) jobs sent by the CLI. */
 export interface WorkerJob {
@@ -25,6 +26,6 @@ port.on('message', (job: WorkerJob) => {
     input ??= loadTraceInput(init.nodesPath, init.podsPath);
     port.postMessage({ ok: true, result: runSeed(input, job.policy, job.seed, init.tieBreak) });
   } catch (error) {
-    port.postMessage({ ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    port.postMessage({ ok: false, error: errorStack(error) });
   }
 });

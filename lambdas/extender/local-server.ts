@@ -3,19 +3,22 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { ExtenderApp } from './app';
-import { createExtenderApp, flushTelemetry } from './app';
+import { errorMessage } from '../common/error-message';
+import { instrumentHandler } from '../observability/instrument-handler';
+import type { Extender } from './extender-handler';
+import { createExtender } from './extender-handler';
+import type { RouterResponse } from './router';
 import { MAX_BODY_BYTES } from './router';
-import { errorMessage } from './verbs';
 
 /**
  * The extender as a plain HTTP server on 127.0.0.1 — for the local
  * kube-scheduler in tests, and for trying it against kind or minikube:
  *   npm run extender -- --port 8888
  */
-export function startLocalServer(app: ExtenderApp, port: number, host = '127.0.0.1'): Promise<Server> {
+export function startLocalServer(extender: Extender, port: number, host = '127.0.0.1'): Promise<Server> {
+  const serve = instrumentHandler(extender.telemetry, (exchange: Exchange) => answer(extender, exchange));
   const server = createServer((req, res) => {
-    void serve(app, req, res);
+    void serve({ req, res });
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -26,18 +29,21 @@ export function startLocalServer(app: ExtenderApp, port: number, host = '127.0.0
   });
 }
 
-async function serve(app: ExtenderApp, req: IncomingMessage, res: ServerResponse): Promise<void> {
+interface Exchange {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+}
+
+async function answer(extender: Extender, { req, res }: Exchange): Promise<void> {
   try {
     const body = await readBody(req);
-    const response =
+    const response: RouterResponse =
       body === undefined
         ? { status: 413, body: { Error: `request body is over ${MAX_BODY_BYTES} bytes` } }
-        : await app.router({ method: req.method ?? 'GET', path: req.url ?? '/', body });
+        : await extender.route({ method: req.method ?? 'GET', path: req.url ?? '/', body });
     send(res, response.status, response.body, response.headers);
   } catch (error) {
     send(res, 500, { Error: `internal error: ${errorMessage(error)}` });
-  } finally {
-    flushTelemetry(app.telemetry);
   }
 }
 
@@ -70,12 +76,15 @@ async function main(): Promise<void> {
   if (values.host !== '127.0.0.1' && values.host !== 'localhost' && values.host !== '::1') {
     throw new Error('--host must be a loopback address (127.0.0.1, localhost, ::1)');
   }
-  const app = createExtenderApp(process.env);
-  const server = await startLocalServer(app, port, values.host);
+  const extender = createExtender({ env: process.env });
+  // Wired now rather than on the first request, so the log says whether the
+  // extender has cluster access; a bad configuration is still answered per request.
+  const deps = await extender.deps().catch(() => undefined);
+  const server = await startLocalServer(extender, port, values.host);
   const address = server.address() as AddressInfo;
-  app.telemetry.logger.info('extender listening', {
+  extender.telemetry.logger.info('extender listening', {
     url: `http://${address.address}:${address.port}`,
-    clusterAccess: app.cache !== undefined,
+    clusterAccess: deps?.cache !== undefined,
   });
   const stop = () => server.close(() => process.exit(0));
   process.once('SIGINT', stop);

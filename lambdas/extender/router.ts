@@ -3,7 +3,8 @@ import type { Profile } from '../scheduling';
 import type { ClusterCache } from './cluster-cache';
 import type { ExtenderObserver } from './observer';
 import type { ExtenderContext, VerbResult } from './verbs';
-import { errorMessage, filterVerb, preemptVerb, prioritizeVerb } from './verbs';
+import { errorMessage } from '../common/error-message';
+import { filterVerb, preemptVerb, prioritizeVerb } from './verbs';
 import { parseExtenderArgs, parsePreemptionArgs } from './wire-args';
 
 /** Transport-free request: what both hosts (ALB Lambda, local HTTP server) hand over. */

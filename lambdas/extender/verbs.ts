@@ -1,5 +1,8 @@
-import type { CycleState, ExtenderFilterResult, ExtenderPreemptionResult, FilterRejection, HostPriorityList, MetaVictims, NodeInfo, Profile } from '../scheduling';
-import { metadataOf, nodeInfoFromKubernetes, parsePodRequirements, Snapshot, stringField, toExtenderScores } from '../scheduling';
+import type { CycleState, FilterRejection, NodeInfo, Profile } from '../scheduling';
+import { metadataOf, nodeInfoFromKubernetes, parsePodRequirements, Snapshot, stringField } from '../scheduling';
+import { errorMessage } from '../common/error-message';
+import { toExtenderScores } from './extender-scores';
+import type { ExtenderFilterResult, ExtenderPreemptionResult, HostPriorityList, MetaVictims } from './wire-types';
 import type { ClusterCache } from './cluster-cache';
 import type { DecisionSummary } from './decision';
 import { RejectionTally } from './decision';
@@ -293,8 +296,4 @@ export async function preemptVerb(ctx: ExtenderContext, args: PreemptArgs): Prom
     kept++;
   }
   return { status: 200, body: result, summary: tally.summary(pod, 'MetaVictims', args.victims.size, kept) };
-}
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

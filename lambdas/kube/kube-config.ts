@@ -7,6 +7,7 @@ import type { EksClusterEndpoint } from './eks-cluster-endpoint';
 import { describeClusterEndpoint } from './eks-cluster-endpoint';
 import type { BearerTokenSource } from './eks-token-source';
 import { clusterNameFromEnv, eksTokenSourceFor } from './eks-access';
+import { errorMessage } from '../common/error-message';
 
 export { CLUSTER_NAME_PATTERN } from './eks-access';
 
@@ -24,7 +25,7 @@ export async function kubeConfigFromEnvironment(env: Env = process.env): Promise
     try {
       kc.loadFromFile(kubeconfigPath);
     } catch (error) {
-      throw new ConfigError('KUBECONFIG', kubeconfigPath, `a readable kubeconfig file (${(error as Error).message})`);
+      throw new ConfigError('KUBECONFIG', kubeconfigPath, `a readable kubeconfig file (${errorMessage(error)})`);
     }
     return kc;
   }

@@ -10,6 +10,7 @@ import type { BearerTokenSource } from './eks-token-source';
 import { clusterNameFromEnv, eksTokenSourceFor } from './eks-access';
 import type { KubeConnection } from './kube-http-client';
 import { isRecord } from '../scheduling/kube-json';
+import { errorMessage } from '../common/error-message';
 
 /*
  * Connection settings for the read-only HTTP client (kube-http-client.ts),
@@ -31,7 +32,7 @@ export async function kubeConnectionFromEnvironment(env: Env = process.env): Pro
     try {
       text = await readFile(kubeconfigPath, 'utf8');
     } catch (error) {
-      throw new ConfigError('KUBECONFIG', kubeconfigPath, `a readable kubeconfig file (${(error as Error).message})`);
+      throw new ConfigError('KUBECONFIG', kubeconfigPath, `a readable kubeconfig file (${errorMessage(error)})`);
     }
     return kubeConnectionFromKubeconfig(text, kubeconfigPath);
   }
@@ -80,7 +81,7 @@ export async function kubeConnectionFromKubeconfig(text: string, path: string): 
       const { parse } = await loadYaml();
       config = parse(text);
     } catch (error) {
-      throw fail(`not JSON or YAML (${(error as Error).message})`);
+      throw fail(`not JSON or YAML (${errorMessage(error)})`);
     }
   }
   if (!isRecord(config)) throw fail('not a kubeconfig object');
@@ -141,7 +142,7 @@ async function loadYaml(): Promise<YamlModule> {
   try {
     return (await import(specifier)) as YamlModule;
   } catch (error) {
-    throw new Error(`a YAML kubeconfig needs the yaml package, which this bundle leaves out; use a JSON kubeconfig (${(error as Error).message})`);
+    throw new Error(`a YAML kubeconfig needs the yaml package, which this bundle leaves out; use a JSON kubeconfig (${errorMessage(error)})`);
   }
 }
 

@@ -2,6 +2,7 @@ import { Agent, request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { BearerTokenSource } from './eks-token-source';
 import { isRecord } from '../scheduling/kube-json';
+import { errorMessage } from '../common/error-message';
 
 /**
  * A read-only Kubernetes list client over node:https. The extender only lists
@@ -103,7 +104,7 @@ export function createKubeHttpClient(connection: KubeConnection, options: KubeHt
               try {
                 resolve(JSON.parse(body.toString('utf8')));
               } catch (error) {
-                reject(new Error(`${what}: response is not JSON (${(error as Error).message})`));
+                reject(new Error(`${what}: response is not JSON (${errorMessage(error)})`));
               }
             },
             (error: unknown) => {

@@ -1,6 +1,6 @@
 import type { InstanceSummary, InstanceTypeGpuCatalog } from '../aws';
 import type { NodeGateway } from '../kube';
-import type { LabelerConfig } from './labeler-config';
+import type { LabelerConfig } from './config';
 
 /** EC2 lookups the labeler makes, batched by the implementation. */
 export interface InstanceDirectory {

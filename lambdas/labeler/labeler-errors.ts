@@ -1,4 +1,5 @@
 import type { LABELER_ERROR_KINDS } from '../observability/metric-catalog';
+import { errorMessage } from '../common/error-message';
 
 export type LabelerErrorKind = (typeof LABELER_ERROR_KINDS)[number];
 
@@ -33,7 +34,7 @@ export async function step<T>(kind: LabelerErrorKind, what: string, fn: () => Pr
     return await fn();
   } catch (error) {
     if (error instanceof LabelerError) throw error;
-    throw new LabelerError(kind, `${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new LabelerError(kind, `${what}: ${errorMessage(error)}`, { cause: error });
   }
 }
 

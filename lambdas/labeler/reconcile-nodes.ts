@@ -6,6 +6,7 @@ import type { LabelerErrorKind } from './labeler-errors';
 import { errorKind, LabelerError, step } from './labeler-errors';
 import { mapWithConcurrency } from './map-with-concurrency';
 import { instanceIdFromProviderId, nodeDnsNames } from './node-match';
+import { errorMessage } from '../common/error-message';
 
 export interface ReconcileSummary {
   readonly nodes: number;
@@ -87,7 +88,7 @@ export async function reconcileNodes(deps: LabelerDeps): Promise<ReconcileSummar
       failures.push({
         node: work[index]?.node.metadata?.name ?? '',
         kind,
-        message: result.error instanceof Error ? result.error.message : String(result.error),
+        message: errorMessage(result.error),
       });
     }
   });

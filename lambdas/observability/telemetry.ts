@@ -13,7 +13,7 @@ export interface Telemetry {
   readonly metrics: Metrics;
   /** Records a catalog metric; dimensions must be the ones the catalog declares. */
   record(metric: MetricDefinition, value: number, dimensions?: Readonly<Record<string, string>>): void;
-  /** Flushes buffered metrics (call once at the end of each invocation). */
+  /** Publishes buffered metrics (once at the end of each invocation, see instrumentHandler); never throws. */
   flush(): void;
 }
 
@@ -43,7 +43,13 @@ export function createTelemetry(service: ServiceName): Telemetry {
     flush() {
       // Dimensioned metrics were already written by their single-metric
       // instance; publishing an empty buffer only logs a misleading warning.
-      if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+      try {
+        if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+      } catch (error) {
+        // Metrics are best effort: never fail an invocation (or replace its
+        // own error) over them.
+        logger.warn('publishing metrics failed', { error });
+      }
     },
   };
 }

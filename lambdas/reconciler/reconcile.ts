@@ -9,6 +9,7 @@ import { nodeView, POD_DELETION_COST_ANNOTATION, podView, secondsSince } from '.
 import { sanitisePercent } from './sanitise';
 import type { WriteCandidate, WriteDiscipline } from './write-discipline';
 import { decideWrite, planWrites } from './write-discipline';
+import { errorMessage } from '../common/error-message';
 
 export interface NodeUtilizationSettings {
   readonly enabled: boolean;
@@ -200,7 +201,7 @@ async function attempt<T>(summary: ReconcileSummary, step: ReconcileStep, action
   try {
     return await action();
   } catch (error) {
-    summary.errors.push({ kind: STEP_KIND[step], step, message: error instanceof Error ? error.message : String(error) });
+    summary.errors.push({ kind: STEP_KIND[step], step, message: errorMessage(error) });
     return undefined;
   }
 }

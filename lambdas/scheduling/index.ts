@@ -16,7 +16,6 @@ export * from './snapshot';
 export * from './framework';
 export * from './profile';
 export * from './profiles';
-export * from './extender-types';
 export { gpuFit } from './plugins/gpu-fit';
 export { createGpuScore, gpuScore } from './plugins/gpu-score';
 export type { GpuScoreOptions } from './plugins/gpu-score';

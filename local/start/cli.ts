@@ -11,6 +11,7 @@ import type { LocalPipeline } from './pipeline';
 import { missingPrerequisites } from './prerequisites';
 import { DEMO_SCENARIO_FILE, loadScenario, ScenarioError, type Scenario } from './scenario';
 import { Teardown } from './teardown';
+import { errorMessage } from '../../lambdas/common/error-message';
 
 // Node 20 is fine locally (the Lambdas run nodejs22.x on AWS); the SDK's multi-line notice about it would bury the output.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -19,8 +20,6 @@ const out = Output.forStdout();
 const teardown = new Teardown();
 type Phase = 'starting' | 'running' | 'stopping';
 let phase: Phase = 'starting';
-
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 function fail(message: string, exitCode: number): never {
   process.stderr.write(`${out.paint('red', 'npm start:')} ${message}\n`);
@@ -154,7 +153,7 @@ if (options.help) {
 } else {
   main(options).catch(async (error: unknown) => {
     if (phase === 'stopping') return; // a signal is tearing down; its errors are expected
-    process.stderr.write(`${out.paint('red', 'npm start failed:')} ${errorText(error)}\n`);
+    process.stderr.write(`${out.paint('red', 'npm start failed:')} ${errorMessage(error)}\n`);
     await stopAndExit(1);
   });
 }

@@ -17,6 +17,7 @@ import { functionEnvironment } from './function-environment';
 import type { Output } from './output';
 import type { LocalPipeline } from './pipeline';
 import type { Scenario, ScenarioJob } from './scenario';
+import { errorMessage } from '../../lambdas/common/error-message';
 
 export interface Check {
   ok: boolean;
@@ -37,8 +38,6 @@ interface DemoNode {
   id: string;
   gpuNode: GpuNode;
 }
-
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 function instanceIdOf(delivery: Delivery): string | undefined {
   const id = delivery.event.detail['instance-id'];
@@ -125,7 +124,7 @@ export class Demo {
         { timeoutMs: 60_000, intervalMs: 200 },
       );
     } catch (error) {
-      out.line(`  ${out.paint('red', errorText(error))}`);
+      out.line(`  ${out.paint('red', errorMessage(error))}`);
     }
 
     const nodeList = await pipeline.clients.core.listNode();
@@ -259,7 +258,7 @@ export class Demo {
           return failed ? { pending: failed.message ?? '' } : undefined;
         },
         { timeoutMs: PLACEMENT_TIMEOUT_MS, intervalMs: 200 },
-      ).catch((error: unknown): { pending: string } => ({ pending: `no decision: ${errorText(error)}` }));
+      ).catch((error: unknown): { pending: string } => ({ pending: `no decision: ${errorMessage(error)}` }));
 
       const view = pipeline.extenderTap.view(namespace, job.name);
       if ('node' in outcome) {

@@ -3,6 +3,7 @@
 // asynchronous-invocation retries (shortened: AWS waits about 1 and 2 minutes).
 import { randomUUID } from 'node:crypto';
 import type { LocalLambda } from './local-lambda';
+import { errorMessage } from '../../lambdas/common/error-message';
 
 export const LOCAL_ACCOUNT_ID = '123456789012';
 
@@ -91,7 +92,7 @@ export class LocalEventBridge {
           const result = await target.invoke(event);
           return { functionName: target.functionName, event, attempts: attempt, ok: true, finishedAt: Date.now(), result };
         } catch (error) {
-          lastError = error instanceof Error ? error.message : String(error);
+          lastError = errorMessage(error);
           if (attempt <= retry.retryAttempts) await this.sleep(retry.baseDelayMs * attempt);
         }
       }

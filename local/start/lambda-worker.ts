@@ -4,7 +4,9 @@
 // runtime would. Replies are plain data (structured clone).
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Context } from 'aws-lambda';
+import { localLambdaContext } from '../lambda-context';
 import type { InvokeReply, InvokeRequest, LambdaWorkerData } from './lambda-protocol';
+import { errorMessage } from '../../lambdas/common/error-message';
 
 type AsyncHandler = (event: unknown, context: Context) => Promise<unknown>;
 
@@ -13,24 +15,14 @@ const port = parentPort;
 if (!port) throw new Error('lambda-worker must run in a worker thread');
 
 function contextFor(request: InvokeRequest): Context {
-  const deadline = Date.now() + request.timeoutMs;
-  const unsupported = (): never => {
-    throw new Error('legacy context.done/fail/succeed are not supported locally');
-  };
-  return {
-    callbackWaitsForEmptyEventLoop: true,
+  return localLambdaContext({
     functionName: data.functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:${data.region}:${data.accountId}:function:${data.functionName}`,
-    memoryLimitInMB: String(data.memoryMiB),
-    awsRequestId: request.requestId,
-    logGroupName: `/aws/lambda/${data.functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: unsupported,
-    fail: unsupported,
-    succeed: unsupported,
-  };
+    timeoutMs: request.timeoutMs,
+    region: data.region,
+    accountId: data.accountId,
+    memoryMiB: data.memoryMiB,
+    requestId: request.requestId,
+  });
 }
 
 const loaded = (await import(data.entry)) as { handler?: unknown };
@@ -50,7 +42,7 @@ port.on('message', (request: InvokeRequest) => {
         reply({
           id: request.id,
           ok: false,
-          error: { name: error instanceof Error ? error.name : 'Error', message: error instanceof Error ? error.message : String(error) },
+          error: { name: error instanceof Error ? error.name : 'Error', message: errorMessage(error) },
         }),
     )
     .finally(() => clearTimeout(timer));

@@ -1,6 +1,7 @@
 // Command-line options of `npm start`.
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { errorMessage } from '../../lambdas/common/error-message';
 
 export interface StartOptions {
   demo: boolean;
@@ -46,7 +47,7 @@ export function parseStartOptions(argv: string[], cwd: string): StartOptions {
       },
     }));
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(errorMessage(error));
   }
   const demo = values['no-demo'] !== true;
   if (!demo && values.scenario !== undefined) throw new UsageError('--no-demo and --scenario exclude each other: a scenario is a demo');

@@ -20,6 +20,7 @@ import { ExtenderTap } from './extender-tap';
 import { functionEnvironment } from './function-environment';
 import { LocalLambda } from './local-lambda';
 import type { Teardown } from './teardown';
+import { errorMessage } from '../../lambdas/common/error-message';
 
 /** Lambda retries after a failed asynchronous invocation: ~1 and ~2 minutes on AWS, seconds here. */
 const LOCAL_RETRY_BASE_DELAY_MS = 2_000;
@@ -162,7 +163,7 @@ export async function startPipeline({ config, teardown, log, onDelivery }: Pipel
     (event) => {
       if (matchesInstanceRunningRule(event)) void eventBridge.deliver(lambdas.labeler, event, retry('labeler'));
     },
-    (error) => log(`EC2 state-change polling failed: ${error instanceof Error ? error.message : String(error)}`),
+    (error) => log(`EC2 state-change polling failed: ${errorMessage(error)}`),
   );
   ec2Events.start(EC2_POLL_INTERVAL_MS);
   teardown.add('EC2 state-change events', () => ec2Events.stop());

@@ -2,10 +2,8 @@
 // documents the format; demo-scenario.yaml is the built-in one). Validation uses
 // the CDK config's reader, so mistakes read the same way: the dotted key, what is
 // allowed and what was found; unknown keys are errors, not silently ignored.
-import { readFileSync } from 'node:fs';
-import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
+import { ConfigFileError, readConfigFile } from '../../cdk/app-config/config-file';
 import { AppConfigError, ConfigReader } from '../../cdk/app-config/config-reader';
 
 export interface ScenarioNode {
@@ -148,21 +146,12 @@ export function parseScenario(raw: unknown, source: string): Scenario {
 
 /** Reads and validates a scenario file (.json, .yaml or .yml). */
 export function loadScenario(path: string): Scenario {
-  const extension = extname(path).toLowerCase();
-  if (!['.json', '.yaml', '.yml'].includes(extension)) {
-    throw new ScenarioError(`--scenario must name a .json, .yaml or .yml file, got ${JSON.stringify(path)}`);
-  }
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ScenarioError(`cannot read scenario ${path}: ${(error as Error).message}`);
-  }
   let raw: unknown;
   try {
-    raw = extension === '.json' ? (JSON.parse(text) as unknown) : (parseYaml(text) as unknown);
+    raw = readConfigFile(path, 'scenario');
   } catch (error) {
-    throw new ScenarioError(`scenario ${path} is not valid ${extension === '.json' ? 'JSON' : 'YAML'}: ${(error as Error).message}`);
+    if (!(error instanceof ConfigFileError)) throw error;
+    throw new ScenarioError(error.problem === 'extension' ? `--scenario ${error.message}` : error.message);
   }
   return parseScenario(raw, path);
 }

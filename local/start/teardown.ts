@@ -1,3 +1,4 @@
+import { errorMessage } from '../../lambdas/common/error-message';
 // What has been started, in order, so that it can be stopped in reverse order
 // whenever the run ends: normally, on Ctrl-C, or after a failed start.
 
@@ -16,7 +17,7 @@ export class Teardown {
         try {
           await step.stop();
         } catch (error) {
-          log(`could not stop ${step.name}: ${error instanceof Error ? error.message : String(error)}`);
+          log(`could not stop ${step.name}: ${errorMessage(error)}`);
         }
       }
       this.steps.length = 0;

@@ -5,7 +5,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../../lambdas/reconciler/reconcile';
-import { createReconcilerRuntime } from '../../lambdas/reconciler/runtime';
+import { wireReconciler } from '../../lambdas/reconciler/wiring';
 import { e2eHarness } from '../../local/e2e-context';
 import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/gpu-nodes';
 import { cloudWatch, createReadyPods, deletionCost, podsByName, publishPodMetrics, reconcilerEnv } from './reconciler-fixtures';
@@ -59,7 +59,7 @@ describe('reconciler at 1,000 pods', () => {
       NODE_UTILIZATION_ENABLED: 'false',
       MAX_POD_WRITES_PER_RUN: '1000',
     });
-    const { config, deps } = await createReconcilerRuntime(env, { cloudWatch: counted });
+    const { config, deps } = await wireReconciler(env, { cloudWatch: counted });
 
     const summary = await reconcile(config.settings, deps);
     expect(summary).toMatchObject({ podsEvaluated: POD_COUNT, metricQueries: 3 * POD_COUNT, podsWithoutMetrics: POD_COUNT - 4, errors: [] });

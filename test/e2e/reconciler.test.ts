@@ -5,7 +5,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_POD_SELECTOR } from '../../lambdas/reconciler/config';
-import { createReconcilerHandler } from '../../lambdas/reconciler/handler';
+import { createReconcilerHandler } from '../../lambdas/reconciler/reconciler-handler';
 import { e2eHarness } from '../../local/e2e-context';
 import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/gpu-nodes';
 import { finishTerminatingPods } from '../../local/pod-status';
@@ -67,7 +67,7 @@ async function createDeployment(name: string, replicas: number): Promise<V1Pod[]
   });
 }
 
-const runWith = (overrides: Record<string, string> = {}) => createReconcilerHandler(reconcilerEnv(harness.info, namespace, overrides));
+const runWith = (overrides: Record<string, string> = {}) => createReconcilerHandler({ env: reconcilerEnv(harness.info, namespace, overrides) });
 
 describe('reconciler end to end', () => {
   it('makes the real ReplicaSet controller delete the two least valuable pods on scale-down', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createExtenderApp } from '../../../../lambdas/extender/app';
+import { createExtender } from '../../../../lambdas/extender/extender-handler';
 import { extenderConfigFromEnv, weightVariable } from '../../../../lambdas/extender/config';
 import { DEFAULT_WEIGHTS } from '../../../../lambdas/scheduling';
 
@@ -56,8 +56,8 @@ describe('extender configuration', () => {
   });
 
   it('a bad configuration does not crash the app: every request gets 500 naming the variable', async () => {
-    const app = createExtenderApp({ EXTENDER_CACHE_TTL: 'soon', POWERTOOLS_LOG_LEVEL: 'SILENT' });
-    const response = await app.router({ method: 'GET', path: '/healthz', body: undefined });
+    const extender = createExtender({ env: { EXTENDER_CACHE_TTL: 'soon', POWERTOOLS_LOG_LEVEL: 'SILENT' } });
+    const response = await extender.route({ method: 'GET', path: '/healthz', body: undefined });
     expect(response.status).toBe(500);
     expect(response.body).toEqual({ Error: expect.stringContaining('EXTENDER_CACHE_TTL') });
   });

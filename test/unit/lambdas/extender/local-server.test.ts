@@ -2,8 +2,7 @@ import type { Server } from 'node:http';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExtenderApp } from '../../../../lambdas/extender/app';
-import { createExtenderApp } from '../../../../lambdas/extender/app';
+import { createExtender } from '../../../../lambdas/extender/extender-handler';
 import { startLocalServer } from '../../../../lambdas/extender/local-server';
 import { fixture, RecordingObserver } from './router-harness';
 
@@ -12,8 +11,7 @@ let port: number;
 const observer = new RecordingObserver();
 
 beforeAll(async () => {
-  const app: ExtenderApp = createExtenderApp({ POWERTOOLS_LOG_LEVEL: 'SILENT' }, { observer });
-  server = await startLocalServer(app, 0);
+  server = await startLocalServer(createExtender({ env: { POWERTOOLS_LOG_LEVEL: 'SILENT' }, observer }), 0);
   port = (server.address() as AddressInfo).port;
 });
 

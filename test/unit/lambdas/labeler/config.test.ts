@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { labelerConfigFromEnv } from '../../../../lambdas/labeler/labeler-config';
+import { labelerConfigFromEnv } from '../../../../lambdas/labeler/config';
 
 describe('labelerConfigFromEnv', () => {
   it('has documented defaults', () => {

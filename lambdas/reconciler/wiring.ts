@@ -8,18 +8,23 @@ import { reconcilerConfigFromEnv } from './config';
 import { kubeAnnotationWriter, kubeClusterReader } from './kube-objects';
 import type { ReconcileDeps } from './reconcile';
 
-export interface ReconcilerRuntime {
+/** What the reconciler's handler runs on, built once per container. */
+export interface ReconcilerDeps {
   readonly config: ReconcilerConfig;
   readonly deps: ReconcileDeps;
 }
 
-export interface RuntimeOverrides {
+export interface ReconcilerOverrides {
   /** A client of the caller's (benchmarks and tests count its calls with a middleware). */
   readonly cloudWatch?: CloudWatchClient;
 }
 
-/** Wires configuration, the CloudWatch client and the Kubernetes gateways from the environment. */
-export async function createReconcilerRuntime(env: Env, overrides: RuntimeOverrides = {}): Promise<ReconcilerRuntime> {
+/**
+ * The one place the reconciler's dependencies are built from its environment:
+ * configuration, the CloudWatch client and the Kubernetes gateways. Throws a
+ * ConfigError naming the variable on bad configuration.
+ */
+export async function wireReconciler(env: Env, overrides: ReconcilerOverrides = {}): Promise<ReconcilerDeps> {
   const config = reconcilerConfigFromEnv(env);
   const cloudWatch = overrides.cloudWatch ?? createCloudWatchClient(awsClientConfigFromEnv(env));
   const kc = await kubeConfigFromEnvironment(env);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_EXTENDER_PRIORITY, toExtenderScore, toExtenderScores } from '../../../../lambdas/scheduling';
+import { toExtenderScore, toExtenderScores } from '../../../../lambdas/extender/extender-scores';
+import { MAX_EXTENDER_PRIORITY } from '../../../../lambdas/extender/wire-types';
 
 describe('toExtenderScore', () => {
   it('scales 0..100 to 0..10 and clamps', () => {

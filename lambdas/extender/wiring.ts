@@ -1,0 +1,53 @@
+import { errorMessage } from '../common/error-message';
+import type { Env } from '../env';
+import { kubeConnectionFromEnvironment } from '../kube/kube-connection';
+import type { Telemetry } from '../observability/telemetry';
+import { createExtenderProfile } from '../scheduling';
+import type { ClusterCache } from './cluster-cache';
+import { TtlClusterCache } from './cluster-cache';
+import { extenderConfigFromEnv } from './config';
+import { kubernetesClusterSource } from './kubernetes-cluster-source';
+import type { ExtenderObserver } from './observer';
+import { telemetryObserver } from './observer';
+import type { Router } from './router';
+import { createRouter } from './router';
+
+/** What the extender's handler runs on, built once per container. */
+export interface ExtenderDeps {
+  readonly router: Router;
+  /** The cluster cache, when the extender has cluster access. */
+  readonly cache: ClusterCache | undefined;
+}
+
+export interface ExtenderOverrides {
+  /** Replaces the Kubernetes-backed cache (benchmarks, tests). */
+  readonly cache?: ClusterCache;
+  readonly observer?: ExtenderObserver;
+}
+
+/**
+ * The one place the extender's dependencies are built from its environment:
+ * configuration, the cluster cache over the Kubernetes API, the profile and
+ * the router. Throws a ConfigError naming the variable on bad configuration.
+ */
+export function wireExtender(env: Env, telemetry: Telemetry, overrides: ExtenderOverrides = {}): ExtenderDeps {
+  const config = extenderConfigFromEnv(env);
+  const observer = overrides.observer ?? telemetryObserver(telemetry);
+  const cache =
+    overrides.cache ??
+    (config.clusterAccess
+      ? new TtlClusterCache(
+          kubernetesClusterSource(() => kubeConnectionFromEnvironment(env), {
+            pageSize: config.listPageSize,
+            ...(config.nodeLabelSelector ? { nodeLabelSelector: config.nodeLabelSelector } : {}),
+          }),
+          {
+            ttlMs: config.cacheTtlMs,
+            maxStaleMs: config.cacheMaxStaleMs,
+            onBackgroundError: (error) => observer.warn('background cluster cache refresh failed', { error: errorMessage(error) }),
+          },
+        )
+      : undefined);
+  const router = createRouter({ profile: createExtenderProfile(config.profile), cache, observer, basePath: config.basePath });
+  return { router, cache };
+}

@@ -1,0 +1,47 @@
+import type { EC2Client } from '@aws-sdk/client-ec2';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { errorMessage } from '../common/error-message';
+import { awsClientConfigFromEnv, createEc2Client, createInstanceTypeGpuCatalog, describeInstances, describeInstancesByPrivateDnsName } from '../aws';
+import type { Env } from '../env';
+import { ConfigError } from '../env';
+import type { NodeGateway } from '../kube';
+import { createNodeGateway, kubeConfigFromEnvironment } from '../kube';
+import { labelerConfigFromEnv } from './config';
+import type { LabelerDeps } from './labeler-deps';
+import { LabelerError } from './labeler-errors';
+
+export interface LabelerOverrides {
+  /** Injected by tests that count EC2 calls with an SDK middleware. */
+  readonly ec2?: EC2Client;
+  readonly nodes?: NodeGateway;
+}
+
+/**
+ * The one place the labeler's dependencies are built from its environment:
+ * configuration, the EC2 client and lookups, and the node gateway. Throws a
+ * ConfigError naming the variable on bad configuration.
+ */
+export async function wireLabeler(env: Env, overrides: LabelerOverrides = {}): Promise<LabelerDeps> {
+  const config = labelerConfigFromEnv(env);
+  const ec2 = overrides.ec2 ?? createEc2Client(awsClientConfigFromEnv(env));
+  const nodes = overrides.nodes ?? createNodeGateway(await connect(env));
+  return {
+    config,
+    nodes,
+    instances: {
+      byIds: (ids) => describeInstances(ec2, ids),
+      byPrivateDnsNames: (names) => describeInstancesByPrivateDnsName(ec2, names),
+    },
+    gpuTypes: createInstanceTypeGpuCatalog(ec2),
+  };
+}
+
+/** DescribeCluster/kubeconfig failures count as Kubernetes errors; configuration errors stay ConfigError. */
+async function connect(env: Env): Promise<KubeConfig> {
+  try {
+    return await kubeConfigFromEnvironment(env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new LabelerError('Kubernetes', `cannot reach the cluster: ${errorMessage(error)}`, { cause: error });
+  }
+}
