@@ -1,6 +1,6 @@
 import type { Env } from '../env';
 import { envDuration, envInt, envNumber, envOptionalString, isEnvSet } from '../env';
-import type { GpuScoreOptions, ProfileOptions } from '../scheduling';
+import type { GpuScoreOptions, ProfileOptions, ScorePluginName } from '../scheduling';
 import { DEFAULT_WEIGHTS } from '../scheduling';
 import { DEFAULT_LIST_PAGE_SIZE } from './kubernetes-cluster-source';
 
@@ -19,8 +19,6 @@ export interface ExtenderConfig {
 
 export const DEFAULT_CACHE_TTL_MS = 5_000;
 
-type WeightName = keyof typeof DEFAULT_WEIGHTS;
-
 /** EXTENDER_WEIGHT_<PLUGIN>, e.g. GpuScore → EXTENDER_WEIGHT_GPU_SCORE. */
 export function weightVariable(plugin: string): string {
   return `EXTENDER_WEIGHT_${plugin.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}`;
@@ -31,8 +29,8 @@ export function weightVariable(plugin: string): string {
  * on; everything else keeps the library's defaults (one source of truth).
  */
 function profileOptions(env: Env): ProfileOptions {
-  const weights: Partial<Record<WeightName, number>> = {};
-  for (const plugin of Object.keys(DEFAULT_WEIGHTS) as WeightName[]) {
+  const weights: Partial<Record<ScorePluginName, number>> = {};
+  for (const plugin of Object.keys(DEFAULT_WEIGHTS) as ScorePluginName[]) {
     const variable = weightVariable(plugin);
     if (isEnvSet(env, variable)) weights[plugin] = envNumber(env, variable, { min: 0, max: 1000 });
   }

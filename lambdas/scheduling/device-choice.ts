@@ -1,4 +1,4 @@
-import type { CycleState, Plugin } from './framework';
+import type { CycleState, ScorePlugin } from './framework';
 import type { NodeInfo } from './node-info';
 import type { PodRequirements } from './pod-requirements';
 import type { Profile } from './profile';
@@ -12,13 +12,13 @@ import type { Profile } from './profile';
  * device for a share).
  *
  * Only simulators can act on this: on a real cluster the NVIDIA device plugin
- * assigns devices. It is kept out of the Plugin interface for that reason.
+ * assigns devices. It is kept out of the ScorePlugin interface for that reason.
  */
-export interface DeviceChoice extends Plugin {
+export interface DeviceChoice extends ScorePlugin {
   chooseDevices(state: CycleState, pod: PodRequirements, node: NodeInfo): readonly number[] | undefined;
 }
 
-export function hasDeviceChoice(plugin: Plugin): plugin is DeviceChoice {
+export function hasDeviceChoice(plugin: ScorePlugin): plugin is DeviceChoice {
   return typeof (plugin as Partial<DeviceChoice>).chooseDevices === 'function';
 }
 

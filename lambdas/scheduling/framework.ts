@@ -4,8 +4,9 @@ import type { RejectionReason } from './reasons';
 import type { Snapshot } from './snapshot';
 
 /**
- * A small kube-scheduler framework: plugins with optional PreFilter, Filter,
- * PreScore, Score and NormalizeScore, composed by a Profile with weights.
+ * A small kube-scheduler framework: filter plugins (Filter, optional
+ * PreFilter) and score plugins (Score, optional PreFilter, PreScore and
+ * NormalizeScore), composed by a Profile with weights.
  * Everything is synchronous and pure; per-cycle data lives in CycleState.
  */
 
@@ -63,27 +64,41 @@ export class CycleState {
   }
 }
 
-export interface Plugin {
+/**
+ * A plugin that rejects nodes (kube-scheduler's FilterPlugin). Filter runs in
+ * the per-node hot loop, so it is required: a profile never has to ask.
+ */
+export interface FilterPlugin {
   readonly name: string;
   /** Once per cycle, before any Filter: precompute what the per-node calls need. */
   preFilter?(state: CycleState, pod: PodRequirements): void;
-  filter?(state: CycleState, pod: PodRequirements, node: NodeInfo): FilterStatus;
+  filter(state: CycleState, pod: PodRequirements, node: NodeInfo): FilterStatus;
+}
+
+/** A plugin that ranks feasible nodes (kube-scheduler's ScorePlugin); a profile weighs it. */
+export interface ScorePlugin {
+  readonly name: string;
+  /** Once per cycle, before any Filter: precompute what the per-node calls need. */
+  preFilter?(state: CycleState, pod: PodRequirements): void;
   /** Once per cycle, with the feasible nodes, before any Score. */
   preScore?(state: CycleState, pod: PodRequirements, nodes: readonly NodeInfo[]): void;
   /** 0..MAX_NODE_SCORE (values outside are clamped). */
-  score?(state: CycleState, pod: PodRequirements, node: NodeInfo): number;
+  score(state: CycleState, pod: PodRequirements, node: NodeInfo): number;
   /** Rewrites this plugin's raw scores in place (same order as the nodes), e.g. to rescale to 0..100. */
   normalizeScores?(state: CycleState, pod: PodRequirements, scores: Float64Array): void;
 }
 
+/** Any plugin a profile holds. One that both filters and scores is a FilterPlugin & ScorePlugin. */
+export type Plugin = FilterPlugin | ScorePlugin;
+
 export interface WeightedPlugin {
-  readonly plugin: Plugin;
+  readonly plugin: ScorePlugin;
   readonly weight: number;
 }
 
 export interface ProfileSpec {
   readonly name: string;
-  readonly filters: readonly Plugin[];
+  readonly filters: readonly FilterPlugin[];
   readonly scorers: readonly WeightedPlugin[];
 }
 

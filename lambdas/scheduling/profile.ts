@@ -1,4 +1,4 @@
-import type { FilterOutcome, FilterRejection, FilterStatus, Plugin, ProfileSpec, RejectedNode, WeightedPlugin } from './framework';
+import type { FilterOutcome, FilterPlugin, FilterRejection, FilterStatus, Plugin, ProfileSpec, RejectedNode, WeightedPlugin } from './framework';
 import { CycleState, MAX_NODE_SCORE, PASS, reject } from './framework';
 import type { NodeInfo } from './node-info';
 import type { PodRequirements } from './pod-requirements';
@@ -11,9 +11,8 @@ import type { Snapshot } from './snapshot';
  */
 export class Profile {
   readonly name: string;
-  readonly filters: readonly Plugin[];
+  readonly filters: readonly FilterPlugin[];
   readonly scorers: readonly WeightedPlugin[];
-  private readonly filterFns: readonly Plugin[];
   private readonly allPlugins: readonly Plugin[];
   private readonly totalWeight: number;
 
@@ -23,8 +22,7 @@ export class Profile {
     }
     this.name = spec.name;
     this.filters = spec.filters;
-    this.scorers = spec.scorers.filter((s) => s.weight > 0 && s.plugin.score !== undefined);
-    this.filterFns = spec.filters.filter((p) => p.filter !== undefined);
+    this.scorers = spec.scorers.filter((s) => s.weight > 0);
     // A scorer switched off with weight 0 costs nothing, not even its PreFilter.
     this.allPlugins = [...new Set([...spec.filters, ...this.scorers.map((s) => s.plugin)])];
     this.totalWeight = this.scorers.reduce((sum, s) => sum + s.weight, 0);
@@ -41,8 +39,8 @@ export class Profile {
   filterNode(state: CycleState, node: NodeInfo): FilterStatus {
     const pod = state.pod;
     if (pod.invalid !== undefined) return invalidRejection(pod);
-    for (const plugin of this.filterFns) {
-      const status = plugin.filter?.(state, pod, node) ?? PASS;
+    for (const plugin of this.filters) {
+      const status = plugin.filter(state, pod, node);
       if (!status.ok) return status;
     }
     return PASS;
@@ -76,7 +74,6 @@ export class Profile {
     for (const { plugin } of this.scorers) plugin.preScore?.(state, pod, nodes);
     for (const { plugin, weight } of this.scorers) {
       const scoreFn = plugin.score;
-      if (scoreFn === undefined) continue;
       for (let i = 0; i < nodes.length; i++) raw[i] = scoreFn.call(plugin, state, pod, nodes[i] as NodeInfo);
       plugin.normalizeScores?.(state, pod, raw);
       for (let i = 0; i < nodes.length; i++) total[i] = (total[i] ?? 0) + clampScore(raw[i] ?? 0) * weight;

@@ -1,17 +1,24 @@
 import type { WeightedPlugin } from './framework';
-import { createFragmentationScore } from './plugins/fragmentation';
+import { FRAGMENTATION_NAME, createFragmentationScore } from './plugins/fragmentation';
 import type { FragmentationOptions } from './plugins/fragmentation';
-import { createGpuScore } from './plugins/gpu-score';
+import { GPU_SCORE_NAME, createGpuScore } from './plugins/gpu-score';
 import type { GpuScoreOptions } from './plugins/gpu-score';
 import { gpuFit } from './plugins/gpu-fit';
-import { gpuPacking } from './plugins/gpu-packing';
-import { networkLocality } from './plugins/network-locality';
+import { GPU_PACKING_NAME, gpuPacking } from './plugins/gpu-packing';
+import { NETWORK_LOCALITY_NAME, networkLocality } from './plugins/network-locality';
 import { nodeResourcesFit } from './plugins/node-resources-fit';
 import { Profile } from './profile';
 
+/**
+ * The score plugins the built-in profiles weigh. Their names are also the
+ * user-facing weight keys (EXTENDER_WEIGHT_<PLUGIN>, the simulator's
+ * --config), so renaming a plugin is a breaking change there.
+ */
+export type ScorePluginName = typeof GPU_SCORE_NAME | typeof GPU_PACKING_NAME | typeof NETWORK_LOCALITY_NAME | typeof FRAGMENTATION_NAME;
+
 export interface ProfileOptions {
   /** Weight of each score plugin by name; 0 disables it. */
-  readonly weights?: Readonly<Partial<Record<'GpuScore' | 'GpuPacking' | 'NetworkLocality' | 'Fragmentation', number>>>;
+  readonly weights?: Readonly<Partial<Record<ScorePluginName, number>>>;
   readonly gpuScore?: GpuScoreOptions;
   /** Workload shapes for the fragmentation score; by default derived from the pods bound in the snapshot. */
   readonly fragmentation?: FragmentationOptions;
@@ -24,7 +31,12 @@ export interface ProfileOptions {
  * peers. GpuPacking stays available but off: as a tie-breaker it undoes FGD's
  * choices (−2 points of allocation on the trace).
  */
-export const DEFAULT_WEIGHTS = { GpuScore: 1, GpuPacking: 0, NetworkLocality: 5, Fragmentation: 20 } as const;
+export const DEFAULT_WEIGHTS = {
+  [GPU_SCORE_NAME]: 1,
+  [GPU_PACKING_NAME]: 0,
+  [NETWORK_LOCALITY_NAME]: 5,
+  [FRAGMENTATION_NAME]: 20,
+} as const satisfies Readonly<Record<ScorePluginName, number>>;
 
 /**
  * GpuScore inside the profiles scores utilization only by default: its
@@ -38,10 +50,10 @@ export const DEFAULT_GPU_SCORE: GpuScoreOptions = { fitWeight: 0, utilizationWei
 function scorers(options: ProfileOptions): WeightedPlugin[] {
   const weights = { ...DEFAULT_WEIGHTS, ...options.weights };
   return [
-    { plugin: createGpuScore({ ...DEFAULT_GPU_SCORE, ...options.gpuScore }), weight: weights.GpuScore },
-    { plugin: gpuPacking, weight: weights.GpuPacking },
-    { plugin: networkLocality, weight: weights.NetworkLocality },
-    { plugin: createFragmentationScore(options.fragmentation), weight: weights.Fragmentation },
+    { plugin: createGpuScore({ ...DEFAULT_GPU_SCORE, ...options.gpuScore }), weight: weights[GPU_SCORE_NAME] },
+    { plugin: gpuPacking, weight: weights[GPU_PACKING_NAME] },
+    { plugin: networkLocality, weight: weights[NETWORK_LOCALITY_NAME] },
+    { plugin: createFragmentationScore(options.fragmentation), weight: weights[FRAGMENTATION_NAME] },
   ];
 }
 

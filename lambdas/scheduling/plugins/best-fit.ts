@@ -1,9 +1,11 @@
-import type { CycleState, Plugin } from '../framework';
+import type { CycleState, ScorePlugin } from '../framework';
 import { MAX_NODE_SCORE } from '../framework';
 import { GPU_MILLI } from '../keys';
 import type { NodeInfo } from '../node-info';
 import type { PodRequirements } from '../pod-requirements';
 import { normalizeMinMax } from './normalize-min-max';
+
+export const BEST_FIT_NAME = 'BestFit' as const;
 
 export interface BestFitOptions {
   /** CPU (millicores) that counts as "a full node" when weighing leftovers; the FGD paper's 128 cores. */
@@ -19,11 +21,11 @@ export interface BestFitOptions {
  * numbers rescaled min–max to 0..100 across the feasible nodes, so close
  * nodes tie (and the scheduler breaks ties at random), as there.
  */
-export function createBestFit(options: BestFitOptions = {}): Plugin {
+export function createBestFit(options: BestFitOptions = {}): ScorePlugin {
   const maxCpu = options.maxCpuMilli ?? 128_000;
   const maxGpu = options.maxGpuMilli ?? 8 * GPU_MILLI;
   return {
-    name: 'BestFit',
+    name: BEST_FIT_NAME,
     score(_state: CycleState, pod: PodRequirements, node: NodeInfo): number {
       const { cpuMilli, gpuCount, gpuMilli } = pod.demand;
       const cpuLeft = finiteOr(node.allocatableCpuMilli - node.requestedCpuMilli, maxCpu) - cpuMilli;
@@ -41,4 +43,4 @@ function finiteOr(value: number, fallback: number): number {
   return Number.isFinite(value) ? value : fallback;
 }
 
-export const bestFit: Plugin = createBestFit();
+export const bestFit: ScorePlugin = createBestFit();

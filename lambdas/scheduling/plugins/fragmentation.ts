@@ -10,6 +10,8 @@ import type { Snapshot } from '../snapshot';
 import type { WorkloadShape } from './workload-shapes';
 import { typicalShapes } from './workload-shapes';
 
+export const FRAGMENTATION_NAME = 'Fragmentation' as const;
+
 export interface FragmentationOptions {
   /**
    * The shapes the cluster typically runs (see typicalShapes). When absent the
@@ -193,7 +195,7 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
   const derived = new WeakMap<readonly PodInfo[], { pods: number; model: FragmentationModel }>();
   const memos = new WeakMap<NodeInfo, NodeMemo>();
   // One slot per plugin instance: two instances with different shapes can share a cycle.
-  const CYCLE = stateKey<CycleModel>('Fragmentation/cycle');
+  const CYCLE = stateKey<CycleModel>(`${FRAGMENTATION_NAME}/cycle`);
   let scratch = new Int32Array(8);
 
   const modelFor = (snapshot: Snapshot): FragmentationModel => {
@@ -294,7 +296,7 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
   };
 
   return {
-    name: 'Fragmentation',
+    name: FRAGMENTATION_NAME,
     preScore(state: CycleState, pod: PodRequirements): void {
       resolveCycle(state, pod);
     },

@@ -1,9 +1,11 @@
-import type { CycleState, FilterRejection, FilterStatus, Plugin } from '../framework';
+import type { CycleState, FilterPlugin, FilterRejection, FilterStatus } from '../framework';
 import { PASS, reject, stateKey } from '../framework';
 import { modelMatches } from '../gpu-model';
 import { GPU_MILLI, NODE_LABEL } from '../keys';
 import type { NodeInfo } from '../node-info';
 import type { PodRequirements } from '../pod-requirements';
+
+export const GPU_FIT_NAME = 'GpuFit' as const;
 
 /**
  * Per cycle: the verdict for each distinct node model and the rejections
@@ -20,7 +22,7 @@ interface FitMemo {
   noMemoryLabel: FilterRejection | undefined;
 }
 
-const MEMO = stateKey<FitMemo>('GpuFit/memo');
+const MEMO = stateKey<FitMemo>(`${GPU_FIT_NAME}/memo`);
 
 /**
  * Filter: the node has the GPU model the pod allows, enough memory per GPU,
@@ -29,8 +31,8 @@ const MEMO = stateKey<FitMemo>('GpuFit/memo');
  * GPUs is not, unless the node does not have that many GPUs at all. Pods that
  * ask for no GPU pass untouched.
  */
-export const gpuFit: Plugin = {
-  name: 'GpuFit',
+export const gpuFit: FilterPlugin = {
+  name: GPU_FIT_NAME,
 
   preFilter(state: CycleState): void {
     state.write(MEMO, { byModel: [], byMemory: new Map(), byFree: new Map(), noModelLabel: undefined, noMemoryLabel: undefined });

@@ -1,8 +1,10 @@
-import type { CycleState, Plugin } from '../framework';
+import type { CycleState, ScorePlugin } from '../framework';
 import { MAX_NODE_SCORE } from '../framework';
 import { GPU_MILLI } from '../keys';
 import type { NodeInfo } from '../node-info';
 import type { PodRequirements } from '../pod-requirements';
+
+export const GPU_SCORE_NAME = 'GpuScore' as const;
 
 export interface GpuScoreOptions {
   /** Weight of "free GPUs just above the request" (the seed's 0.7). */
@@ -20,14 +22,14 @@ export interface GpuScoreOptions {
  * as neutral rather than as idle, so a node the reconciler has not measured
  * yet is not preferred over a measured idle one.
  */
-export function createGpuScore(options: GpuScoreOptions = {}): Plugin {
+export function createGpuScore(options: GpuScoreOptions = {}): ScorePlugin {
   const fitWeight = options.fitWeight ?? 0.7;
   const utilizationWeight = options.utilizationWeight ?? 0.3;
   const unknown = options.unknownUtilizationScore ?? 50;
   const sum = fitWeight + utilizationWeight;
-  if (!(fitWeight >= 0 && utilizationWeight >= 0 && sum > 0)) throw new Error('GpuScore weights must be >= 0 and not both 0');
+  if (!(fitWeight >= 0 && utilizationWeight >= 0 && sum > 0)) throw new Error(`${GPU_SCORE_NAME} weights must be >= 0 and not both 0`);
   return {
-    name: 'GpuScore',
+    name: GPU_SCORE_NAME,
     score(_state: CycleState, pod: PodRequirements, node: NodeInfo): number {
       const { gpuCount, gpuMilli } = pod.demand;
       if (gpuCount <= 0) return 0;
@@ -50,4 +52,4 @@ function fitScore(node: NodeInfo, count: number, milli: number): number {
   return MAX_NODE_SCORE * (1 - (best - milli) / GPU_MILLI);
 }
 
-export const gpuScore: Plugin = createGpuScore();
+export const gpuScore: ScorePlugin = createGpuScore();

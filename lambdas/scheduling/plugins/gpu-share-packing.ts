@@ -1,8 +1,10 @@
-import type { CycleState, Plugin } from '../framework';
+import type { CycleState, ScorePlugin } from '../framework';
 import { MAX_NODE_SCORE } from '../framework';
 import { GPU_MILLI } from '../keys';
 import type { NodeInfo } from '../node-info';
 import type { PodRequirements } from '../pod-requirements';
+
+export const GPU_SHARE_PACKING_NAME = 'GpuSharePacking' as const;
 
 const THIRD = Math.floor(MAX_NODE_SCORE / 3);
 const HALF = Math.floor(MAX_NODE_SCORE / 2);
@@ -14,8 +16,8 @@ const HALF = Math.floor(MAX_NODE_SCORE / 2);
  * (3) it opens an untouched node (0..33, smaller nodes first).
  * Pods without GPUs score 0 everywhere (no preference).
  */
-export const gpuSharePacking: Plugin = {
-  name: 'GpuSharePacking',
+export const gpuSharePacking: ScorePlugin = {
+  name: GPU_SHARE_PACKING_NAME,
   score(_state: CycleState, pod: PodRequirements, node: NodeInfo): number {
     const { gpuCount, gpuMilli } = pod.demand;
     if (gpuCount <= 0) return 0;

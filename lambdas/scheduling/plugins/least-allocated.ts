@@ -1,7 +1,9 @@
-import type { CycleState, Plugin } from '../framework';
+import type { CycleState, ScorePlugin } from '../framework';
 import { MAX_NODE_SCORE } from '../framework';
 import type { NodeInfo } from '../node-info';
 import type { PodRequirements } from '../pod-requirements';
+
+export const LEAST_ALLOCATED_NAME = 'LeastAllocated' as const;
 
 /**
  * kube-scheduler's default NodeResourcesFit scoring strategy, LeastAllocated
@@ -9,8 +11,8 @@ import type { PodRequirements } from '../pod-requirements';
  * after placing the pod scores highest, which spreads pods out. Resources a
  * node does not model (infinite allocatable) are left out of the mean.
  */
-export const leastAllocated: Plugin = {
-  name: 'LeastAllocated',
+export const leastAllocated: ScorePlugin = {
+  name: LEAST_ALLOCATED_NAME,
   score(_state: CycleState, pod: PodRequirements, node: NodeInfo): number {
     const cpu = freeShare(node.allocatableCpuMilli, node.requestedCpuMilli + pod.demand.cpuMilli);
     const memory = freeShare(node.allocatableMemoryBytes, node.requestedMemoryBytes + pod.demand.memoryBytes);

@@ -1,4 +1,4 @@
-import type { CycleState, Plugin } from '../framework';
+import type { CycleState, ScorePlugin } from '../framework';
 import { stateKey } from '../framework';
 import type { LabelSelector } from '../label-selector';
 import { selectorMatches } from '../label-selector';
@@ -7,13 +7,15 @@ import type { PodInfo } from '../pod-info';
 import type { PodRequirements } from '../pod-requirements';
 import type { Snapshot } from '../snapshot';
 
+export const NETWORK_LOCALITY_NAME = 'NetworkLocality' as const;
+
 interface PeerPlacement {
   readonly total: number;
   readonly perNode: ReadonlyMap<string, number>;
   readonly perZone: ReadonlyMap<string, number>;
 }
 
-const PEERS = stateKey<PeerPlacement>('NetworkLocality/peers');
+const PEERS = stateKey<PeerPlacement>(`${NETWORK_LOCALITY_NAME}/peers`);
 
 /**
  * Keeps a pod near the peers named by its gpu.nvidia.com/peer-selector
@@ -23,8 +25,8 @@ const PEERS = stateKey<PeerPlacement>('NetworkLocality/peers');
  * within a tier, more peers score higher. Without a selector, or with no
  * bound peer yet, every node scores 0 (no preference).
  */
-export const networkLocality: Plugin = {
-  name: 'NetworkLocality',
+export const networkLocality: ScorePlugin = {
+  name: NETWORK_LOCALITY_NAME,
 
   // PreScore, not PreFilter: a filter-only call (the extender's /filter) never pays for the peer scan.
   preScore(state: CycleState, pod: PodRequirements): void {

@@ -1,15 +1,17 @@
-import type { CycleState, FilterStatus, Plugin } from '../framework';
+import type { CycleState, FilterPlugin, FilterStatus } from '../framework';
 import { PASS, reject } from '../framework';
 import type { NodeInfo } from '../node-info';
 import type { PodRequirements } from '../pod-requirements';
+
+export const NODE_RESOURCES_FIT_NAME = 'NodeResourcesFit' as const;
 
 /**
  * CPU, memory and pod-count fit, as kube-scheduler's in-tree NodeResourcesFit
  * does it. The extender profile leaves this out (the scheduler already ran it
  * before calling us); the simulator profile needs it. GPUs are GpuFit's job.
  */
-export const nodeResourcesFit: Plugin = {
-  name: 'NodeResourcesFit',
+export const nodeResourcesFit: FilterPlugin = {
+  name: NODE_RESOURCES_FIT_NAME,
   filter(_state: CycleState, pod: PodRequirements, node: NodeInfo): FilterStatus {
     if (node.pods.length + 1 > node.allocatablePods) return reject('TooManyPods', 'Too many pods');
     const { cpuMilli, memoryBytes } = pod.demand;

@@ -5,7 +5,9 @@ import { GPU_MILLI } from '../keys';
 import type { NodeInfo } from '../node-info';
 import type { PodRequirements } from '../pod-requirements';
 
-const CHOSEN = stateKey<NodeInfo>('RandomPlacement/chosen');
+export const RANDOM_PLACEMENT_NAME = 'RandomPlacement' as const;
+
+const CHOSEN = stateKey<NodeInfo>(`${RANDOM_PLACEMENT_NAME}/chosen`);
 
 /**
  * The FGD paper's "Random" baseline: PreScore draws one feasible node
@@ -15,7 +17,7 @@ const CHOSEN = stateKey<NodeInfo>('RandomPlacement/chosen');
  */
 export function createRandomPlacement(random: () => number): DeviceChoice {
   return {
-    name: 'RandomPlacement',
+    name: RANDOM_PLACEMENT_NAME,
     preScore(state: CycleState, _pod: PodRequirements, nodes: readonly NodeInfo[]): void {
       const chosen = nodes[Math.floor(random() * nodes.length)];
       if (chosen !== undefined) state.write(CHOSEN, chosen);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Plugin } from '../../../../lambdas/scheduling';
+import type { FilterPlugin, ScorePlugin } from '../../../../lambdas/scheduling';
 import {
   PASS,
   Profile,
@@ -19,7 +19,7 @@ describe('Profile', () => {
   it('runs preFilter once per cycle and the first rejecting filter wins', () => {
     const calls: string[] = [];
     const seen = stateKey<number>('seen');
-    const first: Plugin = {
+    const first: FilterPlugin = {
       name: 'first',
       preFilter(state) {
         calls.push('preFilter');
@@ -30,7 +30,7 @@ describe('Profile', () => {
         return node.name === 'b' ? reject('InsufficientGpus', `no ${state.read(seen)}`) : PASS;
       },
     };
-    const second: Plugin = { name: 'second', filter: (_s, _p, node) => (calls.push(`second:${node.name}`), PASS) };
+    const second: FilterPlugin = { name: 'second', filter: (_s, _p, node) => (calls.push(`second:${node.name}`), PASS) };
     const profile = new Profile({ name: 't', filters: [first, second], scorers: [] });
     const snapshot = snapshotFromKubernetes([gpuNode('a'), gpuNode('b')]);
     const state = profile.startCycle(snapshot, parsePodRequirements(seedPod));
@@ -41,8 +41,8 @@ describe('Profile', () => {
   });
 
   it('combines scores as a weighted mean, applies normalize, clamps to 0..100', () => {
-    const byName: Plugin = { name: 'byName', score: (_s, _p, node) => (node.name === 'a' ? 100 : 0) };
-    const wild: Plugin = {
+    const byName: ScorePlugin = { name: 'byName', score: (_s, _p, node) => (node.name === 'a' ? 100 : 0) };
+    const wild: ScorePlugin = {
       name: 'wild',
       score: () => 1000,
       normalizeScores(_s, _p, scores) {
@@ -106,7 +106,7 @@ describe('default profiles', () => {
 describe('Profile plugin activation', () => {
   it('a scorer with weight 0 is never called, not even its preFilter', () => {
     const calls: string[] = [];
-    const off: Plugin = { name: 'off', preFilter: () => void calls.push('preFilter'), score: () => (calls.push('score'), 100) };
+    const off: ScorePlugin = { name: 'off', preFilter: () => void calls.push('preFilter'), score: () => (calls.push('score'), 100) };
     const profile = new Profile({ name: 't', filters: [], scorers: [{ plugin: off, weight: 0 }] });
     const snapshot = snapshotFromKubernetes([gpuNode('a')]);
     const state = profile.startCycle(snapshot, parsePodRequirements(seedPod));

@@ -1,4 +1,4 @@
-import type { Plugin } from '../../../../../lambdas/scheduling/framework';
+import type { ScorePlugin } from '../../../../../lambdas/scheduling/framework';
 import { NodeInfo } from '../../../../../lambdas/scheduling/node-info';
 import type { NodeSpec } from '../../../../../lambdas/scheduling/node-info';
 import type { PodRequirements, PodSpecInput } from '../../../../../lambdas/scheduling/pod-requirements';
@@ -25,7 +25,7 @@ export function pod(input: Omit<PodSpecInput, 'name'> & { name?: string }): PodR
 }
 
 /** Scores every node with one plugin the way a Profile does (preScore, score, normalize). */
-export function scoresOf(plugin: Plugin, nodes: readonly NodeInfo[], requirements: PodRequirements): Record<string, number> {
+export function scoresOf(plugin: ScorePlugin, nodes: readonly NodeInfo[], requirements: PodRequirements): Record<string, number> {
   const profile = new Profile({ name: 'test', filters: [], scorers: [{ plugin, weight: 1 }] });
   const snapshot = new Snapshot(nodes);
   const state = profile.startCycle(snapshot, requirements);
@@ -33,7 +33,7 @@ export function scoresOf(plugin: Plugin, nodes: readonly NodeInfo[], requirement
   return Object.fromEntries(nodes.map((n, i) => [n.name, scores[i] ?? Number.NaN]));
 }
 
-export function cycle(plugin: Plugin, nodes: readonly NodeInfo[], requirements: PodRequirements) {
+export function cycle(plugin: ScorePlugin, nodes: readonly NodeInfo[], requirements: PodRequirements) {
   const profile = new Profile({ name: 'test', filters: [], scorers: [{ plugin, weight: 1 }] });
   const snapshot = new Snapshot(nodes);
   const state = profile.startCycle(snapshot, requirements);
