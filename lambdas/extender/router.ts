@@ -1,5 +1,6 @@
 import type { ExtenderVerb } from '../observability/metric-catalog';
 import type { Profile } from '../scheduling';
+import { createCandidateResolver } from './candidate-nodes';
 import type { ClusterCache } from './cluster-cache';
 import type { ExtenderObserver } from './observer';
 import type { ExtenderContext, VerbResult } from './verbs';
@@ -45,7 +46,12 @@ const VERB_PATHS: Readonly<Record<string, ExtenderVerb>> = { '/filter': 'filter'
 export function createRouter(deps: RouterDeps): Router {
   const now = deps.now ?? (() => performance.now());
   const basePath = normaliseBase(deps.basePath ?? '');
-  const ctx: ExtenderContext = { profile: deps.profile, cache: deps.cache, warn: (m, d) => deps.observer.warn(m, d) };
+  const ctx: ExtenderContext = {
+    profile: deps.profile,
+    cache: deps.cache,
+    candidates: createCandidateResolver(deps.cache),
+    warn: (m, d) => deps.observer.warn(m, d),
+  };
 
   return async function route(request: RouterRequest): Promise<RouterResponse> {
     const started = now();

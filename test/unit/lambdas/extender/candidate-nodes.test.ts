@@ -4,7 +4,7 @@ import { snapshotFromKubernetes } from '../../../../lambdas/scheduling';
 import { benchPod, boundPods, gpuNodes } from '../../../../bench/perf/extender-fixtures';
 import { harness } from './router-harness';
 
-// verbs.ts resolves NodeNames by first trying the order of the previous
+// candidate-nodes.ts resolves NodeNames by first trying the order of the previous
 // request on the same snapshot. That must only change the cost: every answer
 // of a long-lived router is compared with a fresh router that never saw an
 // earlier request.
