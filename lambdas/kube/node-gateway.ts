@@ -3,6 +3,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { isKubeNotFound } from './kube-errors';
 import type { MetadataPatch } from './merge-patch';
 import { FIELD_MANAGER, MERGE_PATCH_OPTIONS } from './merge-patch';
+import { collectPages, paginate } from './paginate';
 
 export interface ListOptions {
   /** Items per page (the API server's `limit`); default 500. */
@@ -25,25 +26,6 @@ export interface NodeGateway {
 }
 
 export const DEFAULT_PAGE_SIZE = 500;
-
-/** Follows `continue` tokens until the API server has no more pages. */
-export async function* paginate<T>(
-  fetchPage: (page: { _continue?: string }) => Promise<{ items: T[]; metadata?: { _continue?: string } }>,
-): AsyncGenerator<readonly T[]> {
-  let continueToken: string | undefined;
-  do {
-    const page = await fetchPage(continueToken ? { _continue: continueToken } : {});
-    yield page.items;
-    continueToken = page.metadata?._continue || undefined;
-  } while (continueToken);
-}
-
-/** Every item of every page, in order. */
-export async function collectPages<T>(pages: AsyncIterable<readonly T[]>): Promise<T[]> {
-  const all: T[] = [];
-  for await (const page of pages) all.push(...page);
-  return all;
-}
 
 export function createNodeGateway(kc: KubeConfig): NodeGateway {
   const core = kc.makeApiClient(CoreV1Api);

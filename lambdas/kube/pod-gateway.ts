@@ -3,7 +3,8 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import type { MetadataPatch } from './merge-patch';
 import { FIELD_MANAGER, MERGE_PATCH_OPTIONS } from './merge-patch';
 import type { ListOptions } from './node-gateway';
-import { collectPages, DEFAULT_PAGE_SIZE, paginate } from './node-gateway';
+import { DEFAULT_PAGE_SIZE } from './node-gateway';
+import { collectPages, paginate } from './paginate';
 
 export interface PodListOptions extends ListOptions {
   /** Only this namespace; all namespaces when unset. */
