@@ -1,21 +1,19 @@
 /**
  * The typed configuration of the CDK app. `parseAppConfig` is the only way to
  * build one, so every field here has been validated and defaulted.
- * docs/deploy.md documents each key; keep the two in step.
+ *
+ * Each property's `@default` tag states the default that parseAppConfig takes
+ * from APP_CONFIG_DEFAULTS (app-config-defaults.ts); a unit test fails when a
+ * tag and the table disagree. Where one type serves several settings (the
+ * system and the GPU node groups, the three functions) the tag lists the
+ * default per setting, `setting: value; ...`. A tag starting with `-` is
+ * prose: the setting has no default value of its own (required, unset,
+ * derived from another setting, or an object whose keys have their own).
+ * docs/deploy.md documents each key for operators; keep it in step.
  */
 
 export const KUBERNETES_VERSIONS = ['1.34', '1.35'] as const;
 export type KubernetesMinorVersion = (typeof KUBERNETES_VERSIONS)[number];
-
-/**
- * The kube-scheduler patch release used for the second scheduler when the
- * config does not name one: the scheduler must speak the same API as the
- * control plane, so its minor version follows `kubernetesVersion`.
- */
-export const DEFAULT_KUBE_SCHEDULER_VERSION: Readonly<Record<KubernetesMinorVersion, string>> = {
-  '1.34': '1.34.2',
-  '1.35': '1.35.0',
-};
 
 export const TAINT_EFFECTS = ['NO_SCHEDULE', 'PREFER_NO_SCHEDULE', 'NO_EXECUTE'] as const;
 export type TaintEffectName = (typeof TAINT_EFFECTS)[number];
@@ -35,119 +33,258 @@ export const LOG_RETENTION_DAYS = [
 ] as const;
 
 export interface NodeTaint {
+  /** @default - none: required */
   readonly key: string;
+  /** @default "" */
   readonly value: string;
+  /** @default "NO_SCHEDULE" */
   readonly effect: TaintEffectName;
 }
 
 export interface NodeGroupConfig {
+  /**
+   * The system group's name is fixed.
+   *
+   * @default systemNodeGroup: "system"; gpuNodeGroups: "gpu"
+   */
   readonly name: string;
+  /**
+   * The GPU group created when `gpuNodeGroups` is left out has its own list (see there).
+   *
+   * @default systemNodeGroup: ["m7i.large"]; gpuNodeGroups: ["g5.xlarge"]
+   */
   readonly instanceTypes: readonly string[];
+  /** @default systemNodeGroup: 2; gpuNodeGroups: 0 */
   readonly minSize: number;
+  /** @default systemNodeGroup: 3; gpuNodeGroups: 4 */
   readonly maxSize: number;
+  /**
+   * Raised to `minSize` or lowered to `maxSize` when the default falls outside them.
+   *
+   * @default systemNodeGroup: 2; gpuNodeGroups: 1
+   */
   readonly desiredSize: number;
+  /** @default systemNodeGroup: 50; gpuNodeGroups: 100 */
   readonly diskSizeGiB: number;
+  /** @default "ON_DEMAND" */
   readonly capacityType: CapacityTypeName;
+  /** @default {} */
   readonly labels: Readonly<Record<string, string>>;
+  /** @default systemNodeGroup: []; gpuNodeGroups: [{"key":"nvidia.com/gpu","value":"true","effect":"NO_SCHEDULE"}] */
   readonly taints: readonly NodeTaint[];
 }
 
 export interface NewClusterConfig {
+  /** @default "new" */
   readonly mode: 'new';
+  /** @default "private" */
   readonly endpointAccess: EndpointAccessName;
+  /** @default [] */
   readonly publicAccessCidrs: readonly string[];
+  /** @default "10.0.0.0/16" */
   readonly vpcCidr: string;
-  /** Explicit zones; empty = the region's first two (all an environment-agnostic stack can know). */
+  /**
+   * Explicit zones; empty = the region's first two (all an environment-agnostic stack can know).
+   *
+   * @default []
+   */
   readonly availabilityZones: readonly string[];
+  /** @default 1 */
   readonly natGateways: number;
+  /** @default "nat" */
   readonly awsApiAccess: AwsApiAccessName;
-  /** IAM roles or users (ARNs) of the people who operate the cluster; given cluster-admin via access entries. */
+  /**
+   * IAM roles or users (ARNs) of the people who operate the cluster; given cluster-admin via access entries.
+   *
+   * @default []
+   */
   readonly adminPrincipalArns: readonly string[];
+  /** @default - the NodeGroupConfig defaults for systemNodeGroup */
   readonly systemNodeGroup: NodeGroupConfig;
+  /**
+   * Each group's other keys take the NodeGroupConfig defaults for gpuNodeGroups.
+   *
+   * @default [{"name":"gpu","instanceTypes":["g5.xlarge","g5.2xlarge"]}]
+   */
   readonly gpuNodeGroups: readonly NodeGroupConfig[];
 }
 
 export interface ExistingClusterConfig {
+  /** @default - none: cluster.mode defaults to "new" */
   readonly mode: 'existing';
+  /** @default - none: required */
   readonly vpcId: string;
+  /**
+   * docs/deploy.md calls this and `privateSubnetIds` required, but the
+   * minimum of two applies only to a list that is given: left out, both are
+   * empty and pass the one-subnet-per-zone check.
+   *
+   * @default []
+   */
   readonly availabilityZones: readonly string[];
+  /** @default [] */
   readonly privateSubnetIds: readonly string[];
-  /** The EKS-created cluster security group: on the control-plane ENIs and on managed nodes. */
+  /**
+   * The EKS-created cluster security group: on the control-plane ENIs and on managed nodes.
+   *
+   * @default - none: required
+   */
   readonly clusterSecurityGroupId: string;
-  /** Whether the stack installs the eks-pod-identity-agent add-on (skip when the cluster has it). */
+  /**
+   * Whether the stack installs the eks-pod-identity-agent add-on (skip when the cluster has it).
+   *
+   * @default false
+   */
   readonly installPodIdentityAgent: boolean;
 }
 
+export interface NvidiaDevicePluginConfig {
+  /** @default true */
+  readonly enabled: boolean;
+  /** @default "0.17.1" */
+  readonly chartVersion: string;
+}
+
+export interface CloudWatchObservabilityConfig {
+  /** @default true */
+  readonly enabled: boolean;
+  /** @default - unset: EKS picks the add-on version */
+  readonly addonVersion: string | undefined;
+}
+
 export interface AddonsConfig {
-  readonly nvidiaDevicePlugin: { readonly enabled: boolean; readonly chartVersion: string };
-  readonly cloudWatchObservability: { readonly enabled: boolean; readonly addonVersion: string | undefined };
+  /** @default - the NvidiaDevicePluginConfig defaults */
+  readonly nvidiaDevicePlugin: NvidiaDevicePluginConfig;
+  /** @default - the CloudWatchObservabilityConfig defaults */
+  readonly cloudWatchObservability: CloudWatchObservabilityConfig;
 }
 
 export interface SchedulerExtenderConfig {
+  /** @default 5 */
   readonly weight: number;
+  /** @default false */
   readonly ignorable: boolean;
+  /** @default 5 */
   readonly httpTimeoutSeconds: number;
+  /** @default true */
   readonly preempt: boolean;
 }
 
+export interface SchedulerResourcesConfig {
+  /** @default "100m" */
+  readonly cpuRequest: string;
+  /** @default "128Mi" */
+  readonly memoryRequest: string;
+  /** @default "512Mi" */
+  readonly memoryLimit: string;
+}
+
 export interface SchedulerConfig {
+  /** @default "gpu-scheduler" */
   readonly name: string;
+  /** @default "kube-system" */
   readonly namespace: string;
+  /**
+   * Per `kubernetesVersion`: the scheduler must speak the same API as the control plane.
+   *
+   * @default 1.34: "1.34.2"; 1.35: "1.35.0"
+   */
   readonly kubeSchedulerVersion: string;
+  /** @default 2 */
   readonly replicas: number;
+  /** @default - the scheduler's `name` */
   readonly leaseName: string;
+  /** @default 2 */
   readonly verbosity: number;
-  readonly resources: {
-    readonly cpuRequest: string;
-    readonly memoryRequest: string;
-    readonly memoryLimit: string;
-  };
+  /** @default - the SchedulerResourcesConfig defaults */
+  readonly resources: SchedulerResourcesConfig;
+  /** @default - the SchedulerExtenderConfig defaults */
   readonly extender: SchedulerExtenderConfig;
 }
 
 export interface FunctionConfig {
+  /** @default extender: 512; labeler: 256; reconciler: 512 */
   readonly memorySizeMiB: number;
+  /** @default extender: 10; labeler: 60; reconciler: 50 */
   readonly timeoutSeconds: number;
+  /** @default {} */
   readonly environment: Readonly<Record<string, string>>;
 }
 
 export interface ExtenderFunctionConfig extends FunctionConfig {
+  /**
+   * HTTP without `certificateArn`, HTTPS with it.
+   *
+   * @default withoutCertificate: 80; withCertificate: 443
+   */
   readonly listenerPort: number;
+  /** @default - unset: the listener serves plain HTTP */
   readonly certificateArn: string | undefined;
-  /** DNS name in the certificate that resolves to the ALB; required with certificateArn. */
+  /**
+   * DNS name in the certificate that resolves to the ALB; required with certificateArn.
+   *
+   * @default - unset
+   */
   readonly hostname: string | undefined;
+  /** @default - unset: the function draws on the account's unreserved concurrency */
   readonly reservedConcurrency: number | undefined;
-  /** Warm instances behind the ALB (0 = none): a cold start eats into the scheduler's httpTimeout. */
+  /**
+   * Warm instances behind the ALB (0 = none): a cold start eats into the scheduler's httpTimeout.
+   *
+   * @default 0
+   */
   readonly provisionedConcurrency: number;
 }
 
 export interface ScheduledFunctionConfig extends FunctionConfig {
+  /** @default labeler: 5; reconciler: 1 */
   readonly scheduleMinutes: number;
+  /** @default labeler: 3600; reconciler: 60 */
   readonly maxEventAgeSeconds: number;
+  /** @default labeler: 2; reconciler: 0 */
   readonly retryAttempts: number;
 }
 
 export interface AlarmsConfig {
+  /** @default false */
   readonly createSnsTopic: boolean;
+  /** @default - unset: no e-mail subscription */
   readonly email: string | undefined;
+  /** @default - unset: notifications go only to the topic the stack creates, if any */
   readonly topicArn: string | undefined;
+  /** @default 1 */
   readonly extender5xxThreshold: number;
+  /** @default 1 */
   readonly extenderErrorsThreshold: number;
+  /** @default 1000 */
   readonly extenderP99LatencyMs: number;
+  /** @default 1 */
   readonly lambdaErrorsThreshold: number;
 }
 
 export interface AppConfig {
+  /** @default "GpuScheduling" */
   readonly stackName: string;
+  /** @default "gpu-scheduling" */
   readonly clusterName: string;
+  /** @default "1.35" */
   readonly kubernetesVersion: KubernetesMinorVersion;
+  /** @default 30 */
   readonly logRetentionDays: number;
+  /** @default - a new cluster with the NewClusterConfig defaults */
   readonly cluster: NewClusterConfig | ExistingClusterConfig;
+  /** @default - the AddonsConfig defaults */
   readonly addons: AddonsConfig;
+  /** @default - the SchedulerConfig defaults */
   readonly scheduler: SchedulerConfig;
+  /** @default - the ExtenderFunctionConfig defaults */
   readonly extender: ExtenderFunctionConfig;
+  /** @default - the ScheduledFunctionConfig defaults for the labeler */
   readonly labeler: ScheduledFunctionConfig;
+  /** @default - the ScheduledFunctionConfig defaults for the reconciler */
   readonly reconciler: ScheduledFunctionConfig;
+  /** @default - the AlarmsConfig defaults */
   readonly alarms: AlarmsConfig;
+  /** @default - `<clusterName>-gpu-scheduling` */
   readonly dashboardName: string;
 }

@@ -132,9 +132,12 @@ export class ConfigReader {
   }
 
   /** A map of string to string (environment variables, node labels). */
-  stringMap(key: string, rule: { keyPattern: RegExp; allowedKeys: string; maxValueLength: number }): Record<string, string> {
+  stringMap(
+    key: string,
+    rule: { default: Readonly<Record<string, string>>; keyPattern: RegExp; allowedKeys: string; maxValueLength: number },
+  ): Record<string, string> {
     const value = this.take(key);
-    if (value === undefined) return {};
+    if (value === undefined) return { ...rule.default };
     if (!isPlainObject(value)) this.fail(key, `must be an object of string values, got ${describe(value)}`);
     const result: Record<string, string> = {};
     for (const [name, item] of Object.entries(value)) {

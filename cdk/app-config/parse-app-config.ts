@@ -11,15 +11,8 @@ import type {
   ScheduledFunctionConfig,
   SchedulerConfig,
 } from './app-config';
-import {
-  AWS_API_ACCESS,
-  CAPACITY_TYPES,
-  DEFAULT_KUBE_SCHEDULER_VERSION,
-  ENDPOINT_ACCESS,
-  KUBERNETES_VERSIONS,
-  LOG_RETENTION_DAYS,
-  TAINT_EFFECTS,
-} from './app-config';
+import { AWS_API_ACCESS, CAPACITY_TYPES, ENDPOINT_ACCESS, KUBERNETES_VERSIONS, LOG_RETENTION_DAYS, TAINT_EFFECTS } from './app-config';
+import { APP_CONFIG_DEFAULTS as DEFAULTS } from './app-config-defaults';
 import { AppConfigError, ConfigReader } from './config-reader';
 
 /** Environment variables the stack itself sets on every function; config may not override them. */
@@ -38,10 +31,6 @@ const GPU_INSTANCE_TYPE = {
 const AVAILABILITY_ZONE = { pattern: /^[a-z]{2}(-[a-z]+)+-\d[a-z]$/, allowed: 'an availability zone name such as us-east-1a' };
 const ENV_MAP = { keyPattern: /^[A-Za-z_][A-Za-z0-9_]*$/, allowedKeys: 'an environment variable name', maxValueLength: 4096 };
 
-/** Keeps pods that do not tolerate it (everything but GPU workloads) off GPU nodes. */
-const GPU_TAINT = { key: 'nvidia.com/gpu', value: 'true', effect: 'NO_SCHEDULE' };
-const DEFAULT_GPU_NODE_GROUP = { name: 'gpu', instanceTypes: ['g5.xlarge', 'g5.2xlarge'] };
-
 /**
  * Validates raw configuration (from cdk.json context and/or a config file)
  * and fills in defaults. Throws AppConfigError naming the first bad key.
@@ -49,18 +38,18 @@ const DEFAULT_GPU_NODE_GROUP = { name: 'gpu', instanceTypes: ['g5.xlarge', 'g5.2
 export function parseAppConfig(raw: unknown): AppConfig {
   const root = new ConfigReader(raw, '');
   const clusterName = root.string('clusterName', {
-    default: 'gpu-scheduling',
+    default: DEFAULTS.clusterName,
     pattern: /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/,
     allowed: 'an EKS cluster name (letters, digits, "-", "_", at most 100, starting with a letter or digit)',
   });
-  const kubernetesVersion = root.oneOf('kubernetesVersion', KUBERNETES_VERSIONS, '1.35');
-  const logRetentionDays = root.integer('logRetentionDays', { default: 30, min: 1, max: 3653 });
+  const kubernetesVersion = root.oneOf('kubernetesVersion', KUBERNETES_VERSIONS, DEFAULTS.kubernetesVersion);
+  const logRetentionDays = root.integer('logRetentionDays', { default: DEFAULTS.logRetentionDays, min: 1, max: 3653 });
   if (!(LOG_RETENTION_DAYS as readonly number[]).includes(logRetentionDays)) {
     root.fail('logRetentionDays', `must be one of ${LOG_RETENTION_DAYS.join(', ')}, got ${logRetentionDays}`);
   }
   const config: AppConfig = {
     stackName: root.string('stackName', {
-      default: 'GpuScheduling',
+      default: DEFAULTS.stackName,
       pattern: /^[A-Za-z][A-Za-z0-9-]{0,127}$/,
       allowed: 'a CloudFormation stack name (letters, digits, "-", starting with a letter)',
     }),
@@ -71,11 +60,11 @@ export function parseAppConfig(raw: unknown): AppConfig {
     addons: parseAddons(root.child('addons')),
     scheduler: parseScheduler(root.child('scheduler'), kubernetesVersion),
     extender: parseExtender(root.child('extender')),
-    labeler: parseScheduled(root.child('labeler'), { scheduleMinutes: 5, memorySizeMiB: 256, timeoutSeconds: 60, maxEventAgeSeconds: 3600, retryAttempts: 2 }),
-    reconciler: parseScheduled(root.child('reconciler'), { scheduleMinutes: 1, memorySizeMiB: 512, timeoutSeconds: 50, maxEventAgeSeconds: 60, retryAttempts: 0 }),
+    labeler: parseScheduled(root.child('labeler'), DEFAULTS.labeler),
+    reconciler: parseScheduled(root.child('reconciler'), DEFAULTS.reconciler),
     alarms: parseAlarms(root.child('alarms')),
     dashboardName: root.string('dashboardName', {
-      default: `${clusterName}-gpu-scheduling`,
+      default: `${clusterName}${DEFAULTS.dashboardNameSuffix}`,
       pattern: /^[A-Za-z0-9_-]{1,255}$/,
       allowed: 'a dashboard name (letters, digits, "-", "_")',
     }),
@@ -91,30 +80,29 @@ export function parseAppConfig(raw: unknown): AppConfig {
 }
 
 function parseCluster(reader: ConfigReader): NewClusterConfig | ExistingClusterConfig {
-  const mode = reader.oneOf('mode', ['new', 'existing'] as const, 'new');
+  const mode = reader.oneOf('mode', ['new', 'existing'] as const, DEFAULTS.cluster.mode);
   const result = mode === 'new' ? parseNewCluster(reader) : parseExistingCluster(reader);
   reader.done();
   return result;
 }
 
 function parseNewCluster(reader: ConfigReader): NewClusterConfig {
+  const defaults = DEFAULTS.cluster;
   if (reader.has('existing')) reader.fail('existing', 'is only allowed when cluster.mode is "existing"');
-  const endpointAccess = reader.oneOf('endpointAccess', ENDPOINT_ACCESS, 'private');
-  const publicAccessCidrs = reader.stringList('publicAccessCidrs', { default: [], minItems: 0, ...CIDR });
+  const endpointAccess = reader.oneOf('endpointAccess', ENDPOINT_ACCESS, defaults.endpointAccess);
+  const publicAccessCidrs = reader.stringList('publicAccessCidrs', { default: defaults.publicAccessCidrs, minItems: 0, ...CIDR });
   if (endpointAccess === 'private' && publicAccessCidrs.length > 0) {
     reader.fail('publicAccessCidrs', 'is only allowed when cluster.endpointAccess is "public-and-private"');
   }
   if (endpointAccess === 'public-and-private' && publicAccessCidrs.length === 0) {
     reader.fail('publicAccessCidrs', 'must list the CIDRs allowed to reach the public endpoint when cluster.endpointAccess is "public-and-private" (an open endpoint is never the default)');
   }
-  const availabilityZones = reader.stringList('availabilityZones', { default: [], minItems: 0, ...AVAILABILITY_ZONE });
+  const availabilityZones = reader.stringList('availabilityZones', { default: defaults.availabilityZones, minItems: 0, ...AVAILABILITY_ZONE });
   if (availabilityZones.length === 1) reader.fail('availabilityZones', 'must list at least 2 zones (EKS needs subnets in two), or be left out');
   const zoneCount = Math.max(availabilityZones.length, 2);
   const gpuNodeGroups = reader
-    .objectList('gpuNodeGroups', { minItems: 0, fallback: [DEFAULT_GPU_NODE_GROUP] })
-    .map((group) =>
-      parseNodeGroup(group, { name: 'gpu', instanceType: GPU_INSTANCE_TYPE, diskSizeGiB: 100, desiredSize: 1, minSize: 0, maxSize: 4, taints: [GPU_TAINT] }),
-    );
+    .objectList('gpuNodeGroups', { minItems: 0, fallback: defaults.gpuNodeGroups })
+    .map((group) => parseNodeGroup(group, defaults.eachGpuNodeGroup, { instanceType: GPU_INSTANCE_TYPE, fixedName: false }));
   const names = new Set<string>();
   for (const [index, group] of gpuNodeGroups.entries()) {
     if (group.name === 'system' || names.has(group.name)) {
@@ -126,51 +114,36 @@ function parseNewCluster(reader: ConfigReader): NewClusterConfig {
     mode: 'new',
     endpointAccess,
     publicAccessCidrs,
-    vpcCidr: reader.string('vpcCidr', { default: '10.0.0.0/16', ...CIDR }),
+    vpcCidr: reader.string('vpcCidr', { default: defaults.vpcCidr, ...CIDR }),
     availabilityZones,
-    natGateways: reader.integer('natGateways', { default: 1, min: 1, max: zoneCount }),
-    awsApiAccess: reader.oneOf('awsApiAccess', AWS_API_ACCESS, 'nat'),
+    natGateways: reader.integer('natGateways', { default: defaults.natGateways, min: 1, max: zoneCount }),
+    awsApiAccess: reader.oneOf('awsApiAccess', AWS_API_ACCESS, defaults.awsApiAccess),
     adminPrincipalArns: reader.stringList('adminPrincipalArns', {
-      default: [],
+      default: defaults.adminPrincipalArns,
       minItems: 0,
       pattern: /^arn:aws[a-z-]*:iam::\d{12}:(role|user)\/[\w+=,.@/-]+$/,
       allowed: 'an IAM role or user ARN such as arn:aws:iam::123456789012:role/platform-admins',
     }),
-    systemNodeGroup: parseNodeGroup(reader.child('systemNodeGroup'), {
-      name: 'system',
-      instanceType: INSTANCE_TYPE,
-      diskSizeGiB: 50,
-      desiredSize: 2,
-      minSize: 2,
-      maxSize: 3,
-      defaultInstanceTypes: ['m7i.large'],
-      taints: [],
-      fixedName: true,
-    }),
+    systemNodeGroup: parseNodeGroup(reader.child('systemNodeGroup'), defaults.systemNodeGroup, { instanceType: INSTANCE_TYPE, fixedName: true }),
     gpuNodeGroups,
   };
 }
 
-interface NodeGroupDefaults {
-  readonly name: string;
+/** What differs between the system group and the GPU groups besides their defaults. */
+interface NodeGroupRules {
   readonly instanceType: { pattern: RegExp; allowed: string };
-  readonly diskSizeGiB: number;
-  readonly desiredSize: number;
-  readonly minSize: number;
-  readonly maxSize: number;
-  readonly defaultInstanceTypes?: readonly string[];
-  readonly taints: readonly unknown[];
-  readonly fixedName?: boolean;
+  /** The system group's name is not configurable. */
+  readonly fixedName: boolean;
 }
 
-function parseNodeGroup(reader: ConfigReader, defaults: NodeGroupDefaults): NodeGroupConfig {
-  const name = defaults.fixedName
+function parseNodeGroup(reader: ConfigReader, defaults: NodeGroupConfig, rules: NodeGroupRules): NodeGroupConfig {
+  const name = rules.fixedName
     ? defaults.name
     : reader.string('name', { default: defaults.name, pattern: /^[a-z0-9]([-a-z0-9]{0,30}[a-z0-9])?$/, allowed: 'a lowercase name (letters, digits, "-", at most 32)' });
   const instanceTypes = reader.stringList('instanceTypes', {
-    default: defaults.defaultInstanceTypes ?? ['g5.xlarge'],
+    default: defaults.instanceTypes,
     minItems: 1,
-    ...defaults.instanceType,
+    ...rules.instanceType,
   });
   const minSize = reader.integer('minSize', { default: defaults.minSize, min: 0, max: 450 });
   const maxSize = reader.integer('maxSize', { default: defaults.maxSize, min: 1, max: 450 });
@@ -187,8 +160,8 @@ function parseNodeGroup(reader: ConfigReader, defaults: NodeGroupDefaults): Node
     maxSize,
     desiredSize,
     diskSizeGiB: reader.integer('diskSizeGiB', { default: defaults.diskSizeGiB, min: 20, max: 16384 }),
-    capacityType: reader.oneOf('capacityType', CAPACITY_TYPES, 'ON_DEMAND'),
-    labels: reader.stringMap('labels', { keyPattern: QUALIFIED_NAME, allowedKeys: 'a Kubernetes label key', maxValueLength: 63 }),
+    capacityType: reader.oneOf('capacityType', CAPACITY_TYPES, defaults.capacityType),
+    labels: reader.stringMap('labels', { default: defaults.labels, keyPattern: QUALIFIED_NAME, allowedKeys: 'a Kubernetes label key', maxValueLength: 63 }),
     taints,
   };
   for (const [key, value] of Object.entries(group.labels)) {
@@ -199,17 +172,18 @@ function parseNodeGroup(reader: ConfigReader, defaults: NodeGroupDefaults): Node
 }
 
 function parseTaint(reader: ConfigReader): NodeTaint {
-  const taint: NodeTaint = {
-    key: reader.string('key', { default: '', pattern: QUALIFIED_NAME, allowed: 'a Kubernetes taint key such as nvidia.com/gpu' }),
-    value: reader.string('value', { default: '', pattern: LABEL_VALUE, allowed: 'a Kubernetes label value' }),
-    effect: reader.oneOf('effect', TAINT_EFFECTS, 'NO_SCHEDULE'),
-  };
-  if (taint.key === '') reader.fail('key', 'is required');
+  const defaults = DEFAULTS.cluster.eachTaint;
+  const key = reader.optionalString('key', { pattern: QUALIFIED_NAME, allowed: 'a Kubernetes taint key such as nvidia.com/gpu' });
+  const value = reader.string('value', { default: defaults.value, pattern: LABEL_VALUE, allowed: 'a Kubernetes label value' });
+  const effect = reader.oneOf('effect', TAINT_EFFECTS, defaults.effect);
+  // Checked last, so a bad value or effect is reported before a missing key.
+  if (key === undefined) reader.fail('key', 'is required');
   reader.done();
-  return taint;
+  return { key, value, effect };
 }
 
 function parseExistingCluster(reader: ConfigReader): ExistingClusterConfig {
+  const defaults = DEFAULTS.cluster.existing;
   for (const newOnly of ['endpointAccess', 'publicAccessCidrs', 'vpcCidr', 'availabilityZones', 'natGateways', 'awsApiAccess', 'adminPrincipalArns', 'systemNodeGroup', 'gpuNodeGroups']) {
     if (reader.has(newOnly)) reader.fail(newOnly, 'is only allowed when cluster.mode is "new"');
   }
@@ -220,9 +194,9 @@ function parseExistingCluster(reader: ConfigReader): ExistingClusterConfig {
     return value ?? existing.fail(key, `is required (${allowed})`);
   };
   const vpcId = required('vpcId', /^vpc-[0-9a-f]{8,17}$/, 'a VPC id such as vpc-0123456789abcdef0');
-  const availabilityZones = existing.stringList('availabilityZones', { default: [], minItems: 2, ...AVAILABILITY_ZONE });
+  const availabilityZones = existing.stringList('availabilityZones', { default: defaults.availabilityZones, minItems: 2, ...AVAILABILITY_ZONE });
   const privateSubnetIds = existing.stringList('privateSubnetIds', {
-    default: [],
+    default: defaults.privateSubnetIds,
     minItems: 2,
     pattern: /^subnet-[0-9a-f]{8,17}$/,
     allowed: 'a subnet id such as subnet-0123456789abcdef0',
@@ -231,21 +205,22 @@ function parseExistingCluster(reader: ConfigReader): ExistingClusterConfig {
     existing.fail('privateSubnetIds', `must list one subnet per availability zone (${availabilityZones.length}), got ${privateSubnetIds.length}`);
   }
   const clusterSecurityGroupId = required('clusterSecurityGroupId', /^sg-[0-9a-f]{8,17}$/, 'the cluster security group id (sg-...) from `aws eks describe-cluster` resourcesVpcConfig.clusterSecurityGroupId');
-  const installPodIdentityAgent = existing.boolean('installPodIdentityAgent', false);
+  const installPodIdentityAgent = existing.boolean('installPodIdentityAgent', defaults.installPodIdentityAgent);
   existing.done();
   return { mode: 'existing', vpcId, availabilityZones, privateSubnetIds, clusterSecurityGroupId, installPodIdentityAgent };
 }
 
 function parseAddons(reader: ConfigReader): AddonsConfig {
+  const defaults = DEFAULTS.addons;
   const plugin = reader.child('nvidiaDevicePlugin');
   const nvidiaDevicePlugin = {
-    enabled: plugin.boolean('enabled', true),
-    chartVersion: plugin.string('chartVersion', { default: '0.17.1', pattern: /^\d+\.\d+\.\d+$/, allowed: 'a chart version such as 0.17.1' }),
+    enabled: plugin.boolean('enabled', defaults.nvidiaDevicePlugin.enabled),
+    chartVersion: plugin.string('chartVersion', { default: defaults.nvidiaDevicePlugin.chartVersion, pattern: /^\d+\.\d+\.\d+$/, allowed: 'a chart version such as 0.17.1' }),
   };
   plugin.done();
   const observability = reader.child('cloudWatchObservability');
   const cloudWatchObservability = {
-    enabled: observability.boolean('enabled', true),
+    enabled: observability.boolean('enabled', defaults.cloudWatchObservability.enabled),
     addonVersion: observability.optionalString('addonVersion', {
       pattern: /^v\d+\.\d+\.\d+-eksbuild\.\d+$/,
       allowed: 'an add-on version such as v4.1.0-eksbuild.1 (from `aws eks describe-addon-versions`)',
@@ -257,10 +232,11 @@ function parseAddons(reader: ConfigReader): AddonsConfig {
 }
 
 function parseScheduler(reader: ConfigReader, kubernetesVersion: KubernetesMinorVersion): SchedulerConfig {
-  const name = reader.string('name', { default: 'gpu-scheduler', ...DNS_LABEL });
+  const defaults = DEFAULTS.scheduler;
+  const name = reader.string('name', { default: defaults.name, ...DNS_LABEL });
   const escapedMinor = kubernetesVersion.replace('.', '\\.');
   const kubeSchedulerVersion = reader.string('kubeSchedulerVersion', {
-    default: DEFAULT_KUBE_SCHEDULER_VERSION[kubernetesVersion],
+    default: defaults.kubeSchedulerVersion[kubernetesVersion],
     pattern: new RegExp(`^${escapedMinor}\\.\\d+$`),
     allowed: `a ${kubernetesVersion}.x patch release (the scheduler must match kubernetesVersion ${kubernetesVersion})`,
   });
@@ -268,26 +244,26 @@ function parseScheduler(reader: ConfigReader, kubernetesVersion: KubernetesMinor
   const cpu = { pattern: /^\d+(\.\d+)?m?$/, allowed: 'a CPU quantity such as 100m or 0.5' };
   const memory = { pattern: /^\d+(Ki|Mi|Gi)$/, allowed: 'a memory quantity such as 128Mi' };
   const resources = {
-    cpuRequest: resourcesReader.string('cpuRequest', { default: '100m', ...cpu }),
-    memoryRequest: resourcesReader.string('memoryRequest', { default: '128Mi', ...memory }),
-    memoryLimit: resourcesReader.string('memoryLimit', { default: '512Mi', ...memory }),
+    cpuRequest: resourcesReader.string('cpuRequest', { default: defaults.resources.cpuRequest, ...cpu }),
+    memoryRequest: resourcesReader.string('memoryRequest', { default: defaults.resources.memoryRequest, ...memory }),
+    memoryLimit: resourcesReader.string('memoryLimit', { default: defaults.resources.memoryLimit, ...memory }),
   };
   resourcesReader.done();
   const extenderReader = reader.child('extender');
   const extender = {
-    weight: extenderReader.integer('weight', { default: 5, min: 1, max: 100 }),
-    ignorable: extenderReader.boolean('ignorable', false),
-    httpTimeoutSeconds: extenderReader.integer('httpTimeoutSeconds', { default: 5, min: 1, max: 30 }),
-    preempt: extenderReader.boolean('preempt', true),
+    weight: extenderReader.integer('weight', { default: defaults.extender.weight, min: 1, max: 100 }),
+    ignorable: extenderReader.boolean('ignorable', defaults.extender.ignorable),
+    httpTimeoutSeconds: extenderReader.integer('httpTimeoutSeconds', { default: defaults.extender.httpTimeoutSeconds, min: 1, max: 30 }),
+    preempt: extenderReader.boolean('preempt', defaults.extender.preempt),
   };
   extenderReader.done();
   const scheduler: SchedulerConfig = {
     name,
-    namespace: reader.string('namespace', { default: 'kube-system', ...DNS_LABEL }),
+    namespace: reader.string('namespace', { default: defaults.namespace, ...DNS_LABEL }),
     kubeSchedulerVersion,
-    replicas: reader.integer('replicas', { default: 2, min: 1, max: 5 }),
+    replicas: reader.integer('replicas', { default: defaults.replicas, min: 1, max: 5 }),
     leaseName: reader.string('leaseName', { default: name, ...DNS_LABEL }),
-    verbosity: reader.integer('verbosity', { default: 2, min: 0, max: 10 }),
+    verbosity: reader.integer('verbosity', { default: defaults.verbosity, min: 0, max: 10 }),
     resources,
     extender,
   };
@@ -298,8 +274,8 @@ function parseScheduler(reader: ConfigReader, kubernetesVersion: KubernetesMinor
   return scheduler;
 }
 
-function parseEnvironment(reader: ConfigReader): Record<string, string> {
-  const environment = reader.stringMap('environment', ENV_MAP);
+function parseEnvironment(reader: ConfigReader, defaults: Readonly<Record<string, string>>): Record<string, string> {
+  const environment = reader.stringMap('environment', { default: defaults, ...ENV_MAP });
   for (const owned of STACK_OWNED_ENV_VARS) {
     if (owned in environment) reader.fail(`environment.${owned}`, 'is set by the stack and cannot be overridden');
   }
@@ -310,6 +286,7 @@ function parseEnvironment(reader: ConfigReader): Record<string, string> {
 }
 
 function parseExtender(reader: ConfigReader): ExtenderFunctionConfig {
+  const defaults = DEFAULTS.extender;
   const certificateArn = reader.optionalString('certificateArn', {
     pattern: /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]+$/,
     allowed: 'an ACM certificate ARN',
@@ -325,14 +302,18 @@ function parseExtender(reader: ConfigReader): ExtenderFunctionConfig {
     reader.fail('hostname', 'is only used with extender.certificateArn');
   }
   const extender: ExtenderFunctionConfig = {
-    listenerPort: reader.integer('listenerPort', { default: certificateArn === undefined ? 80 : 443, min: 1, max: 65535 }),
+    listenerPort: reader.integer('listenerPort', {
+      default: certificateArn === undefined ? defaults.listenerPort.withoutCertificate : defaults.listenerPort.withCertificate,
+      min: 1,
+      max: 65535,
+    }),
     certificateArn,
     hostname,
-    memorySizeMiB: reader.integer('memorySizeMiB', { default: 512, min: 128, max: 10240 }),
-    timeoutSeconds: reader.integer('timeoutSeconds', { default: 10, min: 1, max: 60 }),
+    memorySizeMiB: reader.integer('memorySizeMiB', { default: defaults.memorySizeMiB, min: 128, max: 10240 }),
+    timeoutSeconds: reader.integer('timeoutSeconds', { default: defaults.timeoutSeconds, min: 1, max: 60 }),
     reservedConcurrency: reader.optionalInteger('reservedConcurrency', { min: 1, max: 1000 }),
-    provisionedConcurrency: reader.integer('provisionedConcurrency', { default: 0, min: 0, max: 100 }),
-    environment: parseEnvironment(reader),
+    provisionedConcurrency: reader.integer('provisionedConcurrency', { default: defaults.provisionedConcurrency, min: 0, max: 100 }),
+    environment: parseEnvironment(reader, defaults.environment),
   };
   if (extender.reservedConcurrency !== undefined && extender.provisionedConcurrency > extender.reservedConcurrency) {
     reader.fail('provisionedConcurrency', `must not exceed extender.reservedConcurrency (${extender.reservedConcurrency})`);
@@ -341,15 +322,7 @@ function parseExtender(reader: ConfigReader): ExtenderFunctionConfig {
   return extender;
 }
 
-interface ScheduledDefaults {
-  readonly scheduleMinutes: number;
-  readonly memorySizeMiB: number;
-  readonly timeoutSeconds: number;
-  readonly maxEventAgeSeconds: number;
-  readonly retryAttempts: number;
-}
-
-function parseScheduled(reader: ConfigReader, defaults: ScheduledDefaults): ScheduledFunctionConfig {
+function parseScheduled(reader: ConfigReader, defaults: ScheduledFunctionConfig): ScheduledFunctionConfig {
   const scheduleMinutes = reader.integer('scheduleMinutes', { default: defaults.scheduleMinutes, min: 1, max: 1440 });
   const timeoutSeconds = reader.integer('timeoutSeconds', { default: defaults.timeoutSeconds, min: 1, max: 900 });
   if (timeoutSeconds >= scheduleMinutes * 60) {
@@ -362,14 +335,15 @@ function parseScheduled(reader: ConfigReader, defaults: ScheduledDefaults): Sche
     // Lambda's asynchronous-invocation limits, which also bound the EventBridge target's.
     maxEventAgeSeconds: reader.integer('maxEventAgeSeconds', { default: defaults.maxEventAgeSeconds, min: 60, max: 21600 }),
     retryAttempts: reader.integer('retryAttempts', { default: defaults.retryAttempts, min: 0, max: 2 }),
-    environment: parseEnvironment(reader),
+    environment: parseEnvironment(reader, defaults.environment),
   };
   reader.done();
   return config;
 }
 
 function parseAlarms(reader: ConfigReader): AlarmsConfig {
-  const createSnsTopic = reader.boolean('createSnsTopic', false);
+  const defaults = DEFAULTS.alarms;
+  const createSnsTopic = reader.boolean('createSnsTopic', defaults.createSnsTopic);
   const email = reader.optionalString('email', { pattern: /^[^@\s]+@[^@\s]+\.[^@\s]+$/, allowed: 'an email address' });
   const topicArn = reader.optionalString('topicArn', {
     pattern: /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/,
@@ -381,10 +355,10 @@ function parseAlarms(reader: ConfigReader): AlarmsConfig {
     createSnsTopic,
     email,
     topicArn,
-    extender5xxThreshold: reader.integer('extender5xxThreshold', { default: 1, min: 1, max: 1_000_000 }),
-    extenderErrorsThreshold: reader.integer('extenderErrorsThreshold', { default: 1, min: 1, max: 1_000_000 }),
-    extenderP99LatencyMs: reader.integer('extenderP99LatencyMs', { default: 1000, min: 10, max: 30_000 }),
-    lambdaErrorsThreshold: reader.integer('lambdaErrorsThreshold', { default: 1, min: 1, max: 1_000_000 }),
+    extender5xxThreshold: reader.integer('extender5xxThreshold', { default: defaults.extender5xxThreshold, min: 1, max: 1_000_000 }),
+    extenderErrorsThreshold: reader.integer('extenderErrorsThreshold', { default: defaults.extenderErrorsThreshold, min: 1, max: 1_000_000 }),
+    extenderP99LatencyMs: reader.integer('extenderP99LatencyMs', { default: defaults.extenderP99LatencyMs, min: 10, max: 30_000 }),
+    lambdaErrorsThreshold: reader.integer('lambdaErrorsThreshold', { default: defaults.lambdaErrorsThreshold, min: 1, max: 1_000_000 }),
   };
   reader.done();
   return alarms;

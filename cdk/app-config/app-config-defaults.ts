@@ -1,0 +1,142 @@
+import type {
+  AlarmsConfig,
+  AppConfig,
+  CloudWatchObservabilityConfig,
+  ExistingClusterConfig,
+  ExtenderFunctionConfig,
+  KubernetesMinorVersion,
+  NewClusterConfig,
+  NodeGroupConfig,
+  NodeTaint,
+  NvidiaDevicePluginConfig,
+  ScheduledFunctionConfig,
+  SchedulerConfig,
+} from './app-config';
+
+/*
+ * The shape of APP_CONFIG_DEFAULTS. It mirrors the config's key tree and
+ * borrows the config types' own properties, so a default cannot have a type
+ * its setting does not. It departs from them only where a default is not one
+ * plain value: a list whose items have defaults of their own, a default that
+ * depends on another setting, or one derived from another setting.
+ */
+
+export interface NewClusterDefaults extends Omit<NewClusterConfig, 'gpuNodeGroups'> {
+  /** The groups created when `gpuNodeGroups` is left out; their other keys come from `eachGpuNodeGroup`. */
+  readonly gpuNodeGroups: readonly Pick<NodeGroupConfig, 'name' | 'instanceTypes'>[];
+  /** Defaults of every item of `gpuNodeGroups`. */
+  readonly eachGpuNodeGroup: NodeGroupConfig;
+  /** Defaults of every item of a node group's `taints`. */
+  readonly eachTaint: Omit<NodeTaint, 'key'>;
+  readonly existing: Omit<ExistingClusterConfig, 'mode' | 'vpcId' | 'clusterSecurityGroupId'>;
+}
+
+export interface AddonsDefaults {
+  readonly nvidiaDevicePlugin: NvidiaDevicePluginConfig;
+  readonly cloudWatchObservability: Omit<CloudWatchObservabilityConfig, 'addonVersion'>;
+}
+
+export interface SchedulerDefaults extends Omit<SchedulerConfig, 'kubeSchedulerVersion' | 'leaseName'> {
+  /** Per `kubernetesVersion`: the scheduler must speak the control plane's API. */
+  readonly kubeSchedulerVersion: Readonly<Record<KubernetesMinorVersion, string>>;
+}
+
+export interface ExtenderDefaults extends Omit<ExtenderFunctionConfig, 'listenerPort' | 'certificateArn' | 'hostname' | 'reservedConcurrency'> {
+  readonly listenerPort: { readonly withoutCertificate: number; readonly withCertificate: number };
+}
+
+export interface AppConfigDefaults extends Pick<AppConfig, 'stackName' | 'clusterName' | 'kubernetesVersion' | 'logRetentionDays'> {
+  /** `dashboardName` is `clusterName` followed by this, so two clusters' dashboards do not collide. */
+  readonly dashboardNameSuffix: string;
+  readonly cluster: NewClusterDefaults;
+  readonly addons: AddonsDefaults;
+  readonly scheduler: SchedulerDefaults;
+  readonly extender: ExtenderDefaults;
+  readonly labeler: ScheduledFunctionConfig;
+  readonly reconciler: ScheduledFunctionConfig;
+  readonly alarms: Omit<AlarmsConfig, 'email' | 'topicArn'>;
+}
+
+/**
+ * Every default of the CDK app's configuration, in one place. parseAppConfig
+ * applies them; the `@default` tags in app-config.ts document them and a unit
+ * test keeps the two equal, so change a value here and the test names the tag
+ * to update.
+ */
+export const APP_CONFIG_DEFAULTS: AppConfigDefaults = {
+  stackName: 'GpuScheduling',
+  clusterName: 'gpu-scheduling',
+  kubernetesVersion: '1.35',
+  logRetentionDays: 30,
+  dashboardNameSuffix: '-gpu-scheduling',
+  cluster: {
+    mode: 'new',
+    // An open API endpoint is never the default.
+    endpointAccess: 'private',
+    publicAccessCidrs: [],
+    vpcCidr: '10.0.0.0/16',
+    availabilityZones: [],
+    natGateways: 1,
+    awsApiAccess: 'nat',
+    adminPrincipalArns: [],
+    systemNodeGroup: {
+      name: 'system',
+      instanceTypes: ['m7i.large'],
+      minSize: 2,
+      maxSize: 3,
+      desiredSize: 2,
+      diskSizeGiB: 50,
+      capacityType: 'ON_DEMAND',
+      labels: {},
+      taints: [],
+    },
+    gpuNodeGroups: [{ name: 'gpu', instanceTypes: ['g5.xlarge', 'g5.2xlarge'] }],
+    eachGpuNodeGroup: {
+      name: 'gpu',
+      instanceTypes: ['g5.xlarge'],
+      minSize: 0,
+      maxSize: 4,
+      desiredSize: 1,
+      diskSizeGiB: 100,
+      capacityType: 'ON_DEMAND',
+      labels: {},
+      // Keeps pods that do not tolerate it (everything but GPU workloads) off GPU nodes.
+      taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NO_SCHEDULE' }],
+    },
+    eachTaint: { value: '', effect: 'NO_SCHEDULE' },
+    existing: {
+      availabilityZones: [],
+      privateSubnetIds: [],
+      installPodIdentityAgent: false,
+    },
+  },
+  addons: {
+    nvidiaDevicePlugin: { enabled: true, chartVersion: '0.17.1' },
+    cloudWatchObservability: { enabled: true },
+  },
+  scheduler: {
+    name: 'gpu-scheduler',
+    namespace: 'kube-system',
+    kubeSchedulerVersion: { '1.34': '1.34.2', '1.35': '1.35.0' },
+    replicas: 2,
+    verbosity: 2,
+    resources: { cpuRequest: '100m', memoryRequest: '128Mi', memoryLimit: '512Mi' },
+    extender: { weight: 5, ignorable: false, httpTimeoutSeconds: 5, preempt: true },
+  },
+  extender: {
+    listenerPort: { withoutCertificate: 80, withCertificate: 443 },
+    memorySizeMiB: 512,
+    timeoutSeconds: 10,
+    provisionedConcurrency: 0,
+    environment: {},
+  },
+  labeler: { scheduleMinutes: 5, memorySizeMiB: 256, timeoutSeconds: 60, maxEventAgeSeconds: 3600, retryAttempts: 2, environment: {} },
+  reconciler: { scheduleMinutes: 1, memorySizeMiB: 512, timeoutSeconds: 50, maxEventAgeSeconds: 60, retryAttempts: 0, environment: {} },
+  alarms: {
+    createSnsTopic: false,
+    extender5xxThreshold: 1,
+    extenderErrorsThreshold: 1,
+    extenderP99LatencyMs: 1000,
+    lambdaErrorsThreshold: 1,
+  },
+};

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { KUBERNETES_VERSIONS } from '../../../../cdk/app-config/app-config';
+import { APP_CONFIG_DEFAULTS as D } from '../../../../cdk/app-config/app-config-defaults';
+import { parseAppConfig } from '../../../../cdk/app-config/parse-app-config';
+
+// The tags test proves the docs say what the table holds; this proves the
+// table holds what parseAppConfig applies.
+
+const EXISTING = {
+  vpcId: 'vpc-0123456789abcdef0',
+  availabilityZones: ['eu-west-1a', 'eu-west-1b'],
+  privateSubnetIds: ['subnet-0123456789abcdef0', 'subnet-0123456789abcdef1'],
+  clusterSecurityGroupId: 'sg-0123456789abcdef0',
+};
+const CERTIFICATE = { certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc-123', hostname: 'gpu-extender.internal.example.com' };
+
+describe('parseAppConfig applies APP_CONFIG_DEFAULTS', () => {
+  const config = parseAppConfig(undefined);
+
+  it('at the top level, deriving the dashboard name from the cluster name', () => {
+    expect(config).toMatchObject({
+      stackName: D.stackName,
+      clusterName: D.clusterName,
+      kubernetesVersion: D.kubernetesVersion,
+      logRetentionDays: D.logRetentionDays,
+      dashboardName: `${D.clusterName}${D.dashboardNameSuffix}`,
+    });
+    expect(parseAppConfig({ clusterName: 'other' }).dashboardName).toBe(`other${D.dashboardNameSuffix}`);
+  });
+
+  it('to a new cluster, its system group and its default GPU groups', () => {
+    const { gpuNodeGroups, eachGpuNodeGroup, eachTaint: _eachTaint, existing: _existing, ...cluster } = D.cluster;
+    expect(config.cluster).toEqual({ ...cluster, gpuNodeGroups: gpuNodeGroups.map((group) => ({ ...eachGpuNodeGroup, ...group })) });
+  });
+
+  it('to every listed GPU group and taint', () => {
+    const listed = parseAppConfig({ cluster: { gpuNodeGroups: [{}, { name: 'tainted', taints: [{ key: 'a' }] }] } });
+    if (listed.cluster.mode !== 'new') throw new Error('unreachable');
+    expect(listed.cluster.gpuNodeGroups).toEqual([
+      D.cluster.eachGpuNodeGroup,
+      { ...D.cluster.eachGpuNodeGroup, name: 'tainted', taints: [{ key: 'a', ...D.cluster.eachTaint }] },
+    ]);
+  });
+
+  it('to an existing cluster', () => {
+    const existing = parseAppConfig({ cluster: { mode: 'existing', existing: EXISTING } });
+    expect(existing.cluster).toEqual({ mode: 'existing', ...D.cluster.existing, ...EXISTING });
+  });
+
+  it('to the add-ons and the second scheduler, whose version follows the cluster version', () => {
+    expect(config.addons).toEqual({ ...D.addons, cloudWatchObservability: { ...D.addons.cloudWatchObservability, addonVersion: undefined } });
+    expect(config.scheduler).toEqual({ ...D.scheduler, kubeSchedulerVersion: D.scheduler.kubeSchedulerVersion[D.kubernetesVersion], leaseName: D.scheduler.name });
+    for (const version of KUBERNETES_VERSIONS) {
+      expect(parseAppConfig({ kubernetesVersion: version }).scheduler.kubeSchedulerVersion).toBe(D.scheduler.kubeSchedulerVersion[version]);
+    }
+  });
+
+  it('to the functions, the extender listening on HTTPS when it has a certificate', () => {
+    const { listenerPort, ...extender } = D.extender;
+    expect(config.extender).toEqual({ ...extender, listenerPort: listenerPort.withoutCertificate });
+    expect(parseAppConfig({ extender: CERTIFICATE }).extender.listenerPort).toBe(listenerPort.withCertificate);
+    expect(config.labeler).toEqual(D.labeler);
+    expect(config.reconciler).toEqual(D.reconciler);
+  });
+
+  it('to the alarms', () => {
+    expect(config.alarms).toEqual(D.alarms);
+  });
+
+  it('without handing out the table itself, so a caller cannot change later defaults', () => {
+    if (config.cluster.mode !== 'new') throw new Error('unreachable');
+    expect(config.cluster.publicAccessCidrs).not.toBe(D.cluster.publicAccessCidrs);
+    expect(config.cluster.systemNodeGroup.labels).not.toBe(D.cluster.systemNodeGroup.labels);
+    expect(config.extender.environment).not.toBe(D.extender.environment);
+  });
+});
