@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { extname, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { resolve } from 'node:path';
+import { errorMessage } from '../../lambdas/common/error-message';
 import type { AppConfig } from './app-config';
 import { AppConfigError } from './config-reader';
+import { ConfigFileError, readConfigFile } from './config-file';
 import { parseAppConfig } from './parse-app-config';
 
 /** cdk.json / `-c` context key holding configuration inline. */
@@ -10,22 +10,13 @@ export const CONFIG_CONTEXT_KEY = 'gpuScheduling';
 /** cdk.json / `-c` context key naming a JSON or YAML config file. */
 export const CONFIG_FILE_CONTEXT_KEY = 'configFile';
 
-/** Reads a JSON (`.json`) or YAML (`.yaml`, `.yml`) configuration file. */
-export function readConfigFile(path: string): unknown {
-  const extension = extname(path).toLowerCase();
-  if (!['.json', '.yaml', '.yml'].includes(extension)) {
-    throw new AppConfigError(CONFIG_FILE_CONTEXT_KEY, `must name a .json, .yaml or .yml file, got ${JSON.stringify(path)}`);
-  }
-  let text: string;
+/** Reads the file `configFile` names; its problems are reported under that key. */
+function readAppConfigFile(path: string): unknown {
   try {
-    text = readFileSync(path, 'utf8');
+    return readConfigFile(path);
   } catch (error) {
-    throw new AppConfigError(CONFIG_FILE_CONTEXT_KEY, `cannot read ${path}: ${(error as Error).message}`);
-  }
-  try {
-    return extension === '.json' ? (JSON.parse(text) as unknown) : (parseYaml(text) as unknown);
-  } catch (error) {
-    throw new AppConfigError(CONFIG_FILE_CONTEXT_KEY, `${path} is not valid ${extension === '.json' ? 'JSON' : 'YAML'}: ${(error as Error).message}`);
+    if (error instanceof ConfigFileError) throw new AppConfigError(CONFIG_FILE_CONTEXT_KEY, error.message);
+    throw error;
   }
 }
 
@@ -60,14 +51,14 @@ export function loadAppConfig(sources: ConfigSources): AppConfig {
     if (typeof sources.configFile !== 'string' || sources.configFile.trim() === '') {
       throw new AppConfigError(CONFIG_FILE_CONTEXT_KEY, `must be a file path, got ${JSON.stringify(sources.configFile)}`);
     }
-    fromFile = readConfigFile(resolve(sources.cwd, sources.configFile));
+    fromFile = readAppConfigFile(resolve(sources.cwd, sources.configFile));
   }
   let inline = sources.inline;
   if (typeof inline === 'string') {
     try {
       inline = JSON.parse(inline) as unknown;
     } catch (error) {
-      throw new AppConfigError(CONFIG_CONTEXT_KEY, `must be an object or JSON text: ${(error as Error).message}`);
+      throw new AppConfigError(CONFIG_CONTEXT_KEY, `must be an object or JSON text: ${errorMessage(error)}`);
     }
   }
   return parseAppConfig(deepMerge(fromFile ?? {}, inline));
