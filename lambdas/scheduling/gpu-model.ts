@@ -51,3 +51,19 @@ export function modelId(key: string): number {
   if (id === undefined) MODEL_IDS.set(key, (id = MODEL_IDS.size + 1));
   return id;
 }
+
+/** Suffix words of a product name that say how the GPU is exposed, not which GPU it is. */
+const EXPOSURE_WORDS = new Set(['shared']);
+
+/**
+ * One display name per GPU model, whoever labelled the node: `a100`
+ * (Karpenter), `NVIDIA-A100-SXM4-40GB` (GPU Feature Discovery),
+ * `A100-SXM4-40GB-MIG-1g.5gb` (GFD with MIG) and `A100` (our labeler) are all
+ * `A100`. The first model token, upper case; '' for a name with no model token.
+ */
+export function canonicalModel(name: string): string {
+  const tokens = modelTokens(name).filter((token) => !EXPOSURE_WORDS.has(token));
+  const mig = tokens.indexOf('mig');
+  const first = (mig === 0 ? [] : tokens)[0];
+  return first === undefined ? '' : first.toUpperCase();
+}

@@ -6,6 +6,7 @@ export * from './keys';
 export * from './reasons';
 export * from './quantity';
 export * from './gpu-model';
+export * from './gpu-node-facts';
 export * from './label-selector';
 export * from './kube-json';
 export * from './resources';

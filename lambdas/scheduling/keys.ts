@@ -4,6 +4,12 @@
  */
 export const GPU_RESOURCE = 'nvidia.com/gpu';
 
+/** The time-sliced or MPS replica resource when the device plugin renames it (`renameByDefault: true`). */
+export const SHARED_GPU_RESOURCE = 'nvidia.com/gpu.shared';
+
+/** Prefix of the MIG resources of the device plugin's `mixed` strategy: `nvidia.com/mig-<g>g.<mem>gb`. */
+export const MIG_RESOURCE_PREFIX = 'nvidia.com/mig-';
+
 export const NODE_LABEL = {
   /** GPU model, e.g. `A100`, `H100`, or an NVIDIA product name such as `NVIDIA-A100-SXM4-40GB`. */
   gpuModel: 'gpu.nvidia.com/model',
@@ -12,6 +18,30 @@ export const NODE_LABEL = {
   /** Number of GPUs; used only when `status.allocatable` lacks `nvidia.com/gpu`. */
   gpuCount: 'gpu.nvidia.com/count',
   zone: 'topology.kubernetes.io/zone',
+} as const;
+
+/** What Karpenter (AWS provider) labels its nodes with; read when our own labels are not there yet. */
+export const KARPENTER_LABEL = {
+  /** Lower case, e.g. `a100`. */
+  gpuName: 'karpenter.k8s.aws/instance-gpu-name',
+  gpuCount: 'karpenter.k8s.aws/instance-gpu-count',
+  /** MiB per GPU. */
+  gpuMemory: 'karpenter.k8s.aws/instance-gpu-memory',
+} as const;
+
+/** What NVIDIA GPU Feature Discovery labels; read after ours and Karpenter's. */
+export const GFD_LABEL = {
+  /** e.g. `NVIDIA-A100-SXM4-40GB`; `-SHARED` appended on shared nodes; `…-MIG-1g.5gb` with MIG `single`. */
+  product: 'nvidia.com/gpu.product',
+  /** Physical GPUs, or MIG devices with MIG `single`. */
+  count: 'nvidia.com/gpu.count',
+  /** MiB per GPU, or per MIG device with MIG `single`. */
+  memory: 'nvidia.com/gpu.memory',
+  replicas: 'nvidia.com/gpu.replicas',
+  /** `none`, `time-slicing` or `mps`. */
+  sharingStrategy: 'nvidia.com/gpu.sharing-strategy',
+  /** `single` or `mixed`. */
+  migStrategy: 'nvidia.com/mig.strategy',
 } as const;
 
 export const NODE_ANNOTATION = {

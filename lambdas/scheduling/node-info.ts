@@ -1,8 +1,11 @@
-import { modelId, modelKey, modelTokens } from './gpu-model';
-import { GPU_MILLI, GPU_RESOURCE, NODE_ANNOTATION, NODE_LABEL } from './keys';
+import { canonicalModel, modelId, modelKey, modelTokens } from './gpu-model';
+import type { GpuSharing, MigLayout } from './gpu-node-facts';
+import { readGpuNodeFacts } from './gpu-node-facts';
+import { GPU_MILLI, GPU_RESOURCE, MIG_RESOURCE_PREFIX, NODE_ANNOTATION, NODE_LABEL } from './keys';
 import { metadataOf, isRecord, stringField, stringMap } from './kube-json';
 import type { PodInfo } from './pod-info';
-import { parseBytes, parseCount, parseCpuMilli, parseMiB } from './quantity';
+import { parseBytes, parseCount, parseCpuMilli } from './quantity';
+import type { ResourceDemand } from './resources';
 
 /** Plain description of a node, for callers that do not start from Kubernetes JSON (the trace simulator). */
 export interface NodeSpec {
@@ -19,6 +22,17 @@ export interface NodeSpec {
   readonly gpuMemoryMiB?: number;
   /** GPU utilization percent 0..100; undefined = unknown. */
   readonly gpuUtilization?: number;
+  /** Time-slicing or MPS: gpuCount is then the physical GPUs, each advertised as replicas. */
+  readonly gpuSharing?: GpuSharing;
+  readonly mig?: MigLayout;
+  /** Why the node's GPU data cannot be trusted; GPU pods are rejected here with this reason. */
+  readonly invalid?: string;
+}
+
+/** A pod's GPU demand in this node's device terms: `count` devices with `milli` of each. */
+export interface DeviceDemand {
+  readonly count: number;
+  readonly milli: number;
 }
 
 const EMPTY_TOKENS: readonly string[] = Object.freeze([]);
@@ -36,6 +50,8 @@ export class NodeInfo {
   readonly zone: string | undefined;
   /** The model label as written, for messages. */
   readonly gpuModel: string | undefined;
+  /** One name per model whoever labelled the node (`A100` for `a100`, `NVIDIA-A100-SXM4-40GB`); '' without a model. */
+  readonly gpuModelName: string;
   readonly gpuModelTokens: readonly string[];
   /** Canonical model key (see gpu-model.ts); '' when the node has no model label. */
   readonly gpuModelKey: string;
@@ -46,6 +62,13 @@ export class NodeInfo {
   readonly allocatableCpuMilli: number;
   readonly allocatableMemoryBytes: number;
   readonly allocatablePods: number;
+  readonly gpuSharing: GpuSharing | undefined;
+  /** What one unit of the shared resource is worth on a device (1000 when not shared). */
+  readonly replicaMilli: number;
+  readonly mig: MigLayout | undefined;
+  /** MIG `mixed`: free devices per MIG resource (nvidia.com/mig-<profile>). */
+  readonly migFree: Map<string, number>;
+  readonly invalid: string | undefined;
 
   /** Free share of each GPU device, 0..1000. */
   readonly devices: Int32Array;
@@ -67,12 +90,19 @@ export class NodeInfo {
     this.gpuModelTokens = spec.gpuModel === undefined ? EMPTY_TOKENS : modelTokens(spec.gpuModel);
     this.gpuModelKey = spec.gpuModel === undefined ? '' : modelKey(spec.gpuModel);
     this.gpuModelId = modelId(this.gpuModelKey);
+    this.gpuModelName = spec.gpuModel === undefined ? '' : canonicalModel(spec.gpuModel);
+    this.gpuSharing = spec.gpuSharing;
+    this.replicaMilli = spec.gpuSharing === undefined ? GPU_MILLI : Math.max(1, Math.floor(GPU_MILLI / spec.gpuSharing.replicas));
+    this.mig = spec.mig;
+    this.migFree = new Map(spec.mig?.strategy === 'mixed' ? spec.mig.types.map((t) => [t.resource, t.count]) : []);
+    this.invalid = spec.invalid;
     this.gpuMemoryMiB = spec.gpuMemoryMiB;
     this.gpuUtilization = spec.gpuUtilization;
     this.allocatableCpuMilli = spec.cpuMilli ?? Number.POSITIVE_INFINITY;
     this.allocatableMemoryBytes = spec.memoryBytes ?? Number.POSITIVE_INFINITY;
     this.allocatablePods = spec.maxPods ?? Number.POSITIVE_INFINITY;
-    const count = Math.max(0, Math.floor(spec.gpuCount));
+    // Bounded: a count nobody can have must not become a huge allocation.
+    const count = spec.invalid === undefined && spec.gpuCount <= MAX_DEVICES ? Math.max(0, Math.floor(spec.gpuCount)) : 0;
     this.devices = new Int32Array(count).fill(GPU_MILLI);
     this.freeWholeGpus = count;
     this.freeGpuMilli = count * GPU_MILLI;
@@ -81,6 +111,28 @@ export class NodeInfo {
 
   get gpuCount(): number {
     return this.devices.length;
+  }
+
+  /**
+   * A pod's GPU demand on this node's devices. On a time-sliced or MPS node a
+   * unit of the shared resource is one replica, a share of one physical GPU;
+   * a MIG (mixed) request uses no whole-GPU devices (see migFree).
+   */
+  gpuDemandOf(demand: ResourceDemand): DeviceDemand {
+    return { count: this.deviceCountOf(demand), milli: this.deviceMilliOf(demand) };
+  }
+
+  /** gpuDemandOf(demand).count without the allocation, for per-node hot loops. */
+  deviceCountOf(demand: ResourceDemand): number {
+    const resource = demand.gpuResource;
+    return resource !== undefined && resource.startsWith(MIG_RESOURCE_PREFIX) ? 0 : demand.gpuCount;
+  }
+
+  /** gpuDemandOf(demand).milli without the allocation. */
+  deviceMilliOf(demand: ResourceDemand): number {
+    const sharing = this.gpuSharing;
+    if (sharing !== undefined && (demand.gpuResource ?? GPU_RESOURCE) === sharing.resource && demand.gpuMilli >= GPU_MILLI) return this.replicaMilli;
+    return demand.gpuMilli;
   }
 
   /** Number of devices with at least `milli` free. */
@@ -108,12 +160,14 @@ export class NodeInfo {
    */
   addPod(pod: PodInfo, devices?: readonly number[]): readonly number[] {
     const { demand } = pod;
-    const chosen = devices ?? this.chooseDevices(demand.gpuCount, demand.gpuMilli);
+    const want = this.gpuDemandOf(demand);
+    const chosen = devices ?? this.chooseDevices(want.count, want.milli);
     for (const index of chosen) {
       const free = this.devices[index];
       if (free === undefined) continue;
-      this.devices[index] = Math.max(0, free - Math.min(demand.gpuMilli, GPU_MILLI));
+      this.devices[index] = Math.max(0, free - Math.min(want.milli, GPU_MILLI));
     }
+    this.takeMig(demand, -1);
     this.requestedCpuMilli += demand.cpuMilli;
     this.requestedMemoryBytes += demand.memoryBytes;
     this.pods.push(pod);
@@ -128,10 +182,12 @@ export class NodeInfo {
     const pod = this.pods[index];
     if (pod === undefined) return false;
     this.pods.splice(index, 1);
+    const milli = Math.min(this.gpuDemandOf(pod.demand).milli, GPU_MILLI);
     for (const device of this.assignments.get(uid) ?? []) {
       const free = this.devices[device];
-      if (free !== undefined) this.devices[device] = Math.min(GPU_MILLI, free + Math.min(pod.demand.gpuMilli, GPU_MILLI));
+      if (free !== undefined) this.devices[device] = Math.min(GPU_MILLI, free + milli);
     }
+    this.takeMig(pod.demand, +1);
     this.assignments.delete(uid);
     this.requestedCpuMilli -= pod.demand.cpuMilli;
     this.requestedMemoryBytes -= pod.demand.memoryBytes;
@@ -158,9 +214,22 @@ export class NodeInfo {
       ...(this.gpuModel === undefined ? {} : { gpuModel: this.gpuModel }),
       ...(this.gpuMemoryMiB === undefined ? {} : { gpuMemoryMiB: this.gpuMemoryMiB }),
       ...(this.gpuUtilization === undefined ? {} : { gpuUtilization: this.gpuUtilization }),
+      ...(this.gpuSharing === undefined ? {} : { gpuSharing: this.gpuSharing }),
+      ...(this.mig === undefined ? {} : { mig: this.mig }),
+      ...(this.invalid === undefined ? {} : { invalid: this.invalid }),
     });
     for (const pod of this.pods) copy.addPod(pod, this.assignments.get(pod.uid));
     return copy;
+  }
+
+  /** MIG (mixed) devices a pod holds: `sign` -1 takes them, +1 gives them back; never below 0 or above what the node has. */
+  private takeMig(demand: ResourceDemand, sign: 1 | -1): void {
+    const resource = demand.gpuResource;
+    if (resource === undefined || !resource.startsWith(MIG_RESOURCE_PREFIX)) return;
+    const free = this.migFree.get(resource);
+    if (free === undefined) return;
+    const total = this.mig?.strategy === 'mixed' ? (this.mig.types.find((t) => t.resource === resource)?.count ?? 0) : 0;
+    this.migFree.set(resource, Math.min(total, Math.max(0, free + sign * demand.gpuCount)));
   }
 
   private chooseDevices(count: number, milli: number): readonly number[] {
@@ -200,10 +269,14 @@ export class NodeInfo {
   }
 }
 
+/** Devices a node may model; beyond it the node reports nonsense (see GPU_NODE_LIMITS). */
+const MAX_DEVICES = 64 * 7;
+
 /**
- * A NodeInfo from Kubernetes Node JSON. GPU count: allocatable nvidia.com/gpu
- * (what the device plugin reports), else the gpu.nvidia.com/count label.
- * Unparseable labels count as unknown; they never throw.
+ * A NodeInfo from Kubernetes Node JSON. GPU facts come from our labels, else
+ * Karpenter's, else GPU Feature Discovery's, and from what the device plugin
+ * allocates (see readGpuNodeFacts). Unparseable labels count as unknown; they
+ * never throw.
  */
 export function nodeInfoFromKubernetes(node: unknown): NodeInfo | undefined {
   const metadata = metadataOf(node);
@@ -215,25 +288,25 @@ export function nodeInfoFromKubernetes(node: unknown): NodeInfo | undefined {
   const allocatable = stringMap(status?.allocatable ?? status?.capacity);
   const readOr = (text: string | undefined, parse: (t: string) => number | undefined): number | undefined =>
     text === undefined ? undefined : parse(text);
-  const gpuCount =
-    readOr(allocatable[GPU_RESOURCE], parseCount) ?? readOr(labels[NODE_LABEL.gpuCount], parseCount) ?? 0;
-  const memory = readOr(labels[NODE_LABEL.gpuMemory], parseMiB);
+  const gpu = readGpuNodeFacts(labels, allocatable);
   const utilization = parseUtilization(annotations[NODE_ANNOTATION.gpuUtilization]);
   const cpu = readOr(allocatable.cpu, parseCpuMilli);
   const bytes = readOr(allocatable.memory, parseBytes);
   const pods = readOr(allocatable.pods, parseCount);
-  const model = labels[NODE_LABEL.gpuModel];
   return new NodeInfo({
     name,
     labels,
     annotations,
-    gpuCount: Math.max(0, gpuCount),
+    gpuCount: gpu.devices,
     ...(cpu === undefined ? {} : { cpuMilli: cpu }),
     ...(bytes === undefined ? {} : { memoryBytes: bytes }),
     ...(pods === undefined ? {} : { maxPods: pods }),
-    ...(model === undefined || model.trim() === '' ? {} : { gpuModel: model.trim() }),
-    ...(memory === undefined || memory < 0 ? {} : { gpuMemoryMiB: memory }),
+    ...(gpu.model === undefined ? {} : { gpuModel: gpu.model }),
+    ...(gpu.memoryMiB === undefined ? {} : { gpuMemoryMiB: gpu.memoryMiB }),
     ...(utilization === undefined ? {} : { gpuUtilization: utilization }),
+    ...(gpu.sharing === undefined ? {} : { gpuSharing: gpu.sharing }),
+    ...(gpu.mig === undefined ? {} : { mig: gpu.mig }),
+    ...(gpu.invalid === undefined ? {} : { invalid: gpu.invalid }),
   });
 }
 

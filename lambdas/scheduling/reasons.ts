@@ -12,5 +12,9 @@ export const REJECTION_REASONS = [
   'InsufficientCpu',
   'InsufficientMemory',
   'TooManyPods',
+  /** The node reports GPU counts, memory or sharing outside physical bounds. */
+  'InvalidNodeData',
+  /** The node's GPUs are shared (time-slicing, MPS) or partitioned (MIG) in a way the request cannot use. */
+  'GpuSharingMismatch',
 ] as const;
 export type RejectionReason = (typeof REJECTION_REASONS)[number];

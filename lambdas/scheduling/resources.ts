@@ -1,4 +1,4 @@
-import { GPU_MILLI, GPU_RESOURCE } from './keys';
+import { GPU_MILLI, GPU_RESOURCE, MIG_RESOURCE_PREFIX, SHARED_GPU_RESOURCE } from './keys';
 import type { KubePod } from './kube-json';
 import { isRecord } from './kube-json';
 import { parseBytes, parseCount, parseCpuMilli } from './quantity';
@@ -87,12 +87,13 @@ export function podDemand(pod: KubePod | unknown): DemandParse {
   const request: Totals = { cpuMilli: 0, memoryBytes: 0, gpus: 0 };
   // Whether any container names cpu / memory: decides how a pod-level limit defaults.
   let named = 0;
+  const gpuResource = podGpuResource(spec);
 
   const containers = spec?.containers;
   if (Array.isArray(containers)) {
     for (const container of containers as readonly unknown[]) {
       if (!isRecord(container)) continue;
-      named |= containerRequest(container, request, problem);
+      named |= containerRequest(container, gpuResource, request, problem);
       add(sum, request);
     }
   }
@@ -100,7 +101,7 @@ export function podDemand(pod: KubePod | unknown): DemandParse {
   if (Array.isArray(initContainers)) {
     for (const container of initContainers as readonly unknown[]) {
       if (!isRecord(container)) continue;
-      named |= containerRequest(container, request, problem);
+      named |= containerRequest(container, gpuResource, request, problem);
       if (container.restartPolicy === 'Always') {
         add(sum, request);
         add(sidecars, request);
@@ -126,11 +127,42 @@ export function podDemand(pod: KubePod | unknown): DemandParse {
   const demand: ResourceDemand = {
     cpuMilli: cpuMilli + readResource(overhead, undefined, 'cpu', parseCpuMilli, problem, 'overhead'),
     memoryBytes: memoryBytes + readResource(overhead, undefined, 'memory', parseBytes, problem, 'overhead'),
-    gpuCount: Math.max(sum.gpus, initPeak.gpus) + readResource(overhead, undefined, GPU_RESOURCE, parseCount, problem, 'overhead'),
+    gpuCount: Math.max(sum.gpus, initPeak.gpus) + readResource(overhead, undefined, gpuResource, parseCount, problem, 'overhead'),
     gpuMilli: GPU_MILLI,
+    ...(gpuResource === GPU_RESOURCE ? {} : { gpuResource }),
   };
   if (problem.value === undefined) return { demand };
   return { demand, problem: { field: `${ownerLabel(problem.owner ?? '?')} resources ${problem.resource ?? '?'}`, value: problem.value } };
+}
+
+/**
+ * The GPU resource the pod asks for: nvidia.com/gpu when any container names
+ * it, else the renamed shared resource, else the first MIG resource. A pod
+ * asks for one kind in practice; mixing kinds is modelled by the first one.
+ */
+function podGpuResource(spec: Readonly<Record<string, unknown>> | undefined): string {
+  let found: string | undefined;
+  const scan = (list: unknown): void => {
+    if (!Array.isArray(list)) return;
+    for (const container of list as readonly unknown[]) {
+      if (!isRecord(container) || !isRecord(container.resources)) continue;
+      for (const map of [container.resources.requests, container.resources.limits]) {
+        if (!isRecord(map)) continue;
+        for (const key in map) {
+          if (key === GPU_RESOURCE) {
+            found = GPU_RESOURCE;
+            return;
+          }
+          if (key === SHARED_GPU_RESOURCE || key.startsWith(MIG_RESOURCE_PREFIX)) {
+            if (found === undefined || (found !== SHARED_GPU_RESOURCE && key === SHARED_GPU_RESOURCE)) found = key;
+          }
+        }
+      }
+    }
+  };
+  scan(spec?.containers);
+  if (found !== GPU_RESOURCE) scan(spec?.initContainers);
+  return found ?? GPU_RESOURCE;
 }
 
 const NAMES_CPU = 1;
@@ -143,13 +175,13 @@ function add(into: Totals, request: Totals): void {
 }
 
 /** Fills `into` with the container's request (limit where no request); returns which of cpu/memory it names. */
-function containerRequest(container: Readonly<Record<string, unknown>>, into: Totals, problem: Problem): number {
+function containerRequest(container: Readonly<Record<string, unknown>>, gpuResource: string, into: Totals, problem: Problem): number {
   const resources = isRecord(container.resources) ? container.resources : undefined;
   const requests = resources?.requests;
   const limits = resources?.limits;
   into.cpuMilli = readResource(requests, limits, 'cpu', parseCpuMilli, problem, container);
   into.memoryBytes = readResource(requests, limits, 'memory', parseBytes, problem, container);
-  into.gpus = readResource(requests, limits, GPU_RESOURCE, parseCount, problem, container);
+  into.gpus = readResource(requests, limits, gpuResource, parseCount, problem, container);
   return (
     (stringAt(requests, 'cpu') !== undefined || stringAt(limits, 'cpu') !== undefined ? NAMES_CPU : 0) |
     (stringAt(requests, 'memory') !== undefined || stringAt(limits, 'memory') !== undefined ? NAMES_MEMORY : 0)

@@ -209,8 +209,15 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
     // daemons, services) than GPU pods, and counted as shapes they push every
     // GPU shape out of the typical set, which flattens the score to a tie.
     const gpuPods = pods.filter((p) => p.demand.gpuCount > 0);
+    // In device terms of the node each pod runs on, so a time-sliced replica
+    // is the share of a GPU it is, not a whole GPU.
     const shapes = typicalShapes(
-      gpuPods.map((p) => ({ cpuMilli: p.demand.cpuMilli, gpuCount: p.demand.gpuCount, gpuMilli: p.demand.gpuMilli })),
+      gpuPods.map((p) => {
+        const node = snapshot.getNode(p.nodeName);
+        const gpuCount = node === undefined ? p.demand.gpuCount : node.deviceCountOf(p.demand);
+        const gpuMilli = node === undefined ? p.demand.gpuMilli : node.deviceMilliOf(p.demand);
+        return { cpuMilli: p.demand.cpuMilli, gpuCount, gpuMilli };
+      }).filter((shape) => shape.gpuCount > 0),
       coverage,
     );
     const model = new FragmentationModel(shapes);
@@ -238,7 +245,10 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
 
   const evaluate = (model: FragmentationModel, memo: NodeMemo, pod: PodRequirements, node: NodeInfo): Scored => {
     const groups = model.groupsFor(node);
-    const { cpuMilli, gpuCount, gpuMilli } = pod.demand;
+    const { cpuMilli } = pod.demand;
+    // In this node's device terms: a replica of a time-sliced GPU is a share of one device.
+    const gpuCount = node.deviceCountOf(pod.demand);
+    const gpuMilli = node.deviceMilliOf(pod.demand);
     const cpuAfter = node.allocatableCpuMilli - node.requestedCpuMilli - cpuMilli;
     if (weights.length < groups.length) weights = new Float64Array(groups.length * 2);
     const weightsAfter = model.weightsFor(groups, cpuAfter, weights);
@@ -304,7 +314,7 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
       return scored(state, pod, node).score;
     },
     chooseDevices(state: CycleState, pod: PodRequirements, node: NodeInfo): readonly number[] | undefined {
-      if (pod.demand.gpuCount !== 1 || pod.demand.gpuMilli >= GPU_MILLI) return undefined;
+      if (node.deviceCountOf(pod.demand) !== 1 || node.deviceMilliOf(pod.demand) >= GPU_MILLI) return undefined;
       const { device } = scored(state, pod, node);
       return device < 0 ? undefined : [device];
     },

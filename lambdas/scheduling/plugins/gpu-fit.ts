@@ -1,7 +1,7 @@
 import type { CycleState, FilterPlugin, FilterRejection, FilterStatus } from '../framework';
 import { PASS, reject, stateKey } from '../framework';
 import { modelMatches } from '../gpu-model';
-import { GPU_MILLI, NODE_LABEL } from '../keys';
+import { GFD_LABEL, GPU_MILLI, GPU_RESOURCE, KARPENTER_LABEL, MIG_RESOURCE_PREFIX, NODE_LABEL } from '../keys';
 import type { NodeInfo } from '../node-info';
 import type { PodRequirements } from '../pod-requirements';
 
@@ -39,8 +39,8 @@ export const gpuFit: FilterPlugin = {
   },
 
   filter(state: CycleState, pod: PodRequirements, node: NodeInfo): FilterStatus {
-    const { gpuCount, gpuMilli } = pod.demand;
-    if (gpuCount <= 0) return PASS;
+    if (pod.demand.gpuCount <= 0) return PASS;
+    if (node.invalid !== undefined) return reject('InvalidNodeData', node.invalid, true);
     const memo = state.read(MEMO) ?? { byModel: [], byMemory: new Map(), byFree: new Map(), noModelLabel: undefined, noMemoryLabel: undefined };
 
     if (pod.gpuModels !== undefined) {
@@ -48,13 +48,32 @@ export const gpuFit: FilterPlugin = {
       if (!status.ok) return status;
     }
 
+    const resource = pod.demand.gpuResource ?? GPU_RESOURCE;
+    if (resource.startsWith(MIG_RESOURCE_PREFIX)) return migStatus(pod, node, resource);
+    const sharing = node.gpuSharing;
+    if (sharing === undefined ? resource !== GPU_RESOURCE : resource !== sharing.resource) {
+      return reject('GpuSharingMismatch', `GPU sharing mismatch: pod asks for ${resource}, node advertises ${sharing?.resource ?? GPU_RESOURCE}`, true);
+    }
+    if (sharing !== undefined && pod.demand.gpuCount > 1 && pod.demand.gpuMilli >= GPU_MILLI) {
+      // kube-scheduler counts replicas as if they were GPUs; the device plugin
+      // may hand all of them out on one physical GPU, and never more compute.
+      return reject(
+        'GpuSharingMismatch',
+        `GPUs are shared on this node (${sharing.strategy}, ${formatReplicas(sharing.replicas)} replicas per GPU, ${node.gpuCount} physical): ` +
+          `${pod.demand.gpuCount} ${resource} would be ${pod.demand.gpuCount} replicas, not ${pod.demand.gpuCount} GPUs`,
+        true,
+      );
+    }
+    const gpuCount = node.deviceCountOf(pod.demand);
+    const gpuMilli = node.deviceMilliOf(pod.demand);
+
     const wantMemory = pod.gpuMemoryMiB;
     if (wantMemory !== undefined && wantMemory > 0) {
       const hasMemory = node.gpuMemoryMiB;
       if (hasMemory === undefined) {
         return (memo.noMemoryLabel ??= reject(
           'InsufficientGpuMemory',
-          `Not enough GPU memory: pod wants ${wantMemory} MiB per GPU, node has no ${NODE_LABEL.gpuMemory} label`,
+          `Not enough GPU memory: pod wants ${wantMemory} MiB per GPU, node has no GPU memory label (${MEMORY_LABELS})`,
           true,
         ));
       }
@@ -92,7 +111,7 @@ export const gpuFit: FilterPlugin = {
 
 function modelStatus(memo: FitMemo, pod: PodRequirements, wanted: readonly string[], node: NodeInfo): FilterStatus {
   if (node.gpuModel === undefined) {
-    return (memo.noModelLabel ??= reject('GpuModelMismatch', `GPU model mismatch: pod wants ${wanted.join('|')}, node has no ${NODE_LABEL.gpuModel} label`, true));
+    return (memo.noModelLabel ??= reject('GpuModelMismatch', `GPU model mismatch: pod wants ${wanted.join('|')}, node has no GPU model label (${MODEL_LABELS})`, true));
   }
   let status = memo.byModel[node.gpuModelId];
   if (status === undefined) {
@@ -103,4 +122,24 @@ function modelStatus(memo: FitMemo, pod: PodRequirements, wanted: readonly strin
     memo.byModel[node.gpuModelId] = status;
   }
   return status;
+}
+
+const MODEL_LABELS = `${NODE_LABEL.gpuModel}, ${KARPENTER_LABEL.gpuName} or ${GFD_LABEL.product}`;
+const MEMORY_LABELS = `${NODE_LABEL.gpuMemory}, ${KARPENTER_LABEL.gpuMemory} or ${GFD_LABEL.memory}`;
+
+function formatReplicas(replicas: number): string {
+  return Number.isInteger(replicas) ? String(replicas) : replicas.toFixed(2);
+}
+
+/** MIG `mixed`: the node has free devices of the requested profile, each with the memory the pod asks for. */
+function migStatus(pod: PodRequirements, node: NodeInfo, resource: string): FilterStatus {
+  const type = node.mig?.strategy === 'mixed' ? node.mig.types.find((t) => t.resource === resource) : undefined;
+  if (type === undefined) return reject('GpuSharingMismatch', `GPU sharing mismatch: pod asks for ${resource}, node has no such MIG devices`, true);
+  const wantMemory = pod.gpuMemoryMiB;
+  if (wantMemory !== undefined && wantMemory > type.memoryMiB) {
+    return reject('InsufficientGpuMemory', `Not enough GPU memory: pod wants ${wantMemory} MiB per GPU, ${resource} has ${type.memoryMiB} MiB`, true);
+  }
+  const free = node.migFree.get(resource) ?? 0;
+  if (free >= pod.demand.gpuCount) return PASS;
+  return reject('InsufficientGpus', `Not enough MIG devices: requested ${pod.demand.gpuCount} ${resource}, free ${free}`, pod.demand.gpuCount > type.count);
 }

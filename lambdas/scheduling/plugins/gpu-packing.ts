@@ -14,7 +14,8 @@ export const GPU_PACKING_NAME = 'GpuPacking' as const;
 export const gpuPacking: ScorePlugin = {
   name: GPU_PACKING_NAME,
   score(_state: CycleState, pod: PodRequirements, node: NodeInfo): number {
-    const { gpuCount, gpuMilli } = pod.demand;
+    const gpuCount = node.deviceCountOf(pod.demand);
+    const gpuMilli = node.deviceMilliOf(pod.demand);
     const capacity = node.gpuCount * GPU_MILLI;
     if (gpuCount <= 0 || capacity === 0) return 0;
     const usedAfter = capacity - node.freeGpuMilli + gpuCount * Math.min(gpuMilli, GPU_MILLI);

@@ -31,9 +31,8 @@ export function createGpuScore(options: GpuScoreOptions = {}): ScorePlugin {
   return {
     name: GPU_SCORE_NAME,
     score(_state: CycleState, pod: PodRequirements, node: NodeInfo): number {
-      const { gpuCount, gpuMilli } = pod.demand;
-      if (gpuCount <= 0) return 0;
-      const fit = fitScore(node, gpuCount, gpuMilli);
+      if (pod.demand.gpuCount <= 0) return 0;
+      const fit = fitScore(node, node.deviceCountOf(pod.demand), node.deviceMilliOf(pod.demand));
       const utilization = node.gpuUtilization === undefined ? unknown : MAX_NODE_SCORE - node.gpuUtilization;
       return (fit * fitWeight + utilization * utilizationWeight) / sum;
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { modelMatches, modelTokens, splitModelAlternatives } from '../../../../lambdas/scheduling';
+import { canonicalModel, modelMatches, modelTokens, splitModelAlternatives } from '../../../../lambdas/scheduling';
 
 const matches = (wanted: string, node: string): boolean => modelMatches(modelTokens(wanted), modelTokens(node));
 
@@ -33,5 +33,21 @@ describe('GPU model matching', () => {
     expect(splitModelAlternatives('A100|H100')).toEqual(['A100', 'H100']);
     expect(splitModelAlternatives(' a100 , h100 ,')).toEqual(['a100', 'h100']);
     expect(splitModelAlternatives('|')).toEqual([]);
+  });
+});
+
+describe('canonicalModel', () => {
+  it.each([
+    ['A100', 'A100'],
+    ['a100', 'A100'],
+    ['NVIDIA-A100-SXM4-40GB', 'A100'],
+    ['NVIDIA-A100-SXM4-40GB-SHARED', 'A100'],
+    ['A100-SXM4-40GB-MIG-1g.5gb', 'A100'],
+    ['NVIDIA-H100-80GB-HBM3', 'H100'],
+    ['Tesla-T4', 'T4'],
+    ['l40s', 'L40S'],
+    ['NVIDIA', ''],
+  ])('%s is %s', (name, canonical) => {
+    expect(canonicalModel(name)).toBe(canonical);
   });
 });
