@@ -12,7 +12,7 @@ import { createGpuNode, seedGpuLabels, type GpuNode } from '../gpu-nodes';
 import { finishTerminatingPods, markPodRunning, podEvents } from '../pod-status';
 import { sleep, waitFor } from '../wait';
 import type { Delivery } from './event-bridge';
-import { failedSchedulingLines } from './failed-scheduling';
+import { failedSchedulingLines, reasonSource } from './failed-scheduling';
 import { functionEnvironment } from './function-environment';
 import type { Output } from './output';
 import type { LocalPipeline } from './pipeline';
@@ -285,7 +285,7 @@ export class Demo {
         reasons.push({ job: job.name, message });
         const expected = job.expect;
         if (expected.kind === 'pending') {
-          this.check(message.includes(expected.reason), `${job.name} stayed Pending with the extender's reason "${expected.reason}"`);
+          this.check(message.includes(expected.reason), `${job.name} stayed Pending: "${expected.reason}" (${reasonSource(expected.reason)})`);
         } else if (expected.kind === 'scheduled') {
           this.check(false, `${job.name} stayed Pending but was expected to land (${expected.nodes.join(' or ') || 'anywhere'}): ${message}`);
         }
@@ -295,7 +295,7 @@ export class Demo {
     }
     out.table(['JOB', 'ASKS', 'RESULT', 'WHY (extender: filter, then prioritize scores 0..10)'], rows);
     for (const { job, message } of reasons) {
-      out.line(`  ${out.paint('yellow', job)}: FailedScheduling event (kube-scheduler, with the extender's reasons)`);
+      out.line(`  ${out.paint('yellow', job)}: FailedScheduling event, as kubectl describe pod shows it (kube-scheduler's own reasons and the extender's)`);
       for (const line of failedSchedulingLines(message)) out.line(`      ${line}`);
     }
   }

@@ -1,6 +1,23 @@
 /**
- * kube-scheduler's FailedScheduling message, one reason per line:
- * "0/12 nodes are available: 1 Not enough GPUs: …, 3 GPU model mismatch: …. preemption: …".
+ * Who wrote a FailedScheduling reason: the extender's messages (lambdas/scheduling
+ * filters and the extender's own), or kube-scheduler's in-tree plugins
+ * (`Insufficient nvidia.com/gpu`, taints, affinity, …). With
+ * `ignoredByScheduler: false` the scheduler's own GPU count rejects nodes
+ * before the extender sees them, so a pod's event usually carries both.
+ */
+const EXTENDER_REASON =
+  /^(?:Not enough GPU|Not enough MIG|GPU model mismatch|GPU sharing mismatch|GPUs are shared|Invalid pod|Invalid annotation|Node reports impossible GPU data|Node \S+ is not in the extender's cluster cache)/;
+
+export type ReasonSource = 'extender' | 'kube-scheduler';
+
+export function reasonSource(reason: string): ReasonSource {
+  return EXTENDER_REASON.test(reason) ? 'extender' : 'kube-scheduler';
+}
+
+/**
+ * kube-scheduler's FailedScheduling message, one reason per line, each marked
+ * with who gave it:
+ * "0/12 nodes are available: 1 Insufficient nvidia.com/gpu, 3 GPU model mismatch: …. preemption: …".
  */
 export function failedSchedulingLines(message: string): string[] {
   const [placement = '', ...rest] = message.split(/\.\s+(?=(?:no new claims to deallocate, )?preemption:)/);
@@ -8,5 +25,12 @@ export function failedSchedulingLines(message: string): string[] {
   if (!header?.[1]) return [message];
   const reasons = placement.slice(header[0].length).replace(/\.$/, '').split(/, (?=\d+ )/);
   const preemption = rest.join('. ').replace(/^no new claims to deallocate, /, '').trim();
-  return [`${header[1]}:`, ...reasons.map((r) => `  ${r.replace(/^(\d+) /, '$1 × ')}`), ...(preemption ? [preemption] : [])];
+  return [
+    `${header[1]}:`,
+    ...reasons.map((r) => {
+      const text = r.replace(/^\d+ /, '');
+      return `  ${r.replace(/^(\d+) /, '$1 × ')}  (${reasonSource(text)})`;
+    }),
+    ...(preemption ? [preemption] : []),
+  ];
 }

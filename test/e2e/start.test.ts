@@ -147,11 +147,12 @@ describe('npm start -- --exit-after-demo', () => {
     expect(jobs.get('batch-t4')).toBe('→ t4-x4');
     expect(jobs.get('pretrain-8xh100')).toBe('Pending');
     expect(jobs.get('a100-160g')).toBe('Pending');
-    // The FailedScheduling events carry the extender's own reasons.
+    // The FailedScheduling events as kubectl describe pod shows them, each reason marked with who gave it.
     // The scheduler counts GPUs itself (ignoredByScheduler: false): the H100 node with 4 free never reaches the extender.
-    expect(stdout).toMatch(/pretrain-8xh100: FailedScheduling[^\n]*\n(?: {6}[^\n]*\n)*? {8}1 × GPU model mismatch: pod wants H100, node has A100\n/);
-    expect(stdout).toMatch(/pretrain-8xh100: FailedScheduling[^\n]*\n(?: {6}[^\n]*\n)*? {8}\d+ × Insufficient nvidia\.com\/gpu\n/);
-    expect(stdout).toMatch(/a100-160g: FailedScheduling[^\n]*\n(?: {6}[^\n]*\n)*? {8}\d+ × Not enough GPU memory: pod wants 163840 MiB per GPU, node has 40960 MiB\n/);
+    expect(stdout).toMatch(/pretrain-8xh100: FailedScheduling[^\n]*\n(?: {6}[^\n]*\n)*? {8}1 × GPU model mismatch: pod wants H100, node has A100 {2}\(extender\)\n/);
+    expect(stdout).toMatch(/pretrain-8xh100: FailedScheduling[^\n]*\n(?: {6}[^\n]*\n)*? {8}\d+ × Insufficient nvidia\.com\/gpu {2}\(kube-scheduler\)\n/);
+    expect(stdout).toMatch(/a100-160g: FailedScheduling[^\n]*\n(?: {6}[^\n]*\n)*? {8}\d+ × Not enough GPU memory: pod wants 163840 MiB per GPU, node has 40960 MiB {2}\(extender\)\n/);
+    expect(stdout).toContain('pretrain-8xh100 stayed Pending: "Insufficient nvidia.com/gpu" (kube-scheduler)');
 
     // Deletion costs written, then the scale-down removed the three cheapest pods.
     const costs = tableAfter(stdout, 'Service web');
