@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { errorMessage } from '../../../../lambdas/common/error-message';
 
 export interface SelfSignedCert {
   readonly certPem: string;
@@ -27,7 +28,7 @@ export function selfSignedCert(commonName = 'kube-http-client-test'): SelfSigned
     );
     return { certPem: readFileSync(join(dir, 'cert.pem'), 'utf8'), keyPem: readFileSync(join(dir, 'key.pem'), 'utf8') };
   } catch (error) {
-    throw new Error(`these tests need the openssl CLI to make a throwaway TLS certificate: ${(error as Error).message}`);
+    throw new Error(`these tests need the openssl CLI to make a throwaway TLS certificate: ${errorMessage(error)}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
