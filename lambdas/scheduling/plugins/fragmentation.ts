@@ -7,7 +7,7 @@ import type { NodeInfo } from '../node-info';
 import type { PodInfo } from '../pod-info';
 import type { PodRequirements } from '../pod-requirements';
 import type { Snapshot } from '../snapshot';
-import type { WorkloadShape } from './workload-shapes';
+import type { ShapeSample, WorkloadShape } from './workload-shapes';
 import { typicalShapes } from './workload-shapes';
 
 export const FRAGMENTATION_NAME = 'Fragmentation' as const;
@@ -22,7 +22,29 @@ export interface FragmentationOptions {
   readonly shapes?: readonly WorkloadShape[];
   /** Share of bound pods the derived shapes must cover (default 0.95). */
   readonly coverage?: number;
+  /**
+   * Pseudo-pods counted with the bound ones when shapes are derived from a
+   * short history: on a new cluster they say "jobs come in 1, 2, 4 and 8
+   * GPUs", which keeps big nodes whole where the learnt shapes have nothing
+   * to say yet.
+   * @default PRIOR_SHAPES (1, 2, 4 and 8 whole GPUs)
+   */
+  readonly prior?: readonly ShapeSample[];
+  /**
+   * The prior is used while fewer GPU pods than this are bound; after that
+   * the cluster's own workload alone decides. Measured on the openb trace
+   * (10 seeds, alloc at 130 %): kept for 16 pods it costs 0.04 (default) and
+   * 0.08 (gpuspec33) points, since its pseudo-pods outrank the trace's rare
+   * shapes at the coverage cut; for the first pod only, 0.01.
+   * @default 1 (a cluster with no GPU pod bound yet)
+   */
+  readonly priorUntilPods?: number;
 }
+
+/** The prior of typical shapes: one pseudo-pod each of 1, 2, 4 and 8 whole GPUs, no CPU. */
+export const PRIOR_SHAPES: readonly ShapeSample[] = Object.freeze(
+  [1, 2, 4, 8].map((gpuCount) => Object.freeze({ cpuMilli: 0, gpuCount, gpuMilli: GPU_MILLI })),
+);
 
 /** GPU shapes that differ only in CPU, CPU thresholds sorted with cumulative weight. */
 interface ShapeGroup {
@@ -189,6 +211,8 @@ function toScore(reduction: number): number {
  */
 export function createFragmentationScore(options: FragmentationOptions = {}): DeviceChoice {
   const coverage = options.coverage ?? 0.95;
+  const prior = options.prior ?? PRIOR_SHAPES;
+  const priorUntilPods = options.priorUntilPods ?? 1;
   const fixed = options.shapes === undefined ? undefined : new FragmentationModel(options.shapes);
   // Keyed by the snapshot's pod list, which overlays of one cached cluster share
   // (the extender builds one per request), so the shapes are derived once per refresh.
@@ -217,7 +241,7 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
         const gpuCount = node === undefined ? p.demand.gpuCount : node.deviceCountOf(p.demand);
         const gpuMilli = node === undefined ? p.demand.gpuMilli : node.deviceMilliOf(p.demand);
         return { cpuMilli: p.demand.cpuMilli, gpuCount, gpuMilli };
-      }).filter((shape) => shape.gpuCount > 0),
+      }).filter((shape) => shape.gpuCount > 0).concat(gpuPods.length < priorUntilPods ? prior : []),
       coverage,
     );
     const model = new FragmentationModel(shapes);

@@ -114,3 +114,32 @@ describe('Profile plugin activation', () => {
     expect(calls).toEqual([]);
   });
 });
+
+describe('the default profile on a cluster with no history', () => {
+  it.each([
+    [2, ['x4', 'x8'], 'x4'],
+    [2, ['x8', 'x4'], 'x4'],
+    [1, ['x8', 'x1', 'x4'], 'x1'],
+    [4, ['x8', 'x4'], 'x4'],
+  ])('a %i-GPU pod on empty nodes %j lands on %s: big nodes stay whole', (gpus, order, expected) => {
+    const sizes: Record<string, number> = { x1: 1, x4: 4, x8: 8 };
+    const nodes = order.map((name) => gpuNode(name, { gpus: sizes[name] }));
+    const snapshot = snapshotFromKubernetes(nodes, []);
+    for (const profile of [createExtenderProfile(), createSimulatorProfile()]) {
+      const placement = selectNode(profile, snapshot, parsePodRequirements(gpuPod('p', { gpus })));
+      expect(placement.node?.name).toBe(expected);
+    }
+  });
+
+  it('the prior drops out once the cluster has a history of its own', () => {
+    // 40 bound 1-GPU pods (more than priorUntilPods): the prior's 2/4/8-GPU pseudo-pods are gone,
+    // so the learnt workload alone (1-GPU shapes) decides, and it sees no difference between the nodes.
+    const nodes = [gpuNode('big', { gpus: 64 }), gpuNode('x8', { gpus: 8 }), gpuNode('x4', { gpus: 4 })];
+    const bound = Array.from({ length: 40 }, (_, i) => gpuPod(`b${i}`, { gpus: 1, nodeName: 'big' }));
+    const snapshot = snapshotFromKubernetes(nodes, bound);
+    const profile = createExtenderProfile({ weights: { GpuScore: 0, NetworkLocality: 0 } });
+    const state = profile.startCycle(snapshot, parsePodRequirements(gpuPod('p', { gpus: 2 })));
+    const scores = profile.score(state, [snapshot.getNode('x8'), snapshot.getNode('x4')].filter((n) => n !== undefined));
+    expect(scores[0]).toBe(scores[1]);
+  });
+});
