@@ -45,6 +45,12 @@ export interface GpuNodeSpec {
   maxPods?: number;
   /** Cluster the instance is tagged for (`kubernetes.io/cluster/<name>`, `eks:cluster-name`). Default LOCAL_CLUSTER_NAME. */
   clusterName?: string;
+  /**
+   * Capacity/allocatable entries that replace or add to the instance type's, as a
+   * configured device plugin reports them: e.g. `nvidia.com/gpu: '16'` on a
+   * time-sliced node, `'56'` with MIG single, or `nvidia.com/mig-1g.5gb`.
+   */
+  resources?: Record<string, string>;
 }
 
 export interface GpuNode {
@@ -158,6 +164,7 @@ export async function createGpuNode({ core, ec2 }: NodeClients, spec: GpuNodeSpe
     'ephemeral-storage': '100Gi',
   };
   if (facts.gpuCount > 0) resources[GPU_RESOURCE_NAME] = String(facts.gpuCount);
+  Object.assign(resources, spec.resources);
   const now = new Date().toISOString();
   const node = await core.patchNodeStatus(
     {
