@@ -3,7 +3,8 @@
 // so the GPU scheduler runs as its own process with only the gpu-scheduler
 // profile, exactly like the second scheduler deployed on EKS.
 import { stringify } from 'yaml';
-import { extenderConfiguration, GPU_PROFILE_PLUGINS } from '../cdk/lib/scheduler/second-scheduler-manifests';
+import { APP_CONFIG_DEFAULTS } from '../cdk/app-config/app-config-defaults';
+import { extenderConfiguration, gpuSchedulerProfile } from '../cdk/lib/scheduler/second-scheduler-manifests';
 
 export const GPU_SCHEDULER_NAME = 'gpu-scheduler';
 
@@ -13,6 +14,7 @@ export interface ExtenderSettings {
   nodeCacheCapable: boolean;
   /** false: a failing extender fails the scheduling attempt (pods stay Pending). */
   ignorable?: boolean;
+  /** Default: the deployed default (cdk/app-config), which the score composition is designed for. */
   weight?: number;
   /** undefined: no preempt verb. */
   preemptVerb?: 'preempt';
@@ -32,8 +34,8 @@ export function schedulerConfiguration({ kubeconfig, profiles, extender }: Sched
     clientConnection: { kubeconfig, qps: 100, burst: 200 },
     leaderElection: { leaderElect: false },
     // A scheduler with the extender runs the deployed gpu-scheduler profile
-    // (spreading in-tree scores off), so local placements match EKS.
-    profiles: profiles.map((schedulerName) => (extender ? { schedulerName, plugins: GPU_PROFILE_PLUGINS } : { schedulerName })),
+    // (in-tree scores without intent off, no default spreading), so local placements match EKS.
+    profiles: profiles.map((schedulerName) => (extender ? gpuSchedulerProfile(schedulerName) : { schedulerName })),
   };
   if (extender) {
     config.extenders = [
@@ -41,7 +43,7 @@ export function schedulerConfiguration({ kubeconfig, profiles, extender }: Sched
         urlPrefix: extender.urlPrefix,
         https: extender.urlPrefix.startsWith('https:'),
         preempt: extender.preemptVerb !== undefined,
-        weight: extender.weight ?? 1,
+        weight: extender.weight ?? APP_CONFIG_DEFAULTS.scheduler.extender.weight,
         nodeCacheCapable: extender.nodeCacheCapable,
         httpTimeout: extender.httpTimeout ?? '5s',
         ignorable: extender.ignorable ?? false,

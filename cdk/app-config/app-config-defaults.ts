@@ -121,7 +121,9 @@ export const APP_CONFIG_DEFAULTS: AppConfigDefaults = {
     replicas: 2,
     verbosity: 2,
     resources: { cpuRequest: '100m', memoryRequest: '128Mi', memoryLimit: '512Mi' },
-    extender: { weight: 5, ignorable: false, httpTimeoutSeconds: 5, preempt: true },
+    // Weight 2: the extender's whole range (9 levels × 2 × 10 = 180 points) stays
+    // below a pod's own full preference (in-tree weight 2 × 100); docs/extender.md.
+    extender: { weight: 2, ignorable: false, httpTimeoutSeconds: 5, preempt: true },
   },
   extender: {
     listenerPort: { withoutCertificate: 80, withCertificate: 443 },

@@ -160,7 +160,7 @@ export interface AddonsConfig {
 }
 
 export interface SchedulerExtenderConfig {
-  /** @default 5 */
+  /** @default 2 */
   readonly weight: number;
   /** @default false */
   readonly ignorable: boolean;

@@ -20,15 +20,50 @@ const SECURE_PORT = 10259;
 export const EXTENDER_MANAGED_RESOURCE = 'nvidia.com/gpu';
 
 /**
- * The gpu-scheduler profile turns off the in-tree scores that spread pods
- * (NodeResourcesFit's LeastAllocated and NodeResourcesBalancedAllocation):
- * they pull against the extender's packing and fragmentation scores, which
- * are the point of this scheduler. Their filters stay on, and so do the
- * scores that carry user intent (taints, affinity, topology spread).
+ * The gpu-scheduler profile leaves on only the in-tree scores that carry
+ * intent — the pod's own preferred node affinity, preferred inter-pod
+ * affinity and topology spread constraints, and PreferNoSchedule taints —
+ * so that, where a pod states none, the extender's ranking alone decides.
+ * Off (scores only; every filter stays on):
+ * - NodeResourcesFit's LeastAllocated and NodeResourcesBalancedAllocation
+ *   spread pods, against the extender's packing and fragmentation scores.
+ * - ImageLocality is a heuristic worth up to 100 points: a multi-GB CUDA
+ *   image cached on a quarter of the nodes maxes it, which would outweigh up
+ *   to four levels of the extender's ranking (20 points each at weight 2) on
+ *   EKS, while the local harness, whose nodes report no images, would never
+ *   show it. A pull is paid once per node; a stranded GPU for as long as the
+ *   pod runs.
  */
 export const GPU_PROFILE_PLUGINS = {
-  score: { disabled: [{ name: 'NodeResourcesFit' }, { name: 'NodeResourcesBalancedAllocation' }] },
+  score: { disabled: [{ name: 'NodeResourcesFit' }, { name: 'NodeResourcesBalancedAllocation' }, { name: 'ImageLocality' }] },
 } as const;
+
+/**
+ * PodTopologySpread without kube-scheduler's system default constraints
+ * (hostname maxSkew 3, zone maxSkew 5, ScheduleAnyway, for every pod a
+ * Service, ReplicaSet or StatefulSet selects): they would spread the replicas
+ * of every GPU Deployment against packing without the user having asked — by
+ * 100 points towards an empty node in another zone once two replicas share a
+ * node, nearing 200 as more do, beyond the extender's whole range at weight 2
+ * (180). `List` with no constraints keeps the pod's own
+ * topologySpreadConstraints, which are then the only spreading that counts.
+ */
+export const GPU_PROFILE_PLUGIN_CONFIG = [
+  {
+    name: 'PodTopologySpread',
+    args: { apiVersion: 'kubescheduler.config.k8s.io/v1', kind: 'PodTopologySpreadArgs', defaultingType: 'List', defaultConstraints: [] },
+  },
+] as const;
+
+/**
+ * The gpu-scheduler profile, shared by the deployed second scheduler and the
+ * local harness so that e2e placements are the deployed ones. How its scores
+ * add up with the extender's: docs/extender.md, "How our score adds to
+ * kube-scheduler's".
+ */
+export function gpuSchedulerProfile(schedulerName: string): KubernetesObject {
+  return { schedulerName, plugins: GPU_PROFILE_PLUGINS, pluginConfig: GPU_PROFILE_PLUGIN_CONFIG };
+}
 
 /**
  * KubeSchedulerConfiguration for the second scheduler: one profile, one
@@ -47,7 +82,7 @@ export function kubeSchedulerConfiguration(props: SecondSchedulerManifestProps):
       resourceName: scheduler.leaseName,
       resourceNamespace: scheduler.namespace,
     },
-    profiles: [{ schedulerName: scheduler.name, plugins: GPU_PROFILE_PLUGINS }],
+    profiles: [gpuSchedulerProfile(scheduler.name)],
     extenders: [
       extenderConfiguration({
         urlPrefix: props.extenderUrlPrefix,

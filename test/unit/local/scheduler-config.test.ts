@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { APP_CONFIG_DEFAULTS } from '../../../cdk/app-config/app-config-defaults';
+import { gpuSchedulerProfile } from '../../../cdk/lib/scheduler/second-scheduler-manifests';
 import { schedulerConfiguration } from '../../../local/scheduler-config';
 
 describe('schedulerConfiguration', () => {
@@ -19,7 +21,8 @@ describe('schedulerConfiguration', () => {
       profiles: [
         {
           schedulerName: 'gpu-scheduler',
-          plugins: { score: { disabled: [{ name: 'NodeResourcesFit' }, { name: 'NodeResourcesBalancedAllocation' }] } },
+          plugins: { score: { disabled: [{ name: 'NodeResourcesFit' }, { name: 'NodeResourcesBalancedAllocation' }, { name: 'ImageLocality' }] } },
+          pluginConfig: [{ name: 'PodTopologySpread', args: { defaultingType: 'List', defaultConstraints: [] } }],
         },
       ],
       extenders: [
@@ -49,7 +52,16 @@ describe('schedulerConfiguration', () => {
     ) as { extenders: Record<string, unknown>[] };
     const [extender] = config.extenders;
     expect(extender).not.toHaveProperty('preemptVerb');
-    expect(extender).toMatchObject({ nodeCacheCapable: false, ignorable: true, enableHTTPS: true, httpTimeout: '2s', weight: 1 });
+    expect(extender).toMatchObject({ nodeCacheCapable: false, ignorable: true, enableHTTPS: true, httpTimeout: '2s' });
+  });
+
+  it('runs the deployed profile and, unless told otherwise, the deployed extender weight', () => {
+    const config = parse(schedulerConfiguration({ kubeconfig: 'k', profiles: ['gpu-scheduler'], extender: { urlPrefix: 'http://127.0.0.1:1', nodeCacheCapable: true } })) as {
+      profiles: unknown[];
+      extenders: Record<string, unknown>[];
+    };
+    expect(config.profiles).toEqual([JSON.parse(JSON.stringify(gpuSchedulerProfile('gpu-scheduler')))]);
+    expect(config.extenders[0]?.weight).toBe(APP_CONFIG_DEFAULTS.scheduler.extender.weight);
   });
 
   it('has no extenders for a plain default scheduler', () => {

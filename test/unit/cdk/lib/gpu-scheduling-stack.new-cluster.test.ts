@@ -4,6 +4,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRIC } from '../../../../lambdas/observability/metric-catalog';
 import { LAMBDA_KUBERNETES_ACCESS } from '../../../../cdk/lib/access/lambda-rbac-rules';
+import { gpuSchedulerProfile } from '../../../../cdk/lib/scheduler/second-scheduler-manifests';
 import { runCfnLint } from '../support/cfn-lint';
 import { expectOnlyEmittedMetrics, expectOnlyKnownSearches } from '../support/metric-coverage';
 import { alarmReferences, dashboardReferences } from '../support/referenced-metrics';
@@ -89,14 +90,14 @@ describe('second scheduler', () => {
   it('points the extender at the internal ALB over HTTP with the configured protocol settings', () => {
     const configMap = findObject(kubernetesObjects(synth.json), 'ConfigMap', 'gpu-scheduler-config') as { data: Record<string, string> };
     const config = JSON.parse(configMap.data['scheduler-config.json'] ?? '') as { profiles: unknown; extenders: Record<string, unknown>[] };
-    expect(config.profiles).toEqual([{ schedulerName: 'gpu-scheduler', plugins: { score: { disabled: [{ name: 'NodeResourcesFit' }, { name: 'NodeResourcesBalancedAllocation' }] } } }]);
+    expect(config.profiles).toEqual([JSON.parse(JSON.stringify(gpuSchedulerProfile('gpu-scheduler')))]);
     const albId = logicalIdOf('ExtenderEndpointLoadBalancer', 'AWS::ElasticLoadBalancingV2::LoadBalancer');
     expect(config.extenders[0]).toEqual({
       urlPrefix: `http://<ref:${albId}.DNSName>:80`,
       filterVerb: 'filter',
       prioritizeVerb: 'prioritize',
       preemptVerb: 'preempt',
-      weight: 5,
+      weight: 2,
       enableHTTPS: false,
       nodeCacheCapable: true,
       httpTimeout: '5s',

@@ -1,41 +1,81 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { toExtenderScore, toExtenderScores } from '../../../../lambdas/extender/extender-scores';
+import { levelDrop, toExtenderScores } from '../../../../lambdas/extender/extender-scores';
 import { MAX_EXTENDER_PRIORITY } from '../../../../lambdas/extender/wire-types';
 
-describe('toExtenderScore', () => {
-  it('scales 0..100 to 0..10 and clamps', () => {
-    expect([0, 4, 5, 62.9, 100, 250, -3, Number.NaN].map(toExtenderScore)).toEqual([0, 0, 1, 6, 10, 10, 0, 0]);
+const scoreArrays = fc.array(fc.double({ min: 0, max: 100, noNaN: true }), { minLength: 1, maxLength: 50 });
+
+describe('levelDrop', () => {
+  it('loses about one level per point near the best node, then logarithmically, down to the lowest feasible level', () => {
+    // The level boundaries: 4·(e^((k − ½)/4) − 1) points behind the best.
+    expect([0, 0.53, 0.54, 1.81, 1.83, 3.47, 3.48, 8.32, 8.33, 29.49, 29.5, 100].map(levelDrop)).toEqual([0, 0, 1, 1, 2, 2, 3, 4, 5, 8, 9, 9]);
+  });
+
+  it('treats a missing (NaN) score as the worst feasible node', () => {
+    expect(levelDrop(Number.NaN)).toBe(MAX_EXTENDER_PRIORITY - 1);
   });
 });
 
 describe('toExtenderScores', () => {
-  it('keeps a ranking that plain rounding would erase', () => {
-    // Fragmentation-led scores that differ only by a small utilization term.
-    const scores = Float64Array.from([81.2, 83.9, 82.0]);
-    expect([...scores].map(toExtenderScore)).toEqual([8, 8, 8]);
-    expect([...toExtenderScores(scores)]).toEqual([1, 10, 4]);
+  it('keeps utilization noise a tie instead of stretching it over 1..10', () => {
+    // 40 % vs 41 % utilization: 0.04 points of the profile's mean (GpuScore weight 1 of 26).
+    expect([...toExtenderScores([58.462, 58.423])]).toEqual([10, 10]);
   });
 
-  it('keeps absolute scores for one node or for tied nodes', () => {
-    expect([...toExtenderScores([62.9])]).toEqual([6]);
-    expect([...toExtenderScores([40, 40, 40.001])]).toEqual([4, 4, 4]);
+  it('keeps differences that matter, in proportion to their size', () => {
+    // Utilization 10 % vs 60 %: 1.9 points, two levels.
+    expect([...toExtenderScores([59.615, 57.692])]).toEqual([10, 8]);
+    // An exact fit vs a node the pod would fragment (Fragmentation 73 vs 50): 14 points, six levels.
+    expect([...toExtenderScores([56.538, 42.308])]).toEqual([10, 4]);
+  });
+
+  it('keeps the best node ahead where plain rounding to 0..10 would tie everything', () => {
+    // Fragmentation-led scores that differ only by a small utilization term
+    // (mean / 10, rounded, would give 8, 8, 8). Intentionally changed from
+    // [1, 10, 4]: 81.2 and 82.0 are 0.8 apart and no longer stretched apart.
+    expect([...toExtenderScores(Float64Array.from([81.2, 83.9, 82.0]))]).toEqual([8, 10, 8]);
+  });
+
+  it('ranks nodes far behind the best among themselves', () => {
+    // A pod whose preferred nodes are all 10–25 points behind still gets the better of them.
+    expect([...toExtenderScores([90, 80, 72, 65, 40])]).toEqual([10, 5, 3, 2, 1]);
+  });
+
+  it('gives one node, tied nodes and an empty list the obvious answer', () => {
+    expect([...toExtenderScores([62.9])]).toEqual([10]);
+    expect([...toExtenderScores([40, 40, 40.001])]).toEqual([10, 10, 10]);
     expect([...toExtenderScores([])]).toEqual([]);
   });
 
-  it('gives every feasible node at least 1, the best 10, and preserves order', () => {
+  it('gives every feasible node 1..10, the best 10, and preserves order', () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: 0, max: 100, noNaN: true }), { minLength: 2, maxLength: 50 }), (raw) => {
+      fc.property(scoreArrays, (raw) => {
         const out = toExtenderScores(raw);
-        const spread = Math.max(...raw) - Math.min(...raw);
+        expect(Math.max(...out)).toBe(MAX_EXTENDER_PRIORITY);
         for (let i = 0; i < raw.length; i++) {
-          expect(out[i]).toBeGreaterThanOrEqual(spread >= 0.01 ? 1 : 0);
+          expect(out[i]).toBeGreaterThanOrEqual(1);
           expect(out[i]).toBeLessThanOrEqual(MAX_EXTENDER_PRIORITY);
           for (let j = 0; j < raw.length; j++) {
             if ((raw[i] as number) > (raw[j] as number)) expect(out[i]).toBeGreaterThanOrEqual(out[j] as number);
           }
         }
-        if (spread >= 0.01) expect(Math.max(...out)).toBe(MAX_EXTENDER_PRIORITY);
+      }),
+    );
+  });
+
+  it('never stretches a difference of d points to more than ⌊d⌋ + 1 levels, nor more than round(d) against the best node', () => {
+    fc.assert(
+      fc.property(scoreArrays, (raw) => {
+        const out = toExtenderScores(raw);
+        const best = Math.max(...raw);
+        for (let i = 0; i < raw.length; i++) {
+          const behindBest = best - (raw[i] as number);
+          expect(MAX_EXTENDER_PRIORITY - (out[i] as number)).toBeLessThanOrEqual(Math.round(behindBest));
+          for (let j = 0; j < raw.length; j++) {
+            const d = Math.abs((raw[i] as number) - (raw[j] as number));
+            expect(Math.abs((out[i] as number) - (out[j] as number))).toBeLessThanOrEqual(Math.floor(d) + 1);
+          }
+        }
       }),
     );
   });

@@ -136,10 +136,10 @@ describe('prioritize', () => {
     const { post } = harness({ cache: cluster(), profile: seedProfile() });
     const response = await post('/prioritize', fixture('extender-args-node-names.json'));
     expect(response.status).toBe(200);
-    // A100_2: GpuScore (0.7*100/3 + 0.3*50) weight 2, packing 75, locality 100 → 62.9 → 6.
+    // A100_2 is the only node it fits (GpuScore, packing and locality give 62.9): the best node gets 10.
     expect(response.body).toEqual([
       { Host: A100_1, Score: 0 },
-      { Host: A100_2, Score: 6 },
+      { Host: A100_2, Score: 10 },
       { Host: T4, Score: 0 },
       { Host: A10G, Score: 0 },
       { Host: UNKNOWN, Score: 0 },
@@ -150,10 +150,10 @@ describe('prioritize', () => {
     const { post } = harness({ profile: seedProfile() });
     const response = await post('/prioritize', fixture('extender-args-nodes.json'));
     // A100_1: (2*(0.7*100/7 + 0.3*80) + 25 + 0)/4 = 23.25; A100_2 unknown utilization: (2*25 + 25)/4 = 18.75.
-    // Plain rounding would give both 2; spread over 1..10 the better node stays ahead.
+    // Plain rounding would give both 2; 4.5 points behind the best, A100_2 loses 3 levels (toExtenderScores).
     expect(response.body).toEqual([
       { Host: A100_1, Score: 10 },
-      { Host: A100_2, Score: 1 },
+      { Host: A100_2, Score: 7 },
       { Host: T4, Score: 0 },
       { Host: A10G, Score: 0 },
     ]);

@@ -44,11 +44,16 @@ describe('kube-scheduler accepts the generated KubeSchedulerConfiguration', () =
     const configuration = kubeSchedulerConfiguration({ scheduler, extenderUrlPrefix: https ? 'https://gpu-extender.internal.example.com:443' : 'http://internal-gpu.elb.amazonaws.com:80', extenderUsesHttps: https });
     const result = loadWithKubeScheduler(name.replace(/\W+/g, '-'), configuration);
     expect(result.status, result.output).toBe(0);
-    const written = result.written as { profiles: { schedulerName: string; plugins?: { score?: { disabled?: { name: string }[] } } }[]; extenders: Record<string, unknown>[]; leaderElection: Record<string, unknown> };
+    type WrittenProfile = { schedulerName: string; plugins?: { score?: { disabled?: { name: string }[] } }; pluginConfig?: { name: string; args?: Record<string, unknown> }[] };
+    const written = result.written as { profiles: WrittenProfile[]; extenders: Record<string, unknown>[]; leaderElection: Record<string, unknown> };
     expect(written.profiles.map((profile) => profile.schedulerName)).toEqual(['gpu-scheduler']);
-    // The spreading in-tree scores are off in the effective configuration.
+    // The in-tree scores without intent are off in the effective configuration.
     const disabledScores = written.profiles[0]?.plugins?.score?.disabled?.map((plugin) => plugin.name) ?? [];
-    expect(disabledScores).toEqual(expect.arrayContaining(['NodeResourcesFit', 'NodeResourcesBalancedAllocation']));
+    expect(disabledScores).toEqual(expect.arrayContaining(['NodeResourcesFit', 'NodeResourcesBalancedAllocation', 'ImageLocality']));
+    // PodTopologySpread without system default constraints (kube-scheduler writes an empty list by leaving it out).
+    const spread = written.profiles[0]?.pluginConfig?.find((plugin) => plugin.name === 'PodTopologySpread')?.args ?? {};
+    expect(spread).toMatchObject({ defaultingType: 'List' });
+    expect(spread.defaultConstraints ?? []).toEqual([]);
     expect(written.leaderElection).toMatchObject({ leaderElect: true, resourceName: 'gpu-scheduler', resourceNamespace: 'kube-system' });
     const [expected] = configuration.extenders as Record<string, unknown>[];
     expect(written.extenders).toHaveLength(1);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseAppConfig } from '../../../../../cdk/app-config/parse-app-config';
 import { kubeSchedulerConfiguration, secondSchedulerManifests } from '../../../../../cdk/lib/scheduler/second-scheduler-manifests';
+import { MAX_EXTENDER_PRIORITY } from '../../../../../lambdas/extender/wire-types';
 import { findObject } from '../../support/synthesize';
 
 const scheduler = parseAppConfig({ scheduler: { leaseName: 'gpu-scheduler-lease', extender: { weight: 7 } } }).scheduler;
@@ -11,9 +12,36 @@ describe('KubeSchedulerConfiguration', () => {
   it('has one profile named after the scheduler and leader election on its own lease', () => {
     expect(kubeSchedulerConfiguration(props)).toMatchObject({
       apiVersion: 'kubescheduler.config.k8s.io/v1',
-      profiles: [{ schedulerName: 'gpu-scheduler', plugins: { score: { disabled: [{ name: 'NodeResourcesFit' }, { name: 'NodeResourcesBalancedAllocation' }] } } }],
+      profiles: [{ schedulerName: 'gpu-scheduler' }],
       leaderElection: { leaderElect: true, resourceName: 'gpu-scheduler-lease', resourceNamespace: 'kube-system', resourceLock: 'leases' },
     });
+  });
+
+  it('keeps only the in-tree scores that carry intent, and no default spreading', () => {
+    const [profile] = kubeSchedulerConfiguration(props).profiles as Record<string, unknown>[];
+    expect(profile).toEqual({
+      schedulerName: 'gpu-scheduler',
+      plugins: { score: { disabled: [{ name: 'NodeResourcesFit' }, { name: 'NodeResourcesBalancedAllocation' }, { name: 'ImageLocality' }] } },
+      pluginConfig: [
+        {
+          name: 'PodTopologySpread',
+          args: { apiVersion: 'kubescheduler.config.k8s.io/v1', kind: 'PodTopologySpreadArgs', defaultingType: 'List', defaultConstraints: [] },
+        },
+      ],
+    });
+  });
+
+  it('defaults to an extender weight whose whole range stays below a pod\'s own full preference', () => {
+    // kube-scheduler adds extender score × weight × (MaxNodeScore 100 / MaxExtenderPriority 10);
+    // feasible nodes get 1..10 from toExtenderScores, so they differ by at most 9 levels.
+    const { weight } = parseAppConfig({}).scheduler.extender;
+    const extenderRange = (MAX_EXTENDER_PRIORITY - 1) * weight * (100 / MAX_EXTENDER_PRIORITY);
+    // NodeAffinity, InterPodAffinity and PodTopologySpread: weight 2 × MaxNodeScore 100 (v1.35 default_plugins.go).
+    const fullPreference = 2 * 100;
+    expect(extenderRange).toBe(180);
+    expect(extenderRange).toBeLessThan(fullPreference);
+    const [extender] = kubeSchedulerConfiguration({ ...props, scheduler: parseAppConfig({}).scheduler }).extenders as Record<string, unknown>[];
+    expect(extender?.weight).toBe(2);
   });
 
   it('leaves the preempt verb out when preemption support is switched off', () => {
