@@ -85,28 +85,36 @@ function readOptions(argv: readonly string[]): Options {
     strict: true,
   });
   if (values.help) throw new UsageError('');
-  const dataDir = path.resolve(values['data-dir'] ?? path.resolve(repoRoot, '../shared/data/openb'));
-  const nodesPath = resolveTraceFile(values.nodes, dataDir, 'openb_node_list_gpu_node.csv', 'openb_node_list_');
-  const podsPath = resolveTraceFile(values.pods, dataDir, 'openb_pod_list_default.csv', 'openb_pod_list_');
-  for (const [what, file] of [['node list', nodesPath], ['pod list', podsPath]] as const) {
-    if (!existsSync(file)) {
-      throw new UsageError(`trace ${what} not found: ${file}\n(the openb trace lives in ${dataDir}; pass --data-dir, --nodes or --pods)`);
-    }
-  }
+  // Flags first: a wrong flag is reported as such even where the trace is missing.
   const policies = (values.policy ?? DEFAULT_POLICIES.join(',')).split(',').map((p) => p.trim()).filter((p) => p !== '');
   const unknown = policies.filter((p) => !isPolicyName(p));
   if (unknown.length > 0 || policies.length === 0) throw new UsageError(`unknown policy ${unknown.join(', ')}; choose from ${POLICIES.join(', ')}`);
   const tieBreak = values['tie-break'] ?? 'order';
   if (tieBreak !== 'order' && tieBreak !== 'random') throw new UsageError(`--tie-break must be order or random, got "${tieBreak}"`);
+  const seeds = positiveInt(values.seeds, '--seeds', 10);
+  const workers = positiveInt(values.workers, '--workers', availableParallelism());
+
+  const dataDir = path.resolve(values['data-dir'] ?? path.resolve(repoRoot, '../shared/data/openb'));
+  const nodesPath = resolveTraceFile(values.nodes, dataDir, 'openb_node_list_gpu_node.csv', 'openb_node_list_');
+  const podsPath = resolveTraceFile(values.pods, dataDir, 'openb_pod_list_default.csv', 'openb_pod_list_');
+  for (const [what, file] of [['node list', nodesPath], ['pod list', podsPath]] as const) {
+    if (!existsSync(file)) {
+      throw new UsageError(
+        `trace ${what} not found: ${file}\n` +
+          '(the openb trace is the cluster-trace-gpu-v2023/csv/ folder of the public alibaba/clusterdata repository; ' +
+          'put its CSV files in a folder and pass --data-dir DIR, or --nodes / --pods)',
+      );
+    }
+  }
   return {
     nodesPath,
     podsPath,
     publishedPath: path.join(path.dirname(podsPath), 'published_alloc_summary.csv'),
-    seeds: positiveInt(values.seeds, '--seeds', 10),
+    seeds,
     policies: policies as PolicyName[],
     json: values.json ?? false,
     plotPath: path.resolve(values.plot ?? path.join(repoRoot, '.bench-out', 'trace', `${workloadKey(podsPath)}.svg`)),
-    workers: positiveInt(values.workers, '--workers', availableParallelism()),
+    workers,
     tieBreak,
   };
 }

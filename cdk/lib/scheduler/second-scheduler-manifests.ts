@@ -16,8 +16,32 @@ const CONFIG_FILE = 'scheduler-config.json';
 /** kube-scheduler's secure port; /healthz is served there without authentication. */
 const SECURE_PORT = 10259;
 
-/** The resource the scheduler must send the extender; the extender only matters for GPU pods. */
-export const EXTENDER_MANAGED_RESOURCE = 'nvidia.com/gpu';
+/**
+ * MIG profiles of the NVIDIA MIG user guide's supported-profiles tables (A30,
+ * A100 40/80 GB, H100 80/94 GB, H200, B200), as the device plugin's `mixed`
+ * strategy advertises them: `nvidia.com/mig-<profile>`. managedResources takes
+ * exact names, no patterns, so a profile missing here is not sent to the
+ * extender (its pods are then placed by the in-tree plugins alone).
+ */
+const MIG_PROFILES = [
+  '1g.6gb', '2g.12gb', '4g.24gb',
+  '1g.5gb', '2g.10gb', '3g.20gb', '4g.20gb', '7g.40gb',
+  '1g.10gb', '1g.20gb', '2g.20gb', '3g.40gb', '4g.40gb', '7g.80gb',
+  '1g.12gb', '1g.24gb', '2g.24gb', '3g.47gb', '4g.47gb', '7g.94gb',
+  '1g.18gb', '1g.35gb', '2g.35gb', '3g.71gb', '4g.71gb', '7g.141gb',
+  '1g.23gb', '1g.45gb', '2g.45gb', '3g.90gb', '4g.90gb', '7g.180gb',
+] as const;
+
+/**
+ * The resources whose pods the scheduler sends the extender: whole GPUs,
+ * renamed time-slicing/MPS replicas, and MIG devices; the extender only
+ * matters for GPU pods.
+ */
+export const EXTENDER_MANAGED_RESOURCES: readonly string[] = [
+  'nvidia.com/gpu',
+  'nvidia.com/gpu.shared',
+  ...[...new Set(MIG_PROFILES)].map((profile) => `nvidia.com/mig-${profile}`),
+];
 
 /**
  * The gpu-scheduler profile leaves on only the in-tree scores that carry
@@ -128,7 +152,7 @@ export function extenderConfiguration(settings: ExtenderSettings): KubernetesObj
     // has assumed but not yet bound, while the extender's cluster cache can
     // be up to EXTENDER_CACHE_TTL old, so two GPU pods placed within that
     // window could otherwise be given the same last free GPU.
-    managedResources: [{ name: EXTENDER_MANAGED_RESOURCE, ignoredByScheduler: false }],
+    managedResources: EXTENDER_MANAGED_RESOURCES.map((name) => ({ name, ignoredByScheduler: false })),
   };
 }
 

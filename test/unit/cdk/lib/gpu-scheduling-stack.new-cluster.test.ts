@@ -4,7 +4,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRIC } from '../../../../lambdas/observability/metric-catalog';
 import { LAMBDA_KUBERNETES_ACCESS } from '../../../../cdk/lib/access/lambda-rbac-rules';
-import { gpuSchedulerProfile } from '../../../../cdk/lib/scheduler/second-scheduler-manifests';
+import { EXTENDER_MANAGED_RESOURCES, gpuSchedulerProfile } from '../../../../cdk/lib/scheduler/second-scheduler-manifests';
 import { runCfnLint } from '../support/cfn-lint';
 import { expectOnlyEmittedMetrics, expectOnlyKnownSearches } from '../support/metric-coverage';
 import { alarmReferences, dashboardReferences } from '../support/referenced-metrics';
@@ -102,8 +102,10 @@ describe('second scheduler', () => {
       nodeCacheCapable: true,
       httpTimeout: '5s',
       ignorable: false,
-      managedResources: [{ name: 'nvidia.com/gpu', ignoredByScheduler: false }],
+      managedResources: EXTENDER_MANAGED_RESOURCES.map((name) => ({ name, ignoredByScheduler: false })),
     });
+    // Pods asking for renamed replicas or MIG devices reach the extender too.
+    expect(EXTENDER_MANAGED_RESOURCES).toEqual(expect.arrayContaining(['nvidia.com/gpu', 'nvidia.com/gpu.shared', 'nvidia.com/mig-1g.5gb', 'nvidia.com/mig-3g.40gb', 'nvidia.com/mig-7g.141gb']));
   });
 });
 
