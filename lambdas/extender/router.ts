@@ -5,6 +5,7 @@ import type { ClusterCache } from './cluster-cache';
 import type { ExtenderObserver } from './observer';
 import type { ExtenderContext, VerbResult } from './verbs';
 import { errorMessage } from '../common/error-message';
+import { parseJsonWithinLimits } from './json-limits';
 import { filterVerb, preemptVerb, prioritizeVerb } from './verbs';
 import { parseExtenderArgs, parsePreemptionArgs } from './wire-args';
 
@@ -75,12 +76,11 @@ export function createRouter(deps: RouterDeps): Router {
       if (text.length > MAX_BODY_BYTES || (text.length * 3 > MAX_BODY_BYTES && Buffer.byteLength(text, 'utf8') > MAX_BODY_BYTES)) {
         return fail(413, `request body is over ${MAX_BODY_BYTES} bytes; use nodeCacheCapable: true so the scheduler sends node names only`);
       }
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch (error) {
-        return fail(400, `malformed JSON: ${errorMessage(error)}`);
-      }
+      // Depth is bounded before parsing: the reply echoes request objects,
+      // and serialising a very deep one would overflow the stack.
+      const parsed = parseJsonWithinLimits(text);
+      if (!parsed.ok) return fail(400, parsed.error);
+      const body = parsed.value;
 
       let result: VerbResult;
       if (verb === 'preempt') {

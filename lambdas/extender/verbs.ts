@@ -7,8 +7,9 @@ import type { ClusterCache } from './cluster-cache';
 import type { DecisionSummary } from './decision';
 import { RejectionTally } from './decision';
 import { toExtenderScores } from './extender-scores';
-import type { FilterArgs, PreemptArgs } from './wire-args';
+import type { FilterArgs, PreemptArgs, VictimSet } from './wire-args';
 import type { ExtenderFilterResult, ExtenderPreemptionResult, HostPriorityList, MetaVictims } from './wire-types';
+import { MAX_EXTENDER_PRIORITY } from './wire-types';
 
 export interface ExtenderContext {
   readonly profile: Profile;
@@ -102,7 +103,13 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
   const feasibleScores = toExtenderScores(profile.score(state, feasible));
   const nodeScores = new Uint8Array(nodes.length);
   for (let i = 0, j = 0; i < nodes.length && j < feasible.length; i++) {
-    if (nodes[i] === feasible[j]) nodeScores[i] = feasibleScores[j++] ?? 0;
+    if (nodes[i] === feasible[j]) {
+      // kube-scheduler scales extender scores assuming 0..MaxExtenderPriority;
+      // a Uint8Array already holds only integers ≥ 0, so the cap is the one
+      // check left.
+      const score = feasibleScores[j++] ?? 0;
+      nodeScores[i] = score > MAX_EXTENDER_PRIORITY ? MAX_EXTENDER_PRIORITY : score;
+    }
   }
 
   const body: HostPriorityList = [];
@@ -121,20 +128,28 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
  * Keeps the preemption candidates on which the pod would pass our filters
  * once the scheduler's chosen victims are gone. Needs cluster state to know
  * the nodes; without cluster access every candidate is passed through
- * unchanged (and a warning logged), since nothing can be judged.
+ * unchanged (and a warning logged), since nothing can be judged. Candidates
+ * whose entry was invalid (see PreemptArgs.invalid) are never offered back.
  */
 export async function preemptVerb(ctx: ExtenderContext, args: PreemptArgs): Promise<VerbResult> {
   const pod = podName(args.pod);
-  const result: ExtenderPreemptionResult = { NodeNameToMetaVictims: {} };
-  const meta = (uids: readonly string[], numPdbViolations: number): MetaVictims => ({
-    Pods: uids.map((UID) => ({ UID })),
-    NumPDBViolations: numPdbViolations,
+  // Keyed by node names from the request: without a prototype, a node named
+  // "__proto__" is an entry like any other instead of replacing the prototype.
+  const kept: Record<string, MetaVictims> = Object.create(null) as Record<string, MetaVictims>;
+  const result: ExtenderPreemptionResult = { NodeNameToMetaVictims: kept };
+  const meta = (victims: VictimSet): MetaVictims => ({
+    Pods: victims.uids.map((UID) => ({ UID })),
+    NumPDBViolations: victims.numPdbViolations,
   });
+  const candidates = args.victims.size + args.invalid.size;
+  if (args.invalid.size > 0) {
+    ctx.warn('preempt: candidates with invalid victims left out', { pod, invalid: args.invalid.size, examples: [...args.invalid.values()].slice(0, 3) });
+  }
 
   if (ctx.cache === undefined) {
     ctx.warn('preempt without cluster access: candidates passed through unchecked', { pod, candidates: args.victims.size });
-    for (const [name, victims] of args.victims) result.NodeNameToMetaVictims[name] = meta(victims.uids, victims.numPdbViolations);
-    return { status: 200, body: result, summary: new RejectionTally().summary(pod, 'MetaVictims', args.victims.size, args.victims.size) };
+    for (const [name, victims] of args.victims) kept[name] = meta(victims);
+    return { status: 200, body: result, summary: new RejectionTally().summary(pod, 'MetaVictims', candidates, args.victims.size) };
   }
   let snapshot: Snapshot;
   try {
@@ -146,7 +161,7 @@ export async function preemptVerb(ctx: ExtenderContext, args: PreemptArgs): Prom
 
   const state = ctx.profile.startCycle(snapshot, parsePodRequirements(args.pod));
   const tally = new RejectionTally();
-  let kept = 0;
+  let keptCount = 0;
   for (const [name, victims] of args.victims) {
     const node = snapshot.getNode(name);
     if (node === undefined) {
@@ -160,8 +175,8 @@ export async function preemptVerb(ctx: ExtenderContext, args: PreemptArgs): Prom
       tally.add(status);
       continue;
     }
-    result.NodeNameToMetaVictims[name] = meta(victims.uids, victims.numPdbViolations);
-    kept++;
+    kept[name] = meta(victims);
+    keptCount++;
   }
-  return { status: 200, body: result, summary: tally.summary(pod, 'MetaVictims', args.victims.size, kept) };
+  return { status: 200, body: result, summary: tally.summary(pod, 'MetaVictims', candidates, keptCount) };
 }

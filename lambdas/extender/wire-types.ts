@@ -29,6 +29,7 @@ export interface ExtenderFilterResult {
 
 export interface HostPriority {
   Host: string;
+  /** int64 in Go; we send whole numbers 0..MAX_EXTENDER_PRIORITY. */
   Score: number;
 }
 
@@ -40,6 +41,7 @@ export interface MetaPod {
 
 export interface MetaVictims {
   Pods: MetaPod[];
+  /** int64 in Go: a fraction or 1e300 would fail kube-scheduler's decoding of the whole reply, so only safe integers ≥ 0 go out. */
   NumPDBViolations: number;
 }
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES } from '../../../../lambdas/extender/router';
 import type { Plugin } from '../../../../lambdas/scheduling';
 import { Profile } from '../../../../lambdas/scheduling';
-import { failingCache, fixture, fixtureJson, harness } from './router-harness';
+import type { ClusterState } from './router-harness';
+import { failingCache, fixture, fixtureJson, harness, stateCache } from './router-harness';
 
 describe('router: routes and methods', () => {
   it('GET /healthz answers ok', async () => {
@@ -76,6 +77,63 @@ describe('router: bad bodies', () => {
     expect((await post('/filter', justUnder)).status).toBe(200);
   });
 
+  it('a 10,000-deep object inside a kept Node → 400, and no reply is left that cannot be serialised', async () => {
+    const { post, observer } = harness();
+    const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+    const body = `{"Pod": {"metadata": {"name": "p"}}, "Nodes": {"items": [{"metadata": {"name": "n"}, "status": {"allocatable": {"nvidia.com/gpu": "1"}}, "x": ${deep}}]}}`;
+    const response = await post('/filter', body);
+    expect(response).toEqual({ status: 400, body: { Error: expect.stringMatching(/^JSON nests deeper than 100 levels \(at character \d+\)/) } });
+    expect(() => JSON.stringify(response.body)).not.toThrow();
+    expect(observer.failures).toEqual([{ verb: 'filter', status: 400, message: expect.stringContaining('nests deeper') }]);
+  });
+
+  it.each(['/filter', '/prioritize', '/preempt'])('%s: 500,000 nested arrays (deep enough to overflow a recursive parser) → 400', async (path) => {
+    const { post } = harness();
+    const body = `{"Pod": {}, "NodeNames": [], "NodeNameToMetaVictims": {}, "x": ${'['.repeat(500_000)}${']'.repeat(500_000)}}`;
+    expect((await post(path, body)).status).toBe(400);
+  });
+
+  it('nesting up to the limit is accepted, brackets inside strings do not count', async () => {
+    const { post } = harness();
+    // Pod and Nodes.items[0] are levels 2 and 4; the node's extra field takes the rest.
+    const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+    const node = (extra: string) => `{"metadata": {"name": "n", "labels": {"x": "{{{{[[[[\\\\\\"[[[[\\\\"}}, "x": ${extra}}`;
+    const at = (levels: number) => post('/filter', `{"Pod": {"metadata": {"name": "p"}}, "Nodes": {"items": [${node(nested(levels))}]}}`);
+    expect((await at(100 - 4)).status).toBe(200);
+    expect((await at(100 - 3)).status).toBe(400);
+  });
+
+  it.each([
+    ['{"Pod": {}, "NodeNames": 5}', 'NodeNames must be an array of strings'],
+    ['{"Pod": {}, "NodeNames": [{"name": "a"}]}', 'NodeNames must be an array of strings; [0] is an object'],
+    ['{"Pod": {}, "NodeNames": ["a", null]}', 'NodeNames must be an array of strings; [1] is null'],
+    ['{"Pod": [], "NodeNames": []}', 'ExtenderArgs.Pod is missing or not an object'],
+    ['{"Pod": "p", "NodeNames": []}', 'ExtenderArgs.Pod is missing or not an object'],
+    ['{"Pod": {}, "Nodes": {"items": 5}}', 'Nodes.items must be an array'],
+    ['{"Pod": {}, "Nodes": "n"}', 'Nodes must be a NodeList object'],
+    [JSON.stringify({ Pod: {}, NodeNames: Array.from({ length: 10_001 }, (_, i) => `n${i}`) }), 'ExtenderArgs.NodeNames has 10001 entries; the extender takes at most 10000'],
+    [JSON.stringify({ Pod: {}, Nodes: { items: Array.from({ length: 10_001 }, () => ({})) } }), 'ExtenderArgs.Nodes.items has 10001 entries'],
+  ])('filter and prioritize %s → 400 (%s)', async (body, message) => {
+    const { post } = harness();
+    for (const path of ['/filter', '/prioritize']) {
+      const response = await post(path, body);
+      expect(response).toEqual({ status: 400, body: { Error: expect.stringContaining(message) } });
+    }
+  });
+
+  it('preempt with more candidates than the limit → 400', async () => {
+    const { post } = harness();
+    const victims = Object.fromEntries(Array.from({ length: 10_001 }, (_, i) => [`n${i}`, null]));
+    const response = await post('/preempt', { Pod: {}, NodeNameToMetaVictims: victims });
+    expect(response).toEqual({ status: 400, body: { Error: expect.stringContaining('NodeNameToMetaVictims has 10001 entries') } });
+  });
+
+  it('a name sent twice is answered twice, like any other name (kube-scheduler never repeats one)', async () => {
+    const { post } = harness({ cache: stateCache(fixtureJson<ClusterState>('cluster-state.json')) });
+    const response = await post('/prioritize', { Pod: {}, NodeNames: ['ip-10-0-2-20.ec2.internal', 'gone', 'ip-10-0-2-20.ec2.internal'] });
+    expect((response.body as { Host: string }[]).map((h) => h.Host)).toEqual(['ip-10-0-2-20.ec2.internal', 'gone', 'ip-10-0-2-20.ec2.internal']);
+  });
+
   it.each([
     ['null', 'must be a JSON object'],
     ['[]', 'must be a JSON object'],
@@ -97,16 +155,25 @@ describe('router: bad bodies', () => {
 
   it.each([
     ['{"Pod": {}, "NodeNameToMetaVictims": []}', 'must be an object keyed by node name'],
-    ['{"Pod": {}, "NodeNameToMetaVictims": {"n": 3}}', 'must be an object'],
-    ['{"Pod": {}, "NodeNameToMetaVictims": {"n": {"Pods": {}}}}', 'Pods must be an array'],
-    ['{"Pod": {}, "NodeNameToMetaVictims": {"n": {"Pods": [{}]}}}', 'victim without a UID'],
-    ['{"Pod": {}, "NodeNameToVictims": {"n": {"Pods": [{"metadata": {}}]}}}', 'victim without a UID'],
+    ['{"Pod": [], "NodeNameToMetaVictims": {}}', 'ExtenderPreemptionArgs.Pod is missing or not an object'],
   ])('preempt %s → 400 (%s)', async (body, message) => {
     const { post } = harness();
     const response = await post('/preempt', body);
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ Error: expect.stringContaining(message) });
   });
+
+  // The messages are in wire-args.test.ts; here: one bad candidate does not fail the others.
+  it.each(['{"n": 3}', '{"n": {"Pods": {}}}', '{"n": {"Pods": [{}]}}', '{"n": {"Pods": [{"metadata": {}}]}}', '{"n": {"NumPDBViolations": 1.5}}', '{"n": {"NumPDBViolations": -1}}'])(
+    'preempt: the bad candidate %s is left out, the others answered',
+    async (entry) => {
+      const { post, observer } = harness();
+      const response = await post('/preempt', `{"Pod": {}, "NodeNameToMetaVictims": {"ok": {"Pods": [{"UID": "u"}]}, ${entry.slice(1)}}`);
+      expect(response).toEqual({ status: 200, body: { NodeNameToMetaVictims: { ok: { Pods: [{ UID: 'u' }], NumPDBViolations: 0 } } } });
+      expect(observer.warnings).toContain('preempt: candidates with invalid victims left out');
+      expect(observer.decisions[0]?.summary).toMatchObject({ candidates: 2, kept: 1 });
+    },
+  );
 
   it('unknown fields are ignored and field names match case-insensitively, as Go does', async () => {
     const { post } = harness();

@@ -200,6 +200,35 @@ describe('preempt', () => {
     expect(response.body).toEqual({ NodeNameToMetaVictims: {} });
   });
 
+  it('a candidate with a NumPDBViolations kube-scheduler cannot decode is left out; the other candidates are still judged', async () => {
+    const { post, observer } = harness({ cache: cluster() });
+    const args = fixtureJson<{ NodeNameToMetaVictims: Record<string, { Pods: unknown[]; NumPDBViolations: unknown }> }>('extender-preemption-args-meta.json');
+    const victims = args.NodeNameToMetaVictims[A100_1];
+    if (victims === undefined) throw new Error('fixture changed');
+    args.NodeNameToMetaVictims[A100_2] = { Pods: [], NumPDBViolations: 1.5 };
+    victims.NumPDBViolations = 3;
+    const response = await post('/preempt', args);
+    expect(response).toEqual({
+      status: 200,
+      body: { NodeNameToMetaVictims: { [A100_1]: { Pods: [{ UID: '9a000000-0000-4000-8000-00000000000a' }], NumPDBViolations: 3 } } },
+    });
+    expect(observer.warnings).toEqual(['preempt: candidates with invalid victims left out']);
+    expect(observer.decisions[0]?.summary).toMatchObject({ candidates: 4, kept: 1 });
+  });
+
+  it('every NumPDBViolations in the reply is a safe integer ≥ 0, as the request sent it', async () => {
+    const { post } = harness();
+    const response = await post('/preempt', '{"Pod": {}, "NodeNameToMetaVictims": {"a": {"NumPDBViolations": 9007199254740991}, "b": {"NumPDBViolations": -0}, "c": {"NumPDBViolations": 1e300}}}');
+    expect(response.body).toEqual({ NodeNameToMetaVictims: { a: { Pods: [], NumPDBViolations: 9007199254740991 }, b: { Pods: [], NumPDBViolations: 0 } } });
+    expect(Object.is((response.body as { NodeNameToMetaVictims: { b: { NumPDBViolations: number } } }).NodeNameToMetaVictims.b.NumPDBViolations, 0)).toBe(true);
+  });
+
+  it('a candidate named "__proto__" is answered like any other name', async () => {
+    const { post } = harness();
+    const response = await post('/preempt', '{"Pod": {}, "NodeNameToMetaVictims": {"__proto__": {"Pods": [{"UID": "u"}]}, "n": null}}');
+    expect(JSON.parse(JSON.stringify(response.body))).toEqual(JSON.parse('{"NodeNameToMetaVictims": {"__proto__": {"Pods": [{"UID": "u"}], "NumPDBViolations": 0}, "n": {"Pods": [], "NumPDBViolations": 0}}}'));
+  });
+
   it('without cluster access passes candidates through and warns', async () => {
     const { post, observer } = harness();
     const response = await post('/preempt', fixture('extender-preemption-args-meta.json'));
