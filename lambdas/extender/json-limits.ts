@@ -1,3 +1,5 @@
+import { errorMessage } from '../common/error-message';
+
 /**
  * Limits on the JSON the extender accepts, checked on the raw text before
  * JSON.parse sees it.
@@ -90,6 +92,6 @@ export function parseJsonWithinLimits(text: string, maxDepth: number = MAX_JSON_
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (error) {
     if (error instanceof SyntaxError) return { ok: false, error: `malformed JSON: ${error.message}` };
-    return { ok: false, error: `JSON could not be parsed: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, error: `JSON could not be parsed: ${errorMessage(error)}` };
   }
 }

@@ -52,8 +52,9 @@ export async function filterVerb(ctx: ExtenderContext, args: FilterArgs): Promis
   const state = profile.startCycle(snapshot, parsePodRequirements(args.pod));
 
   const tally = new RejectionTally();
-  const failed: Record<string, string> = {};
-  const unresolvable: Record<string, string> = {};
+  // No prototype: a node named "__proto__" must be reported like any other.
+  const failed = Object.create(null) as Record<string, string>;
+  const unresolvable = Object.create(null) as Record<string, string>;
   for (const name of unknown) {
     const message = notFoundMessage(name);
     unresolvable[name] = message;
