@@ -1,6 +1,6 @@
 import { canonicalModel, modelId, modelKey, modelTokens } from './gpu-model';
 import type { GpuSharing, MigLayout } from './gpu-node-facts';
-import { readGpuNodeFacts } from './gpu-node-facts';
+import { GPU_NODE_LIMITS, readGpuNodeFacts } from './gpu-node-facts';
 import { GPU_MILLI, GPU_RESOURCE, MIG_RESOURCE_PREFIX, NODE_ANNOTATION, NODE_LABEL } from './keys';
 import { metadataOf, isRecord, stringField, stringMap } from './kube-json';
 import type { PodInfo } from './pod-info';
@@ -102,7 +102,7 @@ export class NodeInfo {
     this.allocatableMemoryBytes = spec.memoryBytes ?? Number.POSITIVE_INFINITY;
     this.allocatablePods = spec.maxPods ?? Number.POSITIVE_INFINITY;
     // Bounded: a count nobody can have must not become a huge allocation.
-    const count = spec.invalid === undefined && spec.gpuCount <= MAX_DEVICES ? Math.max(0, Math.floor(spec.gpuCount)) : 0;
+    const count = spec.invalid === undefined && spec.gpuCount <= GPU_NODE_LIMITS.devices ? Math.max(0, Math.floor(spec.gpuCount)) : 0;
     this.devices = new Int32Array(count).fill(GPU_MILLI);
     this.freeWholeGpus = count;
     this.freeGpuMilli = count * GPU_MILLI;
@@ -268,9 +268,6 @@ export class NodeInfo {
     this.maxDeviceFreeMilli = max;
   }
 }
-
-/** Devices a node may model; beyond it the node reports nonsense (see GPU_NODE_LIMITS). */
-const MAX_DEVICES = 64 * 7;
 
 /**
  * A NodeInfo from Kubernetes Node JSON. GPU facts come from our labels, else
