@@ -49,6 +49,16 @@ export const NODE_ANNOTATION = {
   gpuUtilization: 'gpu.nvidia.com/utilization',
 } as const;
 
+/**
+ * Taints our components own. `gpuLabelsPending` is the optional start-up taint
+ * of GPU nodes the app creates: the labeler removes it once the node's labels
+ * are right, and the admission policy (cdk/lib/access/write-limit-policy.ts)
+ * lets the labeler remove exactly this taint and no other.
+ */
+export const NODE_TAINT = {
+  gpuLabelsPending: 'gpu.nvidia.com/labels-pending',
+} as const;
+
 export const POD_ANNOTATION = {
   /** Allowed GPU models, alternatives separated by `|` or `,`, case-insensitive. */
   gpuModel: 'gpu.nvidia.com/model',
