@@ -46,6 +46,22 @@ export const PRIOR_SHAPES: readonly ShapeSample[] = Object.freeze(
   [1, 2, 4, 8].map((gpuCount) => Object.freeze({ cpuMilli: 0, gpuCount, gpuMilli: GPU_MILLI })),
 );
 
+/**
+ * On a time-sliced or MPS node, free share left on a GPU already being
+ * shared counts this much as a fragment, and a node in use (some but not all
+ * of it free) counts this much of one GPU more. A shape history of replicas
+ * alone (a pure sharing cluster) sees no fragment anywhere, so without these
+ * terms a sharer is a coin toss between a GPU already shared and an untouched
+ * one, or an untouched node; with them, sharers fill shared GPUs first, then
+ * the GPUs of nodes in use, and open an untouched node last (the order of the
+ * FGD paper's GpuPacking), so untouched GPUs and nodes stay whole: free for a
+ * pod that needs a GPU alone, or for consolidation. 5 % is the least that
+ * still moves the 0..100 score by a point for any replica count (2 replicas:
+ * 50 vs 49); the terms are bounded (at most ~4 points). Unshared nodes are
+ * untouched, so trace results (no sharing there) do not move.
+ */
+export const SHARED_GPU_WHOLE_WEIGHT = 0.05;
+
 /** GPU shapes that differ only in CPU, CPU thresholds sorted with cumulative weight. */
 interface ShapeGroup {
   readonly milli: number;
@@ -105,8 +121,8 @@ class FragmentationModel {
     return groups;
   }
 
-  fragment(devices: ArrayLike<number>, cpuLeft: number, groups: readonly ShapeGroup[]): number {
-    return this.fragmentWith(devices, groups, this.weightsFor(groups, cpuLeft, new Float64Array(groups.length)));
+  fragment(devices: ArrayLike<number>, cpuLeft: number, groups: readonly ShapeGroup[], wholeWeight: number): number {
+    return this.fragmentWith(devices, groups, this.weightsFor(groups, cpuLeft, new Float64Array(groups.length)), wholeWeight);
   }
 
   /** Each group's weight that fits in cpuLeft, written into `into` (parallel to groups). */
@@ -115,10 +131,20 @@ class FragmentationModel {
     return into;
   }
 
-  /** Fragment given the groups' CPU-fitting weights (so candidates on one node share that work). */
-  fragmentWith(devices: ArrayLike<number>, groups: readonly ShapeGroup[], weights: Float64Array): number {
+  /**
+   * Fragment given the groups' CPU-fitting weights (so candidates on one node
+   * share that work), plus `wholeWeight` × (the free share on partly used
+   * devices, and one GPU when the node is in use): SHARED_GPU_WHOLE_WEIGHT on
+   * shared nodes, else 0.
+   */
+  fragmentWith(devices: ArrayLike<number>, groups: readonly ShapeGroup[], weights: Float64Array, wholeWeight: number): number {
     let free = 0;
-    for (let i = 0; i < devices.length; i++) free += devices[i] ?? 0;
+    let partial = 0;
+    for (let i = 0; i < devices.length; i++) {
+      const d = devices[i] ?? 0;
+      free += d;
+      if (d < GPU_MILLI) partial += d;
+    }
     if (free === 0) return 0;
     let usable = 0;
     for (let g = 0; g < groups.length; g++) {
@@ -136,8 +162,14 @@ class FragmentationModel {
       }
       if (fits >= group.count) usable += weight * onFitting;
     }
-    return free - usable;
+    const inUse = free < devices.length * GPU_MILLI ? GPU_MILLI : 0;
+    return free - usable + wholeWeight * (partial + inUse);
   }
+}
+
+/** The whole-GPU term's weight on this node: only where the device plugin shares GPUs. */
+function wholeWeightOf(node: NodeInfo): number {
+  return node.gpuSharing === undefined ? 0 : SHARED_GPU_WHOLE_WEIGHT;
 }
 
 /** Total weight of the group's shapes whose CPU fits in cpuLeft. */
@@ -258,7 +290,7 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
       model,
       requestedCpuMilli: node.requestedCpuMilli,
       devices: Int32Array.from(node.devices),
-      before: model.fragment(node.devices, node.allocatableCpuMilli - node.requestedCpuMilli, model.groupsFor(node)),
+      before: model.fragment(node.devices, node.allocatableCpuMilli - node.requestedCpuMilli, model.groupsFor(node), wholeWeightOf(node)),
       byShape: new Map(),
     };
     memos.set(node, fresh);
@@ -277,6 +309,7 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
     if (weights.length < groups.length) weights = new Float64Array(groups.length * 2);
     const weightsAfter = model.weightsFor(groups, cpuAfter, weights);
     const devices = node.devices;
+    const wholeWeight = wholeWeightOf(node);
     if (scratch.length < devices.length) scratch = new Int32Array(devices.length);
     const after = scratch.subarray(0, devices.length);
     after.set(devices);
@@ -288,7 +321,7 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
         // Devices with the same free share give the same node state: the first one stands for all.
         if (free < gpuMilli || devices.indexOf(free) < i) continue;
         after[i] = free - gpuMilli;
-        const score = toScore(memo.before - model.fragmentWith(after, groups, weightsAfter));
+        const score = toScore(memo.before - model.fragmentWith(after, groups, weightsAfter, wholeWeight));
         after[i] = free;
         if (best.device < 0 || score > best.score) best = { score, device: i };
       }
@@ -303,7 +336,7 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
         }
       }
     }
-    return { score: toScore(memo.before - model.fragmentWith(after, groups, weightsAfter)), device: -1 };
+    return { score: toScore(memo.before - model.fragmentWith(after, groups, weightsAfter, wholeWeight)), device: -1 };
   };
 
   // The model and the pod's key, resolved once per cycle (PreScore) instead of

@@ -100,4 +100,27 @@ describe('Fragmentation score (FGD)', () => {
     // A 1-GPU pod on the empty node would leave no node able to take another 8-GPU job.
     expect(onPartly).toBeGreaterThan(onEmpty ?? 100);
   });
+
+  it('on shared nodes, with only replicas in the workload: fills a shared GPU, then a GPU of a node in use, then an untouched node', () => {
+    // Time-slicing, 4 replicas: each sharer is a 250/1000 share. The workload is sharers only, so FGD alone ties everywhere.
+    const plugin = createFragmentationScore({ shapes: [{ cpuMilli: 0, gpuCount: 1, gpuMilli: 250, weight: 1 }] });
+    const sharing = { gpuSharing: { strategy: 'time-slicing', replicas: 4, resource: 'nvidia.com/gpu' } } as const;
+    // nodeWithFree loads a device with one pod, which is one replica here: device 0 of gpu-full takes four.
+    const gpuFull = nodeWithFree('gpu-full', [750, 1000, 1000, 1000], sharing);
+    for (let i = 1; i < 4; i++) gpuFull.addPod({ uid: `r${i}`, namespace: 'default', name: `r${i}`, labels: {}, nodeName: 'gpu-full', demand: { cpuMilli: 0, memoryBytes: 0, gpuCount: 1, gpuMilli: 1000 } }, [0]);
+    const nodes = [nodeWithFree('untouched', [1000, 1000, 1000, 1000], sharing), gpuFull, nodeWithFree('gpu-shared', [750, 1000, 1000, 1000], sharing)];
+    expect([...gpuFull.devices]).toEqual([0, 1000, 1000, 1000]);
+    const sharer = pod({ gpuCount: 1, gpuMilli: 250 });
+    const scores = scoresOf(plugin, nodes, sharer);
+    expect(scores['gpu-shared']).toBeGreaterThan(scores['gpu-full'] ?? 100);
+    expect(scores['gpu-full']).toBeGreaterThan(scores.untouched ?? 100);
+    // On the node, the share goes to the GPU already shared.
+    const { profile, state } = cycle(plugin, nodes, sharer);
+    const shared = nodes[2];
+    expect(shared && chooseDevices(profile, state, shared)).toEqual([0]);
+    // Without sharing the same devices tie: the term is for shared nodes only.
+    const plain = [nodeWithFree('untouched', [1000, 1000, 1000, 1000]), nodeWithFree('gpu-full', [0, 1000, 1000, 1000])];
+    const plainScores = scoresOf(plugin, plain, sharer);
+    expect(plainScores.untouched).toBe(plainScores['gpu-full']);
+  });
 });
