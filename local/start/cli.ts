@@ -5,6 +5,7 @@ import { AppConfigError } from '../../cdk/app-config/config-reader';
 import { loadAppConfig } from '../../cdk/app-config/load-app-config';
 import type { DemoResult } from './demo';
 import type { Delivery } from './event-bridge';
+import { lineWriter } from './line-writer';
 import { Output } from './output';
 import { parseStartOptions, UsageError, USAGE, type StartOptions } from './options';
 import type { LocalPipeline } from './pipeline';
@@ -17,12 +18,13 @@ import { errorMessage } from '../../lambdas/common/error-message';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const out = Output.forStdout();
+const errorLine = lineWriter(process.stderr);
 const teardown = new Teardown();
 type Phase = 'starting' | 'running' | 'stopping';
 let phase: Phase = 'starting';
 
 function fail(message: string, exitCode: number): never {
-  process.stderr.write(`${out.paint('red', 'npm start:')} ${message}\n`);
+  errorLine(`${out.paint('red', 'npm start:')} ${message}`);
   process.exit(exitCode);
 }
 
@@ -46,7 +48,7 @@ function onSignal(signal: NodeJS.Signals): void {
   if (phase === 'stopping') {
     if (Date.now() - firstSignalAt < SAME_PRESS_MS) return;
     // A second Ctrl-C: leave now; the process-exit hook still kills every child.
-    process.stderr.write(`${signal} again: exiting without waiting\n`);
+    errorLine(`${signal} again: exiting without waiting`);
     process.exit(130);
   }
   firstSignalAt = Date.now();
@@ -153,7 +155,7 @@ if (options.help) {
 } else {
   main(options).catch(async (error: unknown) => {
     if (phase === 'stopping') return; // a signal is tearing down; its errors are expected
-    process.stderr.write(`${out.paint('red', 'npm start failed:')} ${errorMessage(error)}\n`);
+    errorLine(`${out.paint('red', 'npm start failed:')} ${errorMessage(error)}`);
     await stopAndExit(1);
   });
 }

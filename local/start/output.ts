@@ -1,5 +1,6 @@
 // Plain, aligned text for people: sections, tables, and colour only when
 // stdout is a terminal (and NO_COLOR is not set).
+import { lineWriter } from './line-writer';
 
 export type Colour = 'bold' | 'dim' | 'green' | 'red' | 'yellow' | 'cyan';
 
@@ -23,9 +24,10 @@ export class Output {
     readonly colour: boolean,
   ) {}
 
+  /** Lines to stdout; to stderr once stdout is closed (a pipe reader that exited), so the teardown's lines still show. */
   static forStdout(): Output {
     const colour = process.stdout.isTTY === true && !process.env.NO_COLOR;
-    return new Output((line) => process.stdout.write(`${line}\n`), colour);
+    return new Output(lineWriter(process.stdout, process.stderr), colour);
   }
 
   paint(colour: Colour, text: string): string {

@@ -205,6 +205,39 @@ describe('npm start on Ctrl-C', () => {
     expect(leftovers(where)).toEqual([]);
     expect(existsSync(where.workDir)).toBe(false);
   });
+
+  it('still tears down when stdout is a pipe whose reader has gone (npm start | tee, then Ctrl-C)', async () => {
+    // Ctrl-C ends tee too: its read end of the pipe closes before npm start writes "stopping".
+    const child = spawn(TSX, [ENTRY, '--no-demo'], { cwd: REPO, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+      child.on('exit', (code, signal) => resolve({ code, signal }));
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
+    const running = new Promise<boolean>((resolve) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes('Ctrl-C stops everything')) resolve(true);
+      });
+      void exited.then(() => resolve(false));
+    });
+    expect(await running, `${stdout}\n${stderr}`).toBe(true);
+    const where = runLocations(stdout);
+    child.stdout.destroy();
+    if (child.pid === undefined) throw new Error('the child has no pid');
+    process.kill(-child.pid, 'SIGINT');
+    const result = await exited;
+    clearTimeout(timer);
+    expect(result.code, stderr).toBe(0);
+    // With stdout gone, the teardown's lines go to stderr (still the terminal under `| tee`).
+    expect(stderr).toContain('stopped: every process ended, temporary files removed');
+    expect(leftovers(where)).toEqual([]);
+    expect(existsSync(where.workDir)).toBe(false);
+  });
 });
 
 describe('npm start fails fast', () => {
