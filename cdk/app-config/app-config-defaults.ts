@@ -132,7 +132,7 @@ export const APP_CONFIG_DEFAULTS: AppConfigDefaults = {
     provisionedConcurrency: 0,
     environment: {},
   },
-  labeler: { scheduleMinutes: 5, memorySizeMiB: 256, timeoutSeconds: 60, maxEventAgeSeconds: 3600, retryAttempts: 2, environment: {} },
+  labeler: { scheduleMinutes: 5, memorySizeMiB: 256, timeoutSeconds: 240, maxEventAgeSeconds: 3600, retryAttempts: 2, environment: {} },
   reconciler: { scheduleMinutes: 1, memorySizeMiB: 512, timeoutSeconds: 50, maxEventAgeSeconds: 60, retryAttempts: 0, environment: {} },
   alarms: {
     createSnsTopic: false,

@@ -205,7 +205,11 @@ export interface SchedulerConfig {
 export interface FunctionConfig {
   /** @default extender: 512; labeler: 256; reconciler: 512 */
   readonly memorySizeMiB: number;
-  /** @default extender: 10; labeler: 60; reconciler: 50 */
+  /**
+   * The labeler's must cover its wait for a node to register after `running` (docs/labeler.md).
+   *
+   * @default extender: 10; labeler: 240; reconciler: 50
+   */
   readonly timeoutSeconds: number;
   /** @default {} */
   readonly environment: Readonly<Record<string, string>>;

@@ -14,3 +14,8 @@ export function isKubeNotFound(error: unknown): boolean {
 export function isKubeConflict(error: unknown): boolean {
   return kubeStatusCode(error) === 409;
 }
+
+/** 422: among others, a JSON Patch whose `test` operation no longer holds. */
+export function isKubeInvalid(error: unknown): boolean {
+  return kubeStatusCode(error) === 422;
+}

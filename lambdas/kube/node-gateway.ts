@@ -1,5 +1,7 @@
 import type { KubeConfig, V1Node } from '@kubernetes/client-node';
 import { CoreV1Api } from '@kubernetes/client-node';
+import type { JsonPatchOperation } from './json-patch';
+import { JSON_PATCH_OPTIONS } from './json-patch';
 import { isKubeNotFound } from './kube-errors';
 import type { MetadataPatch } from './merge-patch';
 import { FIELD_MANAGER, MERGE_PATCH_OPTIONS } from './merge-patch';
@@ -23,6 +25,8 @@ export interface NodeGateway {
   patchNodeLabels(name: string, labels: MetadataPatch): Promise<V1Node>;
   /** Merge-patches metadata.annotations the same way. */
   patchNodeAnnotations(name: string, annotations: MetadataPatch): Promise<V1Node>;
+  /** Applies a JSON Patch (for list entries, which a merge patch can only replace whole); all or nothing. */
+  jsonPatchNode(name: string, operations: readonly JsonPatchOperation[]): Promise<V1Node>;
 }
 
 export const DEFAULT_PAGE_SIZE = 500;
@@ -51,6 +55,9 @@ export function createNodeGateway(kc: KubeConfig): NodeGateway {
     },
     patchNodeAnnotations(name, annotations) {
       return core.patchNode({ name, body: { metadata: { annotations } }, fieldManager: FIELD_MANAGER }, MERGE_PATCH_OPTIONS);
+    },
+    jsonPatchNode(name, operations) {
+      return core.patchNode({ name, body: operations, fieldManager: FIELD_MANAGER }, JSON_PATCH_OPTIONS);
     },
   };
 }

@@ -3,40 +3,71 @@ import type { InstanceSummary } from '../aws';
 import type { MetadataPatch } from '../kube';
 import { desiredGpuLabels, labelPatch, ownedLabelKeys } from './gpu-labels';
 import type { LabelerDeps } from './labeler-deps';
-import { LabelerError, NodeNotRegisteredError, step } from './labeler-errors';
+import { LabelerError, step } from './labeler-errors';
 import { findNodeForInstance, instanceIdFromProviderId, isTaggedForCluster } from './node-match';
+import { waitForNode } from './node-registration';
+import { removeStartupTaint } from './startup-taint';
 
 export type InstanceOutcome =
-  | { readonly result: 'labeled'; readonly nodeName: string; readonly patch: MetadataPatch }
-  | { readonly result: 'alreadyCorrect'; readonly nodeName: string }
+  | {
+      readonly result: 'labeled';
+      readonly nodeName: string;
+      readonly patch: MetadataPatch;
+      /** How long the node took to appear after the invocation started looking (0 when it was there). */
+      readonly waitedMs: number;
+      readonly startupTaintRemoved: boolean;
+    }
+  | { readonly result: 'alreadyCorrect'; readonly nodeName: string; readonly waitedMs: number; readonly startupTaintRemoved: boolean }
+  /** Ours, still running, but no node registered before the deadline: counted, not an error; the reconcile labels it if it joins later. */
+  | { readonly result: 'notRegistered'; readonly waitedMs: number; readonly looks: number; readonly detail: string }
   | { readonly result: 'ignored'; readonly reason: 'instanceNotFound' | 'instanceTerminated' | 'notInCluster'; readonly detail: string };
 
 /**
- * Brings one instance's node to the labels its instance type calls for.
- * Throws NodeNotRegisteredError (retriable) when the instance is ours but its
- * node is not there yet, and LabelerError for EC2/Kubernetes failures.
+ * Brings one instance's node to the labels its instance type calls for, then
+ * lifts our start-up taint. When the instance is ours but its node has not
+ * registered yet, waits for it (see node-registration.ts) until `deadline`
+ * (a clock time). Throws LabelerError for EC2/Kubernetes failures only.
  */
-export async function labelInstance(deps: LabelerDeps, instanceId: string): Promise<InstanceOutcome> {
-  const instance = (await step('Ec2', 'DescribeInstances', () => deps.instances.byIds([instanceId]))).get(instanceId);
+export async function labelInstance(deps: LabelerDeps, instanceId: string, deadline: number): Promise<InstanceOutcome> {
+  const instance = await describe(deps, instanceId);
   if (instance === undefined) return { result: 'ignored', reason: 'instanceNotFound', detail: `EC2 does not know instance ${instanceId}` };
-  if (instance.state === 'terminated' || instance.state === 'shutting-down') {
-    return { result: 'ignored', reason: 'instanceTerminated', detail: `instance ${instanceId} is ${instance.state}` };
-  }
+  if (isGone(instance)) return { result: 'ignored', reason: 'instanceTerminated', detail: `instance ${instanceId} is ${instance.state}` };
 
-  const node = await step('Kubernetes', 'finding the node', () => findNode(deps, instance));
+  const thorough = (): Promise<V1Node | undefined> => step('Kubernetes', 'finding the node', () => findNode(deps, instance));
+  const ours = isTaggedForCluster(instance.tags, deps.config.clusterName);
+  const { node, waitedMs, looks } = ours
+    ? await waitForNode(
+        { thorough, byName: () => step('Kubernetes', 'reading the node', () => readNamedNode(deps, instance, thorough)) },
+        { deadline, pollMaxMs: deps.config.nodeRegistration.pollMaxMs },
+        deps.clock,
+      )
+    : { node: await thorough(), waitedMs: 0, looks: 1 };
+
   if (node === undefined) {
-    if (isTaggedForCluster(instance.tags, deps.config.clusterName)) throw new NodeNotRegisteredError(instanceId);
+    if (!ours) {
+      return { result: 'ignored', reason: 'notInCluster', detail: `instance ${instanceId} has no node and is not tagged for cluster ${deps.config.clusterName}` };
+    }
+    // Tell "it went away while we waited" from "it runs but never joined".
+    const now = await describe(deps, instanceId);
+    if (now === undefined || isGone(now)) {
+      return { result: 'ignored', reason: 'instanceTerminated', detail: `instance ${instanceId} is ${now?.state ?? 'gone'}; it ended before its node registered` };
+    }
     return {
-      result: 'ignored',
-      reason: 'notInCluster',
-      detail: `instance ${instanceId} has no node and is not tagged for cluster ${deps.config.clusterName}`,
+      result: 'notRegistered',
+      waitedMs,
+      looks,
+      detail:
+        `instance ${instanceId} is ${now.state} but no node registered for it within ${Math.round(waitedMs / 1000)} s ` +
+        `(${looks} looks); the scheduled reconcile labels it if it joins later. A node that never joins usually failed to bootstrap or lacks cluster access.`,
     };
   }
-  const patch = await patchFor(deps, node, instance);
+
   const nodeName = node.metadata?.name ?? '';
-  if (patch === undefined) return { result: 'alreadyCorrect', nodeName };
-  await step('Kubernetes', `patching labels of node ${nodeName}`, () => deps.nodes.patchNodeLabels(nodeName, patch));
-  return { result: 'labeled', nodeName, patch };
+  const patch = await patchFor(deps, node, instance);
+  const current = patch === undefined ? node : await step('Kubernetes', `patching labels of node ${nodeName}`, () => deps.nodes.patchNodeLabels(nodeName, patch));
+  const startupTaintRemoved = await step('Kubernetes', `removing the start-up taint of node ${nodeName}`, () => removeStartupTaint(deps.nodes, current));
+  if (patch === undefined) return { result: 'alreadyCorrect', nodeName, waitedMs, startupTaintRemoved };
+  return { result: 'labeled', nodeName, patch, waitedMs, startupTaintRemoved };
 }
 
 /** The merge patch this node needs for this instance, or undefined when its labels are right. */
@@ -47,6 +78,28 @@ export async function patchFor(deps: LabelerDeps, node: V1Node, instance: Instan
     throw new LabelerError('Ec2', `DescribeInstanceTypes did not return instance type ${instance.instanceType}`);
   }
   return labelPatch(node.metadata?.labels, desiredGpuLabels(info, deps.config.labels), ownedLabelKeys(deps.config.labels));
+}
+
+async function describe(deps: LabelerDeps, instanceId: string): Promise<InstanceSummary | undefined> {
+  return (await step('Ec2', 'DescribeInstances', () => deps.instances.byIds([instanceId]))).get(instanceId);
+}
+
+function isGone(instance: InstanceSummary): boolean {
+  return instance.state === 'terminated' || instance.state === 'shutting-down';
+}
+
+/**
+ * The cheap look while waiting: the node named after the instance's private
+ * DNS name if it is this instance's; one named so but without providerID yet
+ * gets the thorough look, which prefers a providerID match elsewhere.
+ */
+async function readNamedNode(deps: LabelerDeps, instance: InstanceSummary, thorough: () => Promise<V1Node | undefined>): Promise<V1Node | undefined> {
+  if (instance.privateDnsName === '') return undefined;
+  const named = await deps.nodes.readNode(instance.privateDnsName);
+  if (named === undefined) return undefined;
+  const providerID = named.spec?.providerID;
+  if (instanceIdFromProviderId(providerID) === instance.instanceId) return named;
+  return providerID ? undefined : thorough();
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { InstanceSummary, InstanceTypeGpuCatalog } from '../aws';
 import type { NodeGateway } from '../kube';
 import type { LabelerConfig } from './config';
+import type { Clock } from './node-registration';
 
 /** EC2 lookups the labeler makes, batched by the implementation. */
 export interface InstanceDirectory {
@@ -14,4 +15,6 @@ export interface LabelerDeps {
   readonly nodes: NodeGateway;
   readonly instances: InstanceDirectory;
   readonly gpuTypes: InstanceTypeGpuCatalog;
+  /** Paces the wait for a node to register. */
+  readonly clock: Clock;
 }

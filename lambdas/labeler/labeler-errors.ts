@@ -15,19 +15,6 @@ export class LabelerError extends Error {
   }
 }
 
-/**
- * The instance belongs to this cluster but its node has not registered yet
- * (it does so tens of seconds to minutes after `running`). Thrown out of the
- * handler on purpose: Lambda's async retry re-delivers the event with backoff,
- * then the dead-letter queue keeps it; the scheduled reconcile catches the rest.
- */
-export class NodeNotRegisteredError extends LabelerError {
-  override readonly name = 'NodeNotRegisteredError';
-  constructor(readonly instanceId: string) {
-    super('NodeNotRegistered', `instance ${instanceId} is running but no node has registered for it yet; retry later`);
-  }
-}
-
 /** Runs one step and tags any failure with its kind (errors already tagged keep theirs). */
 export async function step<T>(kind: LabelerErrorKind, what: string, fn: () => Promise<T>): Promise<T> {
   try {

@@ -4,6 +4,7 @@ import { instrumentHandler } from '../observability/instrument-handler';
 import { SERVICE } from '../observability/metric-catalog';
 import type { Telemetry } from '../observability/telemetry';
 import { createTelemetry } from '../observability/telemetry';
+import { NODE_REGISTRATION_MARGIN_MS } from './config';
 import { parseLabelerEvent } from './instance-events';
 import type { InstanceOutcome } from './label-instance';
 import { labelInstance } from './label-instance';
@@ -26,13 +27,18 @@ export interface LabelerHandlerOptions extends LabelerOverrides {
   readonly telemetry?: Telemetry;
 }
 
+/** The part of the Lambda context the labeler reads; absent when a test or tool calls the handler directly. */
+export interface LabelerInvocationContext {
+  getRemainingTimeInMillis(): number;
+}
+
 /**
  * The EventBridge handler (EC2 state-change `running`, and the reconcile
  * schedule). Dependencies are wired on the first invocation that needs them
  * and reused by the warm container; a configuration or DescribeCluster
  * failure is not kept, so the next invocation tries again.
  */
-export function createLabelerHandler(options: LabelerHandlerOptions = {}): (event: unknown) => Promise<LabelerResult> {
+export function createLabelerHandler(options: LabelerHandlerOptions = {}): (event: unknown, context?: LabelerInvocationContext) => Promise<LabelerResult> {
   const env = options.env ?? process.env;
   const telemetry = options.telemetry ?? createTelemetry(SERVICE.labeler);
   const wired = lazy(() => wireLabeler(env, options));
@@ -46,7 +52,7 @@ export function createLabelerHandler(options: LabelerHandlerOptions = {}): (even
     }
   }
 
-  return instrumentHandler(telemetry, async (event: unknown): Promise<LabelerResult> => {
+  const instrumented = instrumentHandler(telemetry, async ({ event, context }: { event: unknown; context: LabelerInvocationContext | undefined }): Promise<LabelerResult> => {
     const request = parseLabelerEvent(event);
     switch (request.kind) {
       case 'invalid':
@@ -58,7 +64,10 @@ export function createLabelerHandler(options: LabelerHandlerOptions = {}): (even
         return { kind: 'instance', instanceId: request.instanceId, result: 'ignored', reason: 'instanceNotRunning', detail };
       }
       case 'instanceRunning': {
-        const outcome = await run(async () => labelInstance(await wired(), request.instanceId), { instanceId: request.instanceId });
+        const outcome = await run(async () => {
+          const deps = await wired();
+          return labelInstance(deps, request.instanceId, registrationDeadline(deps.clock.now(), deps.config.nodeRegistration.waitMs, context));
+        }, { instanceId: request.instanceId });
         recordInstanceOutcome(telemetry, outcome, request.instanceId, request.eventTime);
         return { kind: 'instance', instanceId: request.instanceId, ...outcome };
       }
@@ -69,4 +78,11 @@ export function createLabelerHandler(options: LabelerHandlerOptions = {}): (even
       }
     }
   });
+  return (event, context) => instrumented({ event, context });
+}
+
+/** The configured wait, cut short so that labelling after it still ends before the function's timeout (a timeout is a Lambda error). */
+export function registrationDeadline(now: number, waitMs: number, context: LabelerInvocationContext | undefined): number {
+  const budget = context === undefined ? waitMs : Math.min(waitMs, context.getRemainingTimeInMillis() - NODE_REGISTRATION_MARGIN_MS);
+  return now + Math.max(0, budget);
 }

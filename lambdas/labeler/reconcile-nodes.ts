@@ -6,6 +6,7 @@ import type { LabelerErrorKind } from './labeler-errors';
 import { errorKind, LabelerError, step } from './labeler-errors';
 import { mapWithConcurrency } from './map-with-concurrency';
 import { instanceIdFromProviderId, nodeDnsNames } from './node-match';
+import { removeStartupTaint } from './startup-taint';
 import { errorMessage } from '../common/error-message';
 
 export interface ReconcileSummary {
@@ -15,6 +16,8 @@ export interface ReconcileSummary {
   /** Nodes with no live EC2 instance behind them (Fargate, other clouds, terminated). */
   readonly skipped: number;
   readonly failed: number;
+  /** Nodes whose start-up taint this run lifted (their labels were right or were just made so). */
+  readonly startupTaintsRemoved: number;
   readonly errorsByKind: Readonly<Partial<Record<LabelerErrorKind, number>>>;
   /** The first few failures, for the log line. */
   readonly failures: readonly { readonly node: string; readonly kind: LabelerErrorKind; readonly message: string }[];
@@ -64,18 +67,20 @@ export async function reconcileNodes(deps: LabelerDeps): Promise<ReconcileSummar
     const info: InstanceTypeGpuInfo | undefined = types.get(instance.instanceType);
     if (info === undefined) throw new LabelerError('Ec2', `DescribeInstanceTypes did not return instance type ${instance.instanceType}`);
     const patch = labelPatch(node.metadata?.labels, desiredGpuLabels(info, deps.config.labels), owned);
-    if (patch === undefined) return { name, written: false };
-    await step('Kubernetes', `patching labels of node ${name}`, () => deps.nodes.patchNodeLabels(name, patch));
-    return { name, written: true };
+    const current = patch === undefined ? node : await step('Kubernetes', `patching labels of node ${name}`, () => deps.nodes.patchNodeLabels(name, patch));
+    const untainted = await step('Kubernetes', `removing the start-up taint of node ${name}`, () => removeStartupTaint(deps.nodes, current));
+    return { name, written: patch !== undefined, untainted };
   });
 
   let labeled = 0;
   let alreadyCorrect = 0;
+  let startupTaintsRemoved = 0;
   const labeledNodes: string[] = [];
   const errorsByKind: Partial<Record<LabelerErrorKind, number>> = {};
   const failures: { node: string; kind: LabelerErrorKind; message: string }[] = [];
   results.forEach((result, index) => {
     if (result.ok) {
+      if (result.value.untainted) startupTaintsRemoved += 1;
       if (result.value.written) {
         labeled += 1;
         labeledNodes.push(result.value.name);
@@ -93,5 +98,5 @@ export async function reconcileNodes(deps: LabelerDeps): Promise<ReconcileSummar
     }
   });
   const failed = results.length - labeled - alreadyCorrect;
-  return { nodes: nodes.length, labeled, alreadyCorrect, skipped: nodes.length - work.length, failed, errorsByKind, failures, labeledNodes };
+  return { nodes: nodes.length, labeled, alreadyCorrect, skipped: nodes.length - work.length, failed, startupTaintsRemoved, errorsByKind, failures, labeledNodes };
 }

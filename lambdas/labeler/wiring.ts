@@ -9,6 +9,7 @@ import { createNodeGateway, kubeConfigFromEnvironment } from '../kube';
 import { labelerConfigFromEnv } from './config';
 import type { LabelerDeps } from './labeler-deps';
 import { LabelerError } from './labeler-errors';
+import { SYSTEM_CLOCK } from './node-registration';
 
 export interface LabelerOverrides {
   /** Injected by tests that count EC2 calls with an SDK middleware. */
@@ -33,6 +34,7 @@ export async function wireLabeler(env: Env, overrides: LabelerOverrides = {}): P
       byPrivateDnsNames: (names) => describeInstancesByPrivateDnsName(ec2, names),
     },
     gpuTypes: createInstanceTypeGpuCatalog(ec2),
+    clock: SYSTEM_CLOCK,
   };
 }
 

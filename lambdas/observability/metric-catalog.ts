@@ -38,7 +38,7 @@ export type ExtenderVerb = (typeof EXTENDER_VERBS)[number];
 export { REJECTION_REASONS };
 export type { RejectionReason } from '../scheduling/reasons';
 
-export const LABELER_ERROR_KINDS = ['NodeNotRegistered', 'Ec2', 'Kubernetes', 'InvalidEvent', 'Unknown'] as const;
+export const LABELER_ERROR_KINDS = ['Ec2', 'Kubernetes', 'InvalidEvent', 'Unknown'] as const;
 export const RECONCILER_ERROR_KINDS = ['CloudWatch', 'Kubernetes', 'Unknown'] as const;
 export const WRITE_SKIP_REASONS = ['Unchanged', 'Budget', 'Terminating'] as const;
 
@@ -76,6 +76,9 @@ export const METRIC = {
     dimensions: { Kind: LABELER_ERROR_KINDS },
   },
   timeToLabel: { name: 'TimeToLabel', unit: 'Milliseconds', service: SERVICE.labeler, dimensions: {} },
+  /** A running instance of the cluster whose node did not register within the labeler's wait: an outcome, not an error. */
+  nodesNotRegistered: { name: 'NodesNotRegistered', unit: 'Count', service: SERVICE.labeler, dimensions: {} },
+  startupTaintsRemoved: { name: 'StartupTaintsRemoved', unit: 'Count', service: SERVICE.labeler, dimensions: {} },
   podsEvaluated: { name: 'PodsEvaluated', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
   deletionCostsWritten: { name: 'DeletionCostsWritten', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
   writesSkipped: {

@@ -1,7 +1,7 @@
 // Shared setup for the labeler's e2e files: the handler built over a counting
 // EC2 client, the labeler's least-privilege kubeconfig and a spied telemetry.
 import { DescribeImagesCommand, EC2Client, RunInstancesCommand, type _InstanceType } from '@aws-sdk/client-ec2';
-import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
+import type { CoreV1Api, V1Node, V1Taint } from '@kubernetes/client-node';
 import { KubeConfig } from '@kubernetes/client-node';
 import { vi } from 'vitest';
 import { createNodeGateway, type NodeGateway } from '../../lambdas/kube';
@@ -19,6 +19,8 @@ export interface LabelerUnderTest {
   ec2Calls: string[];
   /** Node list pages the handler fetched. */
   nodeListPages: { count: number };
+  /** Single-node GETs the handler made. */
+  nodeReads: { count: number };
 }
 
 export function labelerEnv(h: E2eHarness, extra: Record<string, string> = {}): Record<string, string> {
@@ -52,8 +54,13 @@ export function buildLabeler(h: E2eHarness, extraEnv: Record<string, string> = {
   kc.loadFromFile(env.KUBECONFIG ?? '');
   const real = createNodeGateway(kc);
   const nodeListPages = { count: 0 };
+  const nodeReads = { count: 0 };
   const nodes: NodeGateway = {
     ...real,
+    readNode(name) {
+      nodeReads.count += 1;
+      return real.readNode(name);
+    },
     async *listNodePages(options) {
       for await (const page of real.listNodePages(options)) {
         nodeListPages.count += 1;
@@ -61,7 +68,7 @@ export function buildLabeler(h: E2eHarness, extraEnv: Record<string, string> = {
       }
     },
   };
-  return { handler: createLabelerHandler({ env, ec2, nodes, telemetry }), telemetry, ec2Calls, nodeListPages };
+  return { handler: createLabelerHandler({ env, ec2, nodes, telemetry }), telemetry, ec2Calls, nodeListPages, nodeReads };
 }
 
 export function stateChangeEvent(instanceId: string, state = 'running', time = new Date().toISOString()): Record<string, unknown> {
@@ -125,12 +132,16 @@ export async function launchInstance(
   return { instanceId: instance.InstanceId, privateDnsName: instance.PrivateDnsName, zone };
 }
 
-/** Registers the Node for an instance the way kubelet would (name = private DNS name, providerID). */
-export async function registerNode(core: CoreV1Api, instance: { instanceId: string; privateDnsName: string; zone: string }): Promise<V1Node> {
+/** Registers the Node for an instance the way kubelet would (name = private DNS name, providerID, the node group's taints). */
+export async function registerNode(
+  core: CoreV1Api,
+  instance: { instanceId: string; privateDnsName: string; zone: string },
+  taints: V1Taint[] = [],
+): Promise<V1Node> {
   return core.createNode({
     body: {
       metadata: { name: instance.privateDnsName, labels: { 'kubernetes.io/hostname': instance.privateDnsName } },
-      spec: { providerID: `aws:///${instance.zone}/${instance.instanceId}` },
+      spec: { providerID: `aws:///${instance.zone}/${instance.instanceId}`, ...(taints.length > 0 ? { taints } : {}) },
     },
   });
 }

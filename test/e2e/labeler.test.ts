@@ -146,19 +146,27 @@ describe('ownership and write discipline', () => {
 });
 
 describe('instances without a node', () => {
-  it('fails retriably before the node registers, and labels it on the next attempt', async () => {
-    const labeler = buildLabeler(h);
+  it('waits for the node to register, then labels it in the same invocation', async () => {
+    const labeler = buildLabeler(h, { NODE_REGISTRATION_POLL_MAX: '500ms' });
     const instance = await launchInstance(h.ec2, 'p4d.24xlarge');
     created.push({ name: instance.privateDnsName, instanceId: instance.instanceId });
-    const event = stateChangeEvent(instance.instanceId);
 
-    await expect(labeler.handler(event)).rejects.toMatchObject({ name: 'NodeNotRegisteredError', kind: 'NodeNotRegistered' });
-    expect(labeler.telemetry.record).toHaveBeenCalledWith(METRIC.labelerErrors, 1, { Kind: 'NodeNotRegistered' });
-
+    const pending = labeler.handler(stateChangeEvent(instance.instanceId));
+    // A GET that finds nothing is how the labeler learns the node is not there yet.
+    await vi.waitFor(() => expect(labeler.nodeReads.count).toBeGreaterThan(1), { timeout: 10_000 });
     await registerNode(h.core, instance);
-    const retried = await labeler.handler(event);
-    expect(retried).toMatchObject({ result: 'labeled', nodeName: instance.privateDnsName });
+
+    await expect(pending).resolves.toMatchObject({ result: 'labeled', nodeName: instance.privateDnsName });
     expect(gpuLabelsOf(await h.core.readNode({ name: instance.privateDnsName }))).toEqual(EXPECTED['p4d.24xlarge']);
+    expect(vi.mocked(labeler.telemetry.record).mock.calls.filter(([metric]) => metric === METRIC.labelerErrors)).toEqual([]);
+  });
+
+  it('with no time to wait, reports the node as not registered (a counted outcome, not an error)', async () => {
+    const labeler = buildLabeler(h, { NODE_REGISTRATION_WAIT: '0s' });
+    const instance = await launchInstance(h.ec2, 'g4dn.xlarge');
+    await expect(labeler.handler(stateChangeEvent(instance.instanceId))).resolves.toMatchObject({ result: 'notRegistered', looks: 1 });
+    expect(labeler.telemetry.record).toHaveBeenCalledWith(METRIC.nodesNotRegistered, 1);
+    await h.ec2.send(new TerminateInstancesCommand({ InstanceIds: [instance.instanceId] }));
   });
 
   it('finds a node by private DNS name when it has no providerID yet', async () => {

@@ -74,6 +74,9 @@ export class PipelineDashboard extends Construct {
       graph('Labeler: nodes labeled', [
         catalogMetric(METRIC.nodesLabeled, {}, { statistic: 'Sum', period: FIVE_MINUTES, label: 'labeled' }),
         catalogMetric(METRIC.labelsAlreadyCorrect, {}, { statistic: 'Sum', period: FIVE_MINUTES, label: 'already correct' }),
+        catalogMetric(METRIC.startupTaintsRemoved, {}, { statistic: 'Sum', period: FIVE_MINUTES, label: 'start-up taint lifted' }),
+        // Not an error (no alarm): a running instance whose node did not join within the wait; see docs/labeler.md.
+        catalogMetric(METRIC.nodesNotRegistered, {}, { statistic: 'Sum', period: FIVE_MINUTES, label: 'node did not register in time' }),
       ]),
       graph('Labeler errors by kind', catalogMetricsByDimension(METRIC.labelerErrors, { statistic: 'Sum', period: FIVE_MINUTES })),
       graph('Labeler: time from running to labeled (ms)', [

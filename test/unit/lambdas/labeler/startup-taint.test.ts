@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { STARTUP_TAINT, startupTaintRemoval } from '../../../../lambdas/labeler/startup-taint';
+import { NODE_TAINT } from '../../../../lambdas/scheduling/keys';
+
+const gpu = { key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' };
+
+describe('startupTaintRemoval', () => {
+  it('is our own key, NoSchedule', () => {
+    expect(STARTUP_TAINT).toEqual({ key: NODE_TAINT.gpuLabelsPending, value: 'true', effect: 'NoSchedule' });
+  });
+
+  it('is nothing to do without our taint', () => {
+    expect(startupTaintRemoval(undefined)).toBeUndefined();
+    expect(startupTaintRemoval([])).toBeUndefined();
+    expect(startupTaintRemoval([gpu])).toBeUndefined();
+  });
+
+  it('removes only our entry, guarded by a test of its key at that index', () => {
+    expect(startupTaintRemoval([gpu, STARTUP_TAINT, { key: 'other', effect: 'NoExecute' }])).toEqual([
+      { op: 'test', path: '/spec/taints/1/key', value: NODE_TAINT.gpuLabelsPending },
+      { op: 'remove', path: '/spec/taints/1' },
+    ]);
+  });
+
+  it('removes every effect of our key, from the end so the indices stay right', () => {
+    expect(startupTaintRemoval([{ ...STARTUP_TAINT }, gpu, { ...STARTUP_TAINT, effect: 'NoExecute' }])).toEqual([
+      { op: 'test', path: '/spec/taints/2/key', value: NODE_TAINT.gpuLabelsPending },
+      { op: 'remove', path: '/spec/taints/2' },
+      { op: 'test', path: '/spec/taints/0/key', value: NODE_TAINT.gpuLabelsPending },
+      { op: 'remove', path: '/spec/taints/0' },
+    ]);
+  });
+});
