@@ -21,6 +21,23 @@ export interface ExtenderSettings {
   httpTimeout?: string;
 }
 
+/**
+ * The extender settings the deployed second scheduler gets (cdk/app-config
+ * defaults: NodeNames mode, weight, ignorable, timeout, preempt), so a test
+ * that runs "as deployed" cannot drift from the deployment.
+ */
+export function deployedExtenderSettings(urlPrefix: string): ExtenderSettings {
+  const deployed = APP_CONFIG_DEFAULTS.scheduler.extender;
+  return {
+    urlPrefix,
+    nodeCacheCapable: true,
+    ignorable: deployed.ignorable,
+    weight: deployed.weight,
+    ...(deployed.preempt ? { preemptVerb: 'preempt' as const } : {}),
+    httpTimeout: `${deployed.httpTimeoutSeconds}s`,
+  };
+}
+
 export interface SchedulerConfigInput {
   kubeconfig: string;
   profiles: string[];

@@ -1,6 +1,7 @@
 // Issue 13 end to end: GPU nodes as production clusters have them — labelled
-// only by Karpenter or only by NVIDIA GPU Feature Discovery, time-sliced, MIG
-// `single`, or reporting impossible numbers — scheduled by a real kube-scheduler
+// only by Karpenter or only by NVIDIA GPU Feature Discovery, time-sliced
+// (replicas as nvidia.com/gpu or renamed nvidia.com/gpu.shared), MIG `single`
+// or `mixed`, or reporting impossible numbers — scheduled by a real kube-scheduler
 // (profile gpu-scheduler) that calls the extender Lambda handler behind the
 // local ALB adapter. Every assertion is on what kube-scheduler did: the pod's
 // spec.nodeName, or the message of its FailedScheduling event (what
@@ -13,14 +14,13 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DecisionSummary } from '../../lambdas/extender/decision';
-import { createExtenderHandler } from '../../lambdas/extender/extender-handler';
-import type { ExtenderObserver } from '../../lambdas/extender/observer';
-import { startAlbAdapter, type AlbAdapter } from '../../local/alb-adapter';
 import { e2eHarness } from '../../local/e2e-context';
 import { createGpuNode, describeInstanceType, seedGpuLabels, type GpuNode, type GpuNodeSpec } from '../../local/gpu-nodes';
 import type { ManagedProcess } from '../../local/managed-process';
+import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
 import { podEvents, waitForPodEvent, waitForPodScheduled } from '../../local/pod-status';
-import { GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
+import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
+import { GFD_G5_RENAMED, GFD_G5_TIME_SLICED, GFD_P4D, GFD_P4D_MIG_MIXED, GFD_P4D_MIG_SINGLE, KARPENTER_P4D, MIG_MIXED_RESOURCES, RENAMED_RESOURCES } from './real-node-labels';
 
 const harness = e2eHarness();
 const { core } = harness;
@@ -28,63 +28,22 @@ const { core } = harness;
 const CASE_LABEL = 'e2e.gpu-scheduling/case';
 const WAIT_MS = 90_000;
 
-// What the real labellers write (DESIGN.md "Real clusters"; Karpenter's AWS
-// provider labels, GFD's "Generated Labels" and MIG single tables).
-const KARPENTER_P4D = {
-  'karpenter.sh/nodepool': 'gpu',
-  'karpenter.sh/capacity-type': 'on-demand',
-  'karpenter.k8s.aws/instance-gpu-name': 'a100',
-  'karpenter.k8s.aws/instance-gpu-manufacturer': 'nvidia',
-  'karpenter.k8s.aws/instance-gpu-count': '8',
-  'karpenter.k8s.aws/instance-gpu-memory': '40960',
-};
-const GFD_P4D = {
-  'nvidia.com/gpu.product': 'NVIDIA-A100-SXM4-40GB',
-  'nvidia.com/gpu.count': '8',
-  'nvidia.com/gpu.memory': '40960',
-  'nvidia.com/gpu.replicas': '1',
-  'nvidia.com/gpu.sharing-strategy': 'none',
-  'nvidia.com/mig.capable': 'true',
-};
-/** g5.12xlarge (4 × A10G) with the device plugin's time-slicing, 4 replicas per GPU, default renaming (-SHARED). */
-const GFD_G5_TIME_SLICED = {
-  'nvidia.com/gpu.product': 'NVIDIA-A10G-SHARED',
-  'nvidia.com/gpu.count': '4',
-  'nvidia.com/gpu.memory': '23028',
-  'nvidia.com/gpu.replicas': '4',
-  'nvidia.com/gpu.sharing-strategy': 'time-slicing',
-};
-/** p4d.24xlarge partitioned with MIG `single`, 7 × 1g.5gb per A100: 56 devices of 5 GB. */
-const GFD_P4D_MIG_SINGLE = {
-  'nvidia.com/mig.capable': 'true',
-  'nvidia.com/mig.strategy': 'single',
-  'nvidia.com/gpu.product': 'A100-SXM4-40GB-MIG-1g.5gb',
-  'nvidia.com/gpu.count': '56',
-  'nvidia.com/gpu.memory': '5120',
-  'nvidia.com/gpu.replicas': '1',
-};
 const IMPOSSIBLE_GPU_COUNT = '2147483648';
 
-// Every extender exchange, to show it was asked and always answered.
-const responses: { path: string; status: number }[] = [];
-const decisions: { verb: string; summary: DecisionSummary }[] = [];
-const failures: { verb: string | undefined; status: number; message: string }[] = [];
-const observer: ExtenderObserver = {
-  decision: (verb, summary) => decisions.push({ verb, summary }),
-  failure: (verb, status, message) => failures.push({ verb, status, message }),
-  warn: () => undefined,
-};
-
-let adapter: AlbAdapter | undefined;
+let extender: RecordingExtender | undefined;
 let scheduler: ManagedProcess | undefined;
 let namespace = '';
-const nodes: Record<'karpenter' | 'gfd' | 'timeSliced' | 'migSingle' | 'impossible' | 'normal', GpuNode | undefined> = {
+type NodeKey = 'karpenter' | 'gfd' | 'timeSliced' | 'migSingle' | 'impossible' | 'normal' | 'renamedA' | 'renamedB' | 'migMixed';
+const nodes: Record<NodeKey, GpuNode | undefined> = {
   karpenter: undefined,
   gfd: undefined,
   timeSliced: undefined,
   migSingle: undefined,
   impossible: undefined,
   normal: undefined,
+  renamedA: undefined,
+  renamedB: undefined,
+  migMixed: undefined,
 };
 const nodeCount = Object.keys(nodes).length;
 
@@ -101,17 +60,19 @@ async function gpuNode(caseName: string, spec: GpuNodeSpec): Promise<GpuNode> {
 interface PodSpec {
   name: string;
   gpus: number;
+  /** The GPU resource asked for. @default 'nvidia.com/gpu' */
+  resource?: string;
   annotations?: Record<string, string>;
   nodeSelector: Record<string, string>;
 }
 
-function gpuPod({ name, gpus, annotations, nodeSelector }: PodSpec): V1Pod {
+function gpuPod({ name, gpus, resource, annotations, nodeSelector }: PodSpec): V1Pod {
   return {
     metadata: { name, annotations: annotations ?? {} },
     spec: {
       schedulerName: GPU_SCHEDULER_NAME,
       nodeSelector,
-      containers: [{ name: 'main', image: 'cuda', resources: { limits: { 'nvidia.com/gpu': String(gpus) } } }],
+      containers: [{ name: 'main', image: 'cuda', resources: { limits: { [resource ?? 'nvidia.com/gpu']: String(gpus) } } }],
     },
   };
 }
@@ -130,54 +91,40 @@ async function failedScheduling(name: string): Promise<string> {
   return event.message ?? '';
 }
 
-/** kube-scheduler's summary when the extender rejected the one node the pod's selector left. */
-const onlyReason = (reason: string): string =>
-  `0/${nodeCount} nodes are available: 1 ${reason}, ${nodeCount - 1} node(s) didn't match Pod's node affinity/selector.`;
+/** kube-scheduler's summary when the `matching` nodes the pod's selector left were all rejected for one reason. */
+const onlyReason = (reason: string, matching = 1): string =>
+  `0/${nodeCount} nodes are available: ${matching} ${reason}, ${nodeCount - matching} node(s) didn't match Pod's node affinity/selector.`;
 
-const filterDecisionsOf = (pod: string): DecisionSummary[] =>
-  decisions.filter((d) => d.verb === 'filter' && d.summary.pod === `${namespace}/${pod}`).map((d) => d.summary);
+const filterDecisionsOf = (pod: string): DecisionSummary[] => extender?.filterDecisionsOf(namespace, pod) ?? [];
 
 beforeAll(async () => {
   await harness.resetCluster();
   namespace = await harness.createNamespace('real-nodes');
 
-  const handler = createExtenderHandler({
-    // The extender's least-privilege identity for its cluster view; a short cache TTL.
-    env: { KUBECONFIG: harness.info.controlPlane.lambdaKubeconfigs.extender, EXTENDER_CACHE_TTL: '1s' },
-    observer,
-  });
-  adapter = await startAlbAdapter({
-    functionName: 'gpu-extender',
-    handler: async (event) => {
-      const result = await handler(event);
-      responses.push({ path: event.path, status: result.statusCode });
-      return result;
-    },
-  });
+  // The extender's least-privilege identity for its cluster view; a short cache TTL.
+  extender = await startRecordingExtender({ KUBECONFIG: harness.info.controlPlane.lambdaKubeconfigs.extender, EXTENDER_CACHE_TTL: '1s' });
+  const { adapter } = extender;
 
   const p4d = await describeInstanceType(harness.ec2, 'p4d.24xlarge');
   const ours = seedGpuLabels(p4d); // gpu.nvidia.com/{model: A100, memory: 40960, count: 8, …}
-  [nodes.karpenter, nodes.gfd, nodes.timeSliced, nodes.migSingle, nodes.impossible, nodes.normal] = await Promise.all([
+  [nodes.karpenter, nodes.gfd, nodes.timeSliced, nodes.migSingle, nodes.impossible, nodes.normal, nodes.renamedA, nodes.renamedB, nodes.migMixed] = await Promise.all([
     gpuNode('karpenter', { instanceType: 'p4d.24xlarge', labels: KARPENTER_P4D }),
     gpuNode('gfd', { instanceType: 'p4d.24xlarge', labels: GFD_P4D }),
     gpuNode('time-sliced', { instanceType: 'g5.12xlarge', labels: GFD_G5_TIME_SLICED, resources: { 'nvidia.com/gpu': '16' } }),
     gpuNode('mig-single', { instanceType: 'p4d.24xlarge', labels: { ...ours, ...GFD_P4D_MIG_SINGLE }, resources: { 'nvidia.com/gpu': '56' } }),
     gpuNode('impossible', { instanceType: 'p4d.24xlarge', labels: ours, resources: { 'nvidia.com/gpu': IMPOSSIBLE_GPU_COUNT } }),
     gpuNode('impossible', { instanceType: 'p4d.24xlarge', labels: ours }),
+    gpuNode('renamed', { instanceType: 'g5.12xlarge', labels: GFD_G5_RENAMED, resources: RENAMED_RESOURCES }),
+    gpuNode('renamed', { instanceType: 'g5.12xlarge', labels: GFD_G5_RENAMED, resources: RENAMED_RESOURCES }),
+    gpuNode('mig-mixed', { instanceType: 'p4d.24xlarge', labels: { ...ours, ...GFD_P4D_MIG_MIXED }, resources: MIG_MIXED_RESOURCES }),
   ]);
   for (const key of ['karpenter', 'gfd'] as const) {
     // The premise of cases 1 and 2: none of our own labels on these nodes.
     expect(Object.keys(nodes[key]?.node.metadata?.labels ?? {}).filter((k) => k.startsWith('gpu.nvidia.com/'))).toEqual([]);
   }
 
-  scheduler = await harness.startGpuScheduler({
-    urlPrefix: adapter.url,
-    // As deployed (cdk/lib/scheduler): NodeNames, read from the extender's cluster cache.
-    nodeCacheCapable: true,
-    ignorable: false,
-    preemptVerb: 'preempt',
-    httpTimeout: '5s',
-  });
+  // As deployed (cdk/lib/scheduler): NodeNames, read from the extender's cluster cache.
+  scheduler = await harness.startGpuScheduler(deployedExtenderSettings(adapter.url));
 
   const pods: PodSpec[] = [
     { name: 'karpenter-a100', gpus: 1, annotations: A100_40GI, nodeSelector: inCase('karpenter') },
@@ -189,13 +136,19 @@ beforeAll(async () => {
     { name: 'beside-impossible-0', gpus: 4, nodeSelector: inCase('impossible') },
     { name: 'beside-impossible-1', gpus: 4, nodeSelector: inCase('impossible') },
     { name: 'pinned-to-impossible', gpus: 1, nodeSelector: { 'kubernetes.io/hostname': nodeName('impossible') } },
+    { name: 'shared-16gi', gpus: 1, resource: 'nvidia.com/gpu.shared', annotations: { 'gpu.nvidia.com/model': 'A10G', 'gpu.nvidia.com/memory': '16Gi' }, nodeSelector: inCase('renamed') },
+    { name: 'shared-40gi', gpus: 1, resource: 'nvidia.com/gpu.shared', annotations: { 'gpu.nvidia.com/memory': '40Gi' }, nodeSelector: inCase('renamed') },
+    { name: 'whole-gpu-on-renamed', gpus: 1, nodeSelector: inCase('renamed') },
+    { name: 'mig-3g-16gi', gpus: 1, resource: 'nvidia.com/mig-3g.20gb', annotations: { 'gpu.nvidia.com/memory': '16Gi' }, nodeSelector: inCase('mig-mixed') },
+    { name: 'mig-3g-40gi', gpus: 1, resource: 'nvidia.com/mig-3g.20gb', annotations: { 'gpu.nvidia.com/memory': '40Gi' }, nodeSelector: inCase('mig-mixed') },
+    { name: 'mig-2g-absent', gpus: 1, resource: 'nvidia.com/mig-2g.10gb', nodeSelector: inCase('mig-mixed') },
   ];
   await Promise.all(pods.map((pod) => core.createNamespacedPod({ namespace, body: gpuPod(pod) })));
 });
 
 afterAll(async () => {
   await scheduler?.stop();
-  await adapter?.stop();
+  await extender?.stop();
   if (namespace) await core.deleteNamespace({ name: namespace });
   await harness.resetCluster();
 });
@@ -241,8 +194,25 @@ describe('GPU nodes as production clusters label them, through the real kube-sch
     expect(beside.length).toBeGreaterThan(0);
     expect(beside[0]).toMatchObject({ mode: 'NodeNames', candidates: 2, kept: 1, failed: 1, reasons: { InvalidNodeData: 1 } });
     expect(filterDecisionsOf('pinned-to-impossible')[0]).toMatchObject({ candidates: 1, kept: 0, reasons: { InvalidNodeData: 1 } });
-    expect(failures).toEqual([]);
-    expect(responses.length).toBeGreaterThan(0);
-    expect(responses.filter((r) => r.status !== 200)).toEqual([]);
+    expect(extender?.failures).toEqual([]);
+    expect(extender?.responses.length).toBeGreaterThan(0);
+    expect(extender?.responses.filter((r) => r.status !== 200)).toEqual([]);
+  });
+
+  it('6: renamed time-slicing (nvidia.com/gpu.shared): a sharer reaches the extender and its model and memory annotations hold', async () => {
+    expect([nodeName('renamedA'), nodeName('renamedB')]).toContain(await scheduledOn('shared-16gi'));
+    expect(filterDecisionsOf('shared-16gi')[0]).toMatchObject({ candidates: 2, kept: 2 });
+    expect(await failedScheduling('shared-40gi')).toContain(onlyReason('Not enough GPU memory: pod wants 40960 MiB per GPU, node has 23028 MiB', 2));
+    // A pod asking for whole GPUs there is stopped by kube-scheduler's own resource fit: its reason, not ours.
+    expect(await failedScheduling('whole-gpu-on-renamed')).toContain(onlyReason('Insufficient nvidia.com/gpu', 2));
+    expect(filterDecisionsOf('whole-gpu-on-renamed')).toEqual([]);
+  });
+
+  it('7: MIG mixed: pods asking for nvidia.com/mig-3g.20gb reach the extender, which checks memory against the profile', async () => {
+    expect(await scheduledOn('mig-3g-16gi')).toBe(nodeName('migMixed'));
+    expect(filterDecisionsOf('mig-3g-16gi')[0]).toMatchObject({ candidates: 1, kept: 1 });
+    expect(await failedScheduling('mig-3g-40gi')).toContain(onlyReason('Not enough GPU memory: pod wants 40960 MiB per GPU, nvidia.com/mig-3g.20gb has 20096 MiB'));
+    // A profile the node does not have: kube-scheduler's own fit rejects it before the extender is asked.
+    expect(await failedScheduling('mig-2g-absent')).toContain(onlyReason('Insufficient nvidia.com/mig-2g.10gb'));
   });
 });

@@ -1,0 +1,49 @@
+// The extender Lambda handler behind the local ALB adapter, recording every
+// exchange: its decision log (what it decided, per verb and pod), failures,
+// and the HTTP status of each answer. e2e tests assert on these to show the
+// extender was really asked and always answered, without mocking anything.
+import type { DecisionSummary } from '../lambdas/extender/decision';
+import { createExtenderHandler } from '../lambdas/extender/extender-handler';
+import type { ExtenderObserver } from '../lambdas/extender/observer';
+import type { Env } from '../lambdas/env';
+import { startAlbAdapter, type AlbAdapter } from './alb-adapter';
+
+export interface RecordingExtender {
+  readonly adapter: AlbAdapter;
+  readonly decisions: readonly { verb: string; summary: DecisionSummary }[];
+  readonly failures: readonly { verb: string | undefined; status: number; message: string }[];
+  readonly responses: readonly { path: string; status: number }[];
+  /** The extender's filter decisions for one pod, oldest first. */
+  filterDecisionsOf(namespace: string, pod: string): DecisionSummary[];
+  stop(): Promise<void>;
+}
+
+/** Starts the extender handler with `env` (e.g. its KUBECONFIG and EXTENDER_CACHE_TTL) behind a local ALB. */
+export async function startRecordingExtender(env: Env): Promise<RecordingExtender> {
+  const decisions: { verb: string; summary: DecisionSummary }[] = [];
+  const failures: { verb: string | undefined; status: number; message: string }[] = [];
+  const responses: { path: string; status: number }[] = [];
+  const observer: ExtenderObserver = {
+    decision: (verb, summary) => decisions.push({ verb, summary }),
+    failure: (verb, status, message) => failures.push({ verb, status, message }),
+    warn: () => undefined,
+  };
+  const handler = createExtenderHandler({ env, observer });
+  const adapter = await startAlbAdapter({
+    functionName: 'gpu-extender',
+    handler: async (event) => {
+      const result = await handler(event);
+      responses.push({ path: event.path, status: result.statusCode });
+      return result;
+    },
+  });
+  return {
+    adapter,
+    decisions,
+    failures,
+    responses,
+    filterDecisionsOf: (namespace, pod) =>
+      decisions.filter((d) => d.verb === 'filter' && d.summary.pod === `${namespace}/${pod}`).map((d) => d.summary),
+    stop: () => adapter.stop(),
+  };
+}
