@@ -91,6 +91,7 @@ export const APP_CONFIG_DEFAULTS: AppConfigDefaults = {
       taints: [],
     },
     gpuNodeGroups: [{ name: 'gpu', instanceTypes: ['g5.xlarge', 'g5.2xlarge'] }],
+    gpuNodeStartupTaint: false,
     eachGpuNodeGroup: {
       name: 'gpu',
       instanceTypes: ['g5.xlarge'],

@@ -107,6 +107,13 @@ export interface NewClusterConfig {
    * @default [{"name":"gpu","instanceTypes":["g5.xlarge","g5.2xlarge"]}]
    */
   readonly gpuNodeGroups: readonly NodeGroupConfig[];
+  /**
+   * GPU nodes start with the taint `gpu.nvidia.com/labels-pending=true:NoSchedule`, which the
+   * labeler lifts once their labels are right, so no pod lands on a node before it is labelled.
+   *
+   * @default false
+   */
+  readonly gpuNodeStartupTaint: boolean;
 }
 
 export interface ExistingClusterConfig {

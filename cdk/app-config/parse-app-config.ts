@@ -126,6 +126,7 @@ function parseNewCluster(reader: ConfigReader): NewClusterConfig {
     }),
     systemNodeGroup: parseNodeGroup(reader.child('systemNodeGroup'), defaults.systemNodeGroup, { instanceType: INSTANCE_TYPE, fixedName: true }),
     gpuNodeGroups,
+    gpuNodeStartupTaint: reader.boolean('gpuNodeStartupTaint', defaults.gpuNodeStartupTaint),
   };
 }
 
@@ -184,7 +185,7 @@ function parseTaint(reader: ConfigReader): NodeTaint {
 
 function parseExistingCluster(reader: ConfigReader): ExistingClusterConfig {
   const defaults = DEFAULTS.cluster.existing;
-  for (const newOnly of ['endpointAccess', 'publicAccessCidrs', 'vpcCidr', 'availabilityZones', 'natGateways', 'awsApiAccess', 'adminPrincipalArns', 'systemNodeGroup', 'gpuNodeGroups']) {
+  for (const newOnly of ['endpointAccess', 'publicAccessCidrs', 'vpcCidr', 'availabilityZones', 'natGateways', 'awsApiAccess', 'adminPrincipalArns', 'systemNodeGroup', 'gpuNodeGroups', 'gpuNodeStartupTaint']) {
     if (reader.has(newOnly)) reader.fail(newOnly, 'is only allowed when cluster.mode is "new"');
   }
   if (!reader.has('existing')) reader.fail('existing', 'is required when cluster.mode is "existing" (vpcId, availabilityZones, privateSubnetIds, clusterSecurityGroupId)');

@@ -4,7 +4,8 @@ import * as eks from 'aws-cdk-lib/aws-eks-v2';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { IDependable } from 'constructs';
-import type { KubernetesMinorVersion, NewClusterConfig, NodeGroupConfig } from '../../app-config/app-config';
+import { NODE_TAINT } from '../../../lambdas/scheduling/keys';
+import type { KubernetesMinorVersion, NewClusterConfig, NodeGroupConfig, NodeTaint } from '../../app-config/app-config';
 import type { ClusterTarget } from './cluster-target';
 import { acknowledgeClusterRoles, acknowledgeKubectlProvider } from './eks-acknowledgments';
 import { kubectlLayer } from './kubectl-layer';
@@ -20,6 +21,9 @@ export interface NewGpuClusterProps {
 export const NODE_GROUP_LABEL = 'gpu-scheduling/node-group';
 /** Label on the nodes of the GPU node groups this stack creates; the device plugin selects on it. */
 export const ACCELERATOR_LABEL = 'gpu-scheduling/accelerator';
+
+/** The labeler lifts this taint once a node's labels are right (lambdas/labeler/startup-taint.ts). */
+export const GPU_NODE_STARTUP_TAINT: NodeTaint = { key: NODE_TAINT.gpuLabelsPending, value: 'true', effect: 'NO_SCHEDULE' };
 
 /** A new VPC and EKS cluster with a small system node group and the configured GPU node groups. */
 export class NewGpuCluster extends Construct implements ClusterTarget {
@@ -98,7 +102,9 @@ export class NewGpuCluster extends Construct implements ClusterTarget {
 
     const system = this.addNodeGroup('SystemNodeGroup', config.systemNodeGroup, eks.NodegroupAmiType.AL2023_X86_64_STANDARD, {});
     this.computeReady.push(system);
-    for (const group of config.gpuNodeGroups) {
+    for (const configured of config.gpuNodeGroups) {
+      const addTaint = config.gpuNodeStartupTaint && !configured.taints.some((taint) => taint.key === GPU_NODE_STARTUP_TAINT.key);
+      const group = addTaint ? { ...configured, taints: [...configured.taints, GPU_NODE_STARTUP_TAINT] } : configured;
       const nodegroup = this.addNodeGroup(`GpuNodeGroup-${group.name}`, group, eks.NodegroupAmiType.AL2023_X86_64_NVIDIA, {
         [ACCELERATOR_LABEL]: 'nvidia',
       });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { KUBERNETES_VERSIONS } from '../../../../cdk/app-config/app-config';
 import { APP_CONFIG_DEFAULTS as D } from '../../../../cdk/app-config/app-config-defaults';
 import { parseAppConfig } from '../../../../cdk/app-config/parse-app-config';
+import { DEFAULT_NODE_REGISTRATION_WAIT_MS, NODE_REGISTRATION_MARGIN_MS } from '../../../../lambdas/labeler/config';
 
 // The tags test proves the docs say what the table holds; this proves the
 // table holds what parseAppConfig applies.
@@ -61,6 +62,12 @@ describe('parseAppConfig applies APP_CONFIG_DEFAULTS', () => {
     expect(parseAppConfig({ extender: CERTIFICATE }).extender.listenerPort).toBe(listenerPort.withCertificate);
     expect(config.labeler).toEqual(D.labeler);
     expect(config.reconciler).toEqual(D.reconciler);
+  });
+
+  it('giving the labeler time to wait its full default for a node to register, then label it', () => {
+    // Otherwise the wait is cut to the timeout (less the margin) and normal late registrations end as NodesNotRegistered.
+    expect(D.labeler.timeoutSeconds * 1000).toBeGreaterThanOrEqual(DEFAULT_NODE_REGISTRATION_WAIT_MS + NODE_REGISTRATION_MARGIN_MS);
+    expect(D.labeler.timeoutSeconds).toBeLessThan(D.labeler.scheduleMinutes * 60);
   });
 
   it('to the alarms', () => {

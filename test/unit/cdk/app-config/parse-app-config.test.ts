@@ -84,6 +84,17 @@ describe('GPU node group taints', () => {
     expect(config.cluster.gpuNodeGroups.map((group) => group.taints.length)).toEqual([1, 0]);
     expect(config.cluster.systemNodeGroup.taints).toEqual([]);
   });
+
+  it('add the start-up taint only when asked, on a new cluster', () => {
+    const off = parseAppConfig({});
+    const on = parseAppConfig({ cluster: { gpuNodeStartupTaint: true } });
+    if (off.cluster.mode !== 'new' || on.cluster.mode !== 'new') throw new Error('unreachable');
+    expect(off.cluster.gpuNodeStartupTaint).toBe(false);
+    expect(on.cluster.gpuNodeStartupTaint).toBe(true);
+    expect(() => parseAppConfig({ cluster: { gpuNodeStartupTaint: 'yes' } })).toThrow(/cluster\.gpuNodeStartupTaint/);
+    const existing = { mode: 'existing', existing: { vpcId: 'vpc-0123456789abcdef0', clusterSecurityGroupId: 'sg-0123456789abcdef0' } };
+    expect(() => parseAppConfig({ cluster: { ...existing, gpuNodeStartupTaint: true } })).toThrow(/cluster\.gpuNodeStartupTaint: is only allowed when cluster\.mode is "new"/);
+  });
 });
 
 describe('parseAppConfig accepts a full existing-cluster configuration', () => {

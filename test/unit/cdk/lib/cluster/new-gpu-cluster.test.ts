@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAppConfig } from '../../../../../cdk/app-config/parse-app-config';
 import { NewGpuCluster } from '../../../../../cdk/lib/cluster/new-gpu-cluster';
 import { PipelineFunction } from '../../../../../cdk/lib/functions/pipeline-function';
+import { STARTUP_TAINT } from '../../../../../lambdas/labeler/startup-taint';
 
 // The cluster construct with one pipeline Lambda (bundling switched off: the
 // assertions are about the infrastructure) and the options the default-config
@@ -29,6 +30,7 @@ beforeAll(() => {
         { name: 'h100', instanceTypes: ['p5.48xlarge'], capacityType: 'ON_DEMAND', labels: { team: 'research' }, taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NO_SCHEDULE' }] },
         { name: 'l4-spot', instanceTypes: ['g6.xlarge', 'g6.2xlarge'], capacityType: 'SPOT', minSize: 0, maxSize: 10, desiredSize: 0 },
       ],
+      gpuNodeStartupTaint: true,
     },
   });
   if (config.cluster.mode !== 'new') throw new Error('expected a new-cluster config');
@@ -60,21 +62,26 @@ describe('NewGpuCluster options', () => {
     expect(JSON.stringify(admin?.Properties.AccessPolicies)).toContain(':cluster-access-policy/AmazonEKSClusterAdminPolicy');
   });
 
-  it('creates one managed node group per GPU group, with capacity type, labels and taints', () => {
+  it('creates one managed node group per GPU group, with capacity type, labels and taints (and the start-up taint last)', () => {
+    // The taint the labeler lifts, as EKS spells the effect.
+    const startup = { Key: STARTUP_TAINT.key, Value: STARTUP_TAINT.value, Effect: 'NO_SCHEDULE' };
+    expect(STARTUP_TAINT.effect).toBe('NoSchedule');
     template.resourceCountIs('AWS::EKS::Nodegroup', 3);
     template.hasResourceProperties('AWS::EKS::Nodegroup', {
       InstanceTypes: ['p5.48xlarge'],
       CapacityType: 'ON_DEMAND',
       Labels: { team: 'research', 'gpu-scheduling/accelerator': 'nvidia', 'gpu-scheduling/node-group': 'h100' },
-      Taints: [{ Key: 'nvidia.com/gpu', Value: 'true', Effect: 'NO_SCHEDULE' }],
+      Taints: [{ Key: 'nvidia.com/gpu', Value: 'true', Effect: 'NO_SCHEDULE' }, startup],
     });
     template.hasResourceProperties('AWS::EKS::Nodegroup', {
       InstanceTypes: ['g6.xlarge', 'g6.2xlarge'],
       CapacityType: 'SPOT',
       ScalingConfig: { MinSize: 0, MaxSize: 10, DesiredSize: 0 },
       // GPU groups are tainted unless the config says `taints: []`.
-      Taints: [{ Key: 'nvidia.com/gpu', Value: 'true', Effect: 'NO_SCHEDULE' }],
+      Taints: [{ Key: 'nvidia.com/gpu', Value: 'true', Effect: 'NO_SCHEDULE' }, startup],
     });
+    // The system group runs what must not wait for GPU labels.
+    template.hasResourceProperties('AWS::EKS::Nodegroup', { AmiType: 'AL2023_x86_64_STANDARD', Taints: [] });
   });
 
   it('spreads the VPC over the named zones with a NAT gateway in each', () => {
