@@ -9,7 +9,7 @@ import { e2eHarness } from '../../local/e2e-context';
 import { createGpuNode, deleteGpuNode, seedGpuLabels, describeInstanceType, type GpuNode, type GpuNodeSpec } from '../../local/gpu-nodes';
 import type { ManagedProcess } from '../../local/managed-process';
 import { markPodRunning, podEvents, waitForPodEvent, waitForPodScheduled } from '../../local/pod-status';
-import { GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
+import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
 import { sleep, waitFor } from '../../local/wait';
 
 const harness = e2eHarness();
@@ -130,14 +130,8 @@ describe.each([
 
   beforeAll(async () => {
     await adapter.start();
-    scheduler = await harness.startGpuScheduler({
-      urlPrefix: adapter.url,
-      nodeCacheCapable,
-      ignorable: false,
-      weight: 5,
-      preemptVerb: 'preempt',
-      httpTimeout: '5s',
-    });
+    // The deployed settings in both of kube-scheduler's modes.
+    scheduler = await harness.startGpuScheduler({ ...deployedExtenderSettings(adapter.url), nodeCacheCapable });
   });
 
   afterAll(async () => {

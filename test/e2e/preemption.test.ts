@@ -11,7 +11,7 @@ import { e2eHarness } from '../../local/e2e-context';
 import { createGpuNode, deleteGpuNode, describeInstanceType, seedGpuLabels, type GpuNode, type GpuNodeSpec } from '../../local/gpu-nodes';
 import type { ManagedProcess } from '../../local/managed-process';
 import { finishTerminatingPods, markPodRunning, podEvents, waitForPodEvent, waitForPodScheduled } from '../../local/pod-status';
-import { GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
+import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
 import { sleep, waitFor } from '../../local/wait';
 
 const harness = e2eHarness();
@@ -94,13 +94,8 @@ beforeAll(async () => {
   await harness.resetCluster();
   await ensurePriorityClass(LOW, false);
   await ensurePriorityClass(HIGH, true);
-  scheduler = await harness.startGpuScheduler({
-    urlPrefix: adapter.url,
-    nodeCacheCapable: true,
-    ignorable: false,
-    preemptVerb: 'preempt',
-    httpTimeout: '5s',
-  });
+  // As deployed: NodeNames, the preempt verb, not ignorable.
+  scheduler = await harness.startGpuScheduler(deployedExtenderSettings(adapter.url));
 });
 
 afterAll(async () => {

@@ -7,13 +7,12 @@
 // score adds to kube-scheduler's".
 import type { V1Affinity, V1Pod, V1TopologySpreadConstraint } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseAppConfig } from '../../cdk/app-config/parse-app-config';
 import { startAlbAdapter, type AlbAdapter } from '../../local/alb-adapter';
 import { e2eHarness } from '../../local/e2e-context';
 import { createGpuNode, deleteGpuNode, describeInstanceType, seedGpuLabels, type GpuNode } from '../../local/gpu-nodes';
 import type { ManagedProcess } from '../../local/managed-process';
 import { markPodRunning, waitForPodScheduled } from '../../local/pod-status';
-import { GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
+import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
 import { sleep, waitFor } from '../../local/wait';
 
 const harness = e2eHarness();
@@ -24,8 +23,6 @@ process.env.KUBECONFIG = harness.info.controlPlane.lambdaKubeconfigs.extender;
 const CACHE_TTL_MS = 1_000;
 process.env.EXTENDER_CACHE_TTL = `${CACHE_TTL_MS}ms`;
 
-/** What the deployed second scheduler gets (weight, ignorable, timeout, preempt). */
-const deployed = parseAppConfig({}).scheduler.extender;
 
 /** The extender's last answer per pod, so each case can show our ranking really pointed the other way. */
 const scoresByPod = new Map<string, Map<string, number>>();
@@ -53,14 +50,8 @@ beforeAll(async () => {
   // Our scores depend on every bound pod (the fragmentation model learns the typical pod shapes).
   await harness.resetCluster();
   await adapter.start();
-  scheduler = await harness.startGpuScheduler({
-    urlPrefix: adapter.url,
-    nodeCacheCapable: true,
-    ignorable: deployed.ignorable,
-    weight: deployed.weight,
-    ...(deployed.preempt ? { preemptVerb: 'preempt' as const } : {}),
-    httpTimeout: `${deployed.httpTimeoutSeconds}s`,
-  });
+  // What the deployed second scheduler gets (NodeNames, weight, ignorable, timeout, preempt).
+  scheduler = await harness.startGpuScheduler(deployedExtenderSettings(adapter.url));
 });
 
 afterAll(async () => {
