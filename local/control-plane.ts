@@ -12,6 +12,7 @@ import { httpGet } from './http-probe';
 import { startKubeScheduler } from './kube-scheduler';
 import { writeKubeconfig } from './kubeconfig-file';
 import { applyLambdaRbac } from './lambda-rbac';
+import { installWriteLimitPolicies } from './write-limit-policy';
 import { ManagedProcess } from './managed-process';
 import { freeLoopbackPort } from './ports';
 import { waitFor } from './wait';
@@ -181,6 +182,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     const admin = new KubeConfig();
     admin.loadFromFile(adminKubeconfig);
     await applyLambdaRbac(admin);
+    await installWriteLimitPolicies(admin, lambdaKubeconfigs);
 
     const kcmPort = await freeLoopbackPort();
     const kcm = new ManagedProcess({

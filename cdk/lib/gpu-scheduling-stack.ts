@@ -4,8 +4,10 @@ import * as eks from 'aws-cdk-lib/aws-eks-v2';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { AppConfig } from '../app-config/app-config';
+import { podNamespacesFromEnv } from '../../lambdas/reconciler/pod-namespaces';
 import { LambdaClusterAccess } from './access/cluster-access';
 import { LAMBDA_KUBERNETES_ACCESS } from './access/lambda-rbac-rules';
+import { lambdaWriteLimitManifests } from './access/write-limit-policy';
 import { AttachedCluster } from './cluster/attached-cluster';
 import { ClusterAddons } from './cluster/cluster-addons';
 import type { ClusterTarget } from './cluster/cluster-target';
@@ -98,11 +100,19 @@ export class GpuSchedulingStack extends Stack {
     });
     const reconcilerInvocation = new EventDrivenInvocation(this, 'ReconcilerInvocation', { function: reconciler, config: config.reconciler });
 
+    // Pod access follows the namespaces the reconciler is limited to, read as the reconciler reads them.
+    const reconcilerNamespaces = podNamespacesFromEnv({ ...config.reconciler.environment, ...props.functionEnvironment?.reconciler });
     const functions = { extender, labeler, reconciler };
     for (const [name, fn] of Object.entries(functions) as [keyof typeof functions, PipelineFunction][]) {
-      const access = LAMBDA_KUBERNETES_ACCESS[name];
-      new LambdaClusterAccess(this, `${fn.node.id}ClusterAccess`, { target, group: access.group, role: fn.role, rules: access.rules });
+      new LambdaClusterAccess(this, `${fn.node.id}ClusterAccess`, {
+        target,
+        role: fn.role,
+        access: LAMBDA_KUBERNETES_ACCESS[name],
+        namespaces: name === 'reconciler' ? reconcilerNamespaces : [],
+      });
     }
+    // What the writing Lambdas' patches may change, enforced by the API server itself.
+    target.cluster.addManifest('LambdaWriteLimits', ...lambdaWriteLimitManifests());
 
     new SecondScheduler(this, 'SecondScheduler', {
       target,

@@ -1,9 +1,10 @@
 import type { Env } from '../env';
-import { ConfigError, envBoolean, envDuration, envInt, envList, envNumber, envOptionalString, envString } from '../env';
+import { ConfigError, envBoolean, envDuration, envInt, envNumber, envOptionalString, envString } from '../env';
 import { CLUSTER_NAME_PATTERN } from '../kube';
 import { NODE_ANNOTATION, NODE_LABEL } from '../scheduling/keys';
 import { SEED_DELETION_COST_POLICY } from './deletion-cost-policy';
 import { INT32_MAX, INT32_MIN } from './int32';
+import { podNamespacesFromEnv } from './pod-namespaces';
 import type { ClusterSelection } from './kube-objects';
 import type { ReconcilerSettings } from './reconcile';
 
@@ -21,7 +22,6 @@ const STAT = {
   pattern: /Average|Sum|Minimum|Maximum|SampleCount|p\d{1,2}(\.\d{1,2})?/,
   description: 'a CloudWatch statistic: Average, Sum, Minimum, Maximum, SampleCount or pNN',
 };
-const NAMESPACE_NAME = /[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?/;
 const MINUTE_MS = 60_000;
 
 /** Reads every setting from the environment; a bad value throws ConfigError naming the variable. */
@@ -53,7 +53,7 @@ export function reconcilerConfigFromEnv(env: Env): ReconcilerConfig {
   return {
     selection: {
       podLabelSelector: envString(env, 'POD_SELECTOR', { default: DEFAULT_POD_SELECTOR }),
-      namespaces: envList(env, 'POD_NAMESPACES', { default: [], itemPattern: NAMESPACE_NAME }),
+      namespaces: podNamespacesFromEnv(env),
       nodeLabelSelector: envString(env, 'NODE_SELECTOR', { default: NODE_LABEL.gpuCount }),
       pageSize: envInt(env, 'LIST_PAGE_SIZE', { default: 500, min: 1, max: 5000 }),
     },

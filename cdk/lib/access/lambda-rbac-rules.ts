@@ -1,8 +1,28 @@
-import type { PolicyRule } from './cluster-access';
+/** One Kubernetes RBAC rule. */
+export interface PolicyRule {
+  readonly apiGroups: readonly string[];
+  readonly resources: readonly string[];
+  readonly verbs: readonly string[];
+}
+
+/** One Lambda's Kubernetes group and what it may do. */
+export interface LambdaKubernetesAccess {
+  /** Named in the Lambda's access entry; also the name of its ClusterRole, Roles and bindings. Must not start with `system:`. */
+  readonly group: string;
+  /** Granted cluster-wide. */
+  readonly rules: readonly PolicyRule[];
+  /**
+   * Granted in each namespace the Lambda is limited to (a Role and a
+   * RoleBinding per namespace), or cluster-wide when it is limited to none.
+   */
+  readonly namespacedRules?: readonly PolicyRule[];
+}
 
 /**
  * Kubernetes groups (one per Lambda, named in its access entry) and what each
- * may do. Narrow on purpose: no secrets, no deletes, no cluster-admin.
+ * may do. Narrow on purpose: no secrets, no deletes, no cluster-admin. What a
+ * patch may change is narrowed further by admission policies
+ * (write-limit-policy.ts), which RBAC cannot express.
  */
 export const LAMBDA_KUBERNETES_ACCESS = {
   extender: {
@@ -17,11 +37,10 @@ export const LAMBDA_KUBERNETES_ACCESS = {
   },
   reconciler: {
     group: 'gpu-scheduling-reconciler',
-    rules: [
-      // Writes the pod-deletion-cost annotation on opted-in pods.
-      { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'patch'] },
-      // Writes GPU utilization onto nodes for the extender's score.
-      { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'patch'] },
-    ],
+    // Writes GPU utilization onto nodes for the extender's score.
+    rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'patch'] }],
+    // Lists opted-in pods and writes their pod-deletion-cost annotation, in
+    // the reconciler's POD_NAMESPACES only when that is set.
+    namespacedRules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'patch'] }],
   },
-} as const satisfies Record<string, { group: string; rules: readonly PolicyRule[] }>;
+} as const satisfies Record<string, LambdaKubernetesAccess>;

@@ -2,6 +2,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LAMBDA_KUBERNETES_ACCESS } from '../../../../cdk/lib/access/lambda-rbac-rules';
 import { runCfnLint } from '../support/cfn-lint';
 import { expectOnlyEmittedMetrics, expectOnlyKnownSearches } from '../support/metric-coverage';
 import { alarmReferences, dashboardReferences } from '../support/referenced-metrics';
@@ -28,6 +29,7 @@ beforeAll(() => {
     extender: { certificateArn: CERTIFICATE, hostname: 'gpu-extender.internal.example.com', provisionedConcurrency: 2, environment: { EXTENDER_CACHE_TTL: '2s' } },
     scheduler: { replicas: 3, extender: { ignorable: true, preempt: false, httpTimeoutSeconds: 3, weight: 10 } },
     labeler: { scheduleMinutes: 10, environment: { LABEL_KARPENTER_COMPAT: 'true' } },
+    reconciler: { environment: { POD_NAMESPACES: 'serving,batch' } },
     alarms: { createSnsTopic: true, email: 'oncall@example.com', extenderP99LatencyMs: 500 },
   });
 }, 600_000);
@@ -115,6 +117,23 @@ describe('switches and settings', () => {
     synth.template.hasResourceProperties('AWS::Lambda::Alias', { Name: 'live', ProvisionedConcurrencyConfig: { ProvisionedConcurrentExecutions: 2 } });
     const aliasId = resourcesOfType(synth.json, 'AWS::Lambda::Alias')[0]?.[0];
     synth.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', { TargetType: 'lambda', Targets: [{ Id: { Ref: aliasId } }] });
+  });
+
+  it('grants the reconciler pods only in its POD_NAMESPACES (nodes stay cluster-wide)', () => {
+    synth.template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ CLUSTER_NAME: 'prod-gpu', POD_NAMESPACES: 'serving,batch' }) },
+    });
+    const objects = kubernetesObjects(synth.json);
+    const group = LAMBDA_KUBERNETES_ACCESS.reconciler.group;
+    expect(findObject(objects, 'ClusterRole', group).rules).toEqual(LAMBDA_KUBERNETES_ACCESS.reconciler.rules);
+    const scoped = objects.filter((o) => (o.kind === 'Role' || o.kind === 'RoleBinding') && (o.metadata as { name: string }).name === group);
+    expect(scoped.map((o) => `${String(o.kind)} ${(o.metadata as { namespace: string }).namespace}`).sort()).toEqual([
+      'Role batch',
+      'Role serving',
+      'RoleBinding batch',
+      'RoleBinding serving',
+    ]);
+    for (const role of scoped.filter((o) => o.kind === 'Role')) expect(role.rules).toEqual(LAMBDA_KUBERNETES_ACCESS.reconciler.namespacedRules);
   });
 
   it('uses the configured labeler schedule and log retention', () => {

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRIC } from '../../../../lambdas/observability/metric-catalog';
-import { LAMBDA_KUBERNETES_ACCESS } from '../../../../cdk/lib/access/lambda-rbac-rules';
+import { LAMBDA_KUBERNETES_ACCESS, type LambdaKubernetesAccess } from '../../../../cdk/lib/access/lambda-rbac-rules';
+import { lambdaWriteLimitManifests } from '../../../../cdk/lib/access/write-limit-policy';
 import { EXTENDER_MANAGED_RESOURCES, gpuSchedulerProfile } from '../../../../cdk/lib/scheduler/second-scheduler-manifests';
 import { runCfnLint } from '../support/cfn-lint';
 import { expectOnlyEmittedMetrics, expectOnlyKnownSearches } from '../support/metric-coverage';
@@ -255,9 +256,10 @@ describe('least privilege', () => {
 
   it('binds each group to a narrow ClusterRole: no wildcards, no secrets, no deletes', () => {
     const objects = kubernetesObjects(synth.json);
-    for (const access of Object.values(LAMBDA_KUBERNETES_ACCESS)) {
+    for (const access of Object.values(LAMBDA_KUBERNETES_ACCESS) as LambdaKubernetesAccess[]) {
       const role = findObject(objects, 'ClusterRole', access.group) as { rules: { resources: string[]; verbs: string[] }[] };
-      expect(role.rules).toEqual(access.rules);
+      // No POD_NAMESPACES configured: the reconciler's pod rules are cluster-wide too.
+      expect(role.rules).toEqual([...access.rules, ...(access.namespacedRules ?? [])]);
       for (const rule of role.rules) {
         expect(rule.resources).not.toContain('*');
         expect(rule.resources).not.toContain('secrets');
@@ -269,6 +271,20 @@ describe('least privilege', () => {
         subjects: [{ kind: 'Group', name: access.group }],
       });
     }
+    const reconcilerGroup = LAMBDA_KUBERNETES_ACCESS.reconciler.group;
+    expect(objects.filter((o) => (o.kind === 'Role' || o.kind === 'RoleBinding') && (o.metadata as { name: string }).name === reconcilerGroup)).toEqual([]);
+  });
+
+  it('deploys the write-limit admission policies and their bindings as the local harness installs them', () => {
+    const objects = kubernetesObjects(synth.json);
+    // The CDK adds a prune label to every object it applies; everything else is the harness's object.
+    const withoutPruneLabel = (object: Record<string, unknown>) => {
+      const metadata = object.metadata as { labels: Record<string, string> };
+      const labels = Object.fromEntries(Object.entries(metadata.labels).filter(([key]) => !key.startsWith('aws.cdk.eks/prune-')));
+      return { ...object, metadata: { ...metadata, labels } };
+    };
+    const deployed = objects.filter((o) => String(o.kind).startsWith('ValidatingAdmissionPolicy')).map(withoutPruneLabel);
+    expect(deployed).toEqual(lambdaWriteLimitManifests());
   });
 });
 

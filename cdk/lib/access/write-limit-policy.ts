@@ -1,0 +1,191 @@
+// RBAC can grant "patch nodes" but not "patch only these labels of nodes". A
+// ValidatingAdmissionPolicy can: the API server itself compares the object
+// after the change with the one before and refuses anything outside our keys.
+// The CDK app deploys these objects and the local harness installs the very
+// same ones (local/write-limit-policy.ts), so the tested policy is the
+// deployed policy.
+import { ownedLabelKeys } from '../../../lambdas/labeler/gpu-labels';
+import { POD_DELETION_COST_ANNOTATION } from '../../../lambdas/reconciler/pod-view';
+import { NODE_ANNOTATION, NODE_TAINT } from '../../../lambdas/scheduling/keys';
+import type { KubernetesObject } from '../scheduler/second-scheduler-manifests';
+import { LAMBDA_KUBERNETES_ACCESS } from './lambda-rbac-rules';
+
+/** What one identity may change on one kind of object; everything else must stay as it was. */
+export interface ObjectWriteLimit {
+  readonly labels: readonly string[];
+  readonly annotations: readonly string[];
+  /** Taints it may remove (nodes only); it may add or alter none. */
+  readonly removableTaints: readonly string[];
+}
+
+export interface IdentityWriteLimit {
+  /** The Kubernetes group of the Lambda's access entry; requests are matched on it. */
+  readonly group: string;
+  readonly nodes: ObjectWriteLimit;
+  readonly pods: ObjectWriteLimit;
+}
+
+const NOTHING: ObjectWriteLimit = { labels: [], annotations: [], removableTaints: [] };
+
+/**
+ * The keys each writing Lambda owns. The labeler's are every key it can own,
+ * compatibility keys included, so switching LABEL_KARPENTER_COMPAT or
+ * LABEL_GFD_COMPAT on needs no policy change. The extender writes nothing
+ * and has no write verb in RBAC, so it needs no policy.
+ */
+export const LAMBDA_WRITE_LIMITS = {
+  labeler: {
+    group: LAMBDA_KUBERNETES_ACCESS.labeler.group,
+    nodes: {
+      labels: ownedLabelKeys({ karpenterLabels: true, gfdLabels: true, manufacturers: [] }),
+      annotations: [],
+      removableTaints: [NODE_TAINT.gpuLabelsPending],
+    },
+    pods: NOTHING,
+  },
+  reconciler: {
+    group: LAMBDA_KUBERNETES_ACCESS.reconciler.group,
+    nodes: { labels: [], annotations: [NODE_ANNOTATION.gpuUtilization], removableTaints: [] },
+    pods: { labels: [], annotations: [POD_DELETION_COST_ANNOTATION], removableTaints: [] },
+  },
+} as const satisfies Record<string, IdentityWriteLimit>;
+
+/** Name of an identity's policy and of its binding. */
+export const writeLimitPolicyName = (group: string): string => `${group}-write-limits`;
+
+/** The start of the API server's refusal, before the validation's own message. */
+export const writeLimitDenialPrefix = (group: string): string => {
+  const name = writeLimitPolicyName(group);
+  return `ValidatingAdmissionPolicy '${name}' with binding '${name}' denied request: `;
+};
+
+const celList = (values: readonly string[]): string => `[${values.map((value) => JSON.stringify(value)).join(', ')}]`;
+
+/** Maps `next` and `prev` agree on every key outside `except` (keys may be added or removed only inside it). */
+function sameOutside(next: string, prev: string, except: readonly string[]): string {
+  const free = celList(except);
+  return `${next}.all(k, k in ${free} || (k in ${prev} && ${next}[k] == ${prev}[k])) && ${prev}.all(k, k in ${free} || k in ${next})`;
+}
+
+const orEmpty = (path: string, field: string, empty: '{}' | '[]'): string => `has(${path}.${field}) ? ${path}.${field} : ${empty}`;
+
+// The request's object and oldObject are untyped (dyn) in admission CEL, so
+// missing maps and lists are defaulted here once and read as variables.
+const VARIABLES = [
+  { name: 'kind', expression: 'request.resource.resource' },
+  { name: 'newLabels', expression: orEmpty('object.metadata', 'labels', '{}') },
+  { name: 'oldLabels', expression: orEmpty('oldObject.metadata', 'labels', '{}') },
+  { name: 'newAnnotations', expression: orEmpty('object.metadata', 'annotations', '{}') },
+  { name: 'oldAnnotations', expression: orEmpty('oldObject.metadata', 'annotations', '{}') },
+  { name: 'newSpec', expression: orEmpty('object', 'spec', '{}') },
+  { name: 'oldSpec', expression: orEmpty('oldObject', 'spec', '{}') },
+  { name: 'newTaints', expression: "has(variables.newSpec.taints) ? variables.newSpec.taints : []" },
+  { name: 'oldTaints', expression: "has(variables.oldSpec.taints) ? variables.oldSpec.taints : []" },
+] as const;
+
+// The API server rewrites these on every write: managedFields (our field
+// manager's entry) and resourceVersion.
+const SERVER_MANAGED_METADATA = ['managedFields', 'resourceVersion'] as const;
+
+interface Validation {
+  readonly expression: string;
+  readonly message: string;
+  readonly reason: 'Forbidden';
+}
+
+const keysPhrase = (what: string, keys: readonly string[]): string =>
+  keys.length === 0 ? `no ${what}` : `only these ${what}: ${keys.join(', ')}`;
+
+function objectValidations(group: string, resource: 'nodes' | 'pods', limit: ObjectWriteLimit): Validation[] {
+  const kind = resource === 'nodes' ? 'node' : 'pod';
+  const onlyFor = (rule: string): string => `variables.kind != '${resource}' || (${rule})`;
+  const validations: Validation[] = [
+    {
+      expression: onlyFor(sameOutside('variables.newLabels', 'variables.oldLabels', limit.labels)),
+      message: `${group} may change ${keysPhrase(`${kind} labels`, limit.labels)}`,
+      reason: 'Forbidden',
+    },
+    {
+      expression: onlyFor(sameOutside('variables.newAnnotations', 'variables.oldAnnotations', limit.annotations)),
+      message: `${group} may change ${keysPhrase(`${kind} annotations`, limit.annotations)}`,
+      reason: 'Forbidden',
+    },
+  ];
+  if (resource === 'nodes') {
+    validations.push(
+      {
+        // Every taint left was there before; every taint gone was one we may remove.
+        expression: onlyFor(
+          `variables.newTaints.all(t, t in variables.oldTaints) && variables.oldTaints.all(t, t.key in ${celList(limit.removableTaints)} || t in variables.newTaints)`,
+        ),
+        message:
+          limit.removableTaints.length === 0
+            ? `${group} may change no node taints`
+            : `${group} may only remove these node taints: ${limit.removableTaints.join(', ')}`,
+        reason: 'Forbidden',
+      },
+      {
+        expression: onlyFor(sameOutside('variables.newSpec', 'variables.oldSpec', ['taints'])),
+        message: `${group} may change no node spec field${limit.removableTaints.length === 0 ? '' : ' other than its taints'}`,
+        reason: 'Forbidden',
+      },
+    );
+  } else {
+    validations.push({ expression: onlyFor('variables.newSpec == variables.oldSpec'), message: `${group} may change no pod spec field`, reason: 'Forbidden' });
+  }
+  validations.push({
+    expression: onlyFor(
+      `${sameOutside('object', 'oldObject', ['metadata', 'spec'])} && ${sameOutside('object.metadata', 'oldObject.metadata', ['labels', 'annotations', ...SERVER_MANAGED_METADATA])}`,
+    ),
+    message: `${group} may change no other field of a ${kind} (metadata besides its own keys, status)`,
+    reason: 'Forbidden',
+  });
+  return validations;
+}
+
+/**
+ * One identity's policy and its binding. Matched only on requests whose user
+ * is in the identity's group (matchConditions), so it can never refuse a
+ * kubelet's, a controller's or a person's write; failurePolicy Fail then
+ * means that if the policy cannot be evaluated, our Lambda's write is refused
+ * rather than let through.
+ */
+export function writeLimitManifests(limit: IdentityWriteLimit): KubernetesObject[] {
+  const name = writeLimitPolicyName(limit.group);
+  const labels = { 'app.kubernetes.io/part-of': 'gpu-scheduling' };
+  return [
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name, labels },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: {
+          resourceRules: [
+            // Subresources too: pods/status, pods/ephemeralcontainers, pods/resize, nodes/status carry the whole object.
+            { apiGroups: [''], apiVersions: ['*'], operations: ['UPDATE'], resources: ['nodes', 'nodes/*', 'pods', 'pods/*'] },
+          ],
+        },
+        matchConditions: [
+          {
+            name: 'from-this-identity',
+            expression: `has(request.userInfo.groups) && ${JSON.stringify(limit.group)} in request.userInfo.groups`,
+          },
+        ],
+        variables: VARIABLES.map((variable) => ({ ...variable })),
+        validations: [...objectValidations(limit.group, 'nodes', limit.nodes), ...objectValidations(limit.group, 'pods', limit.pods)],
+      },
+    },
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name, labels },
+      spec: { policyName: name, validationActions: ['Deny'] },
+    },
+  ];
+}
+
+/** Every writing Lambda's policy and binding. */
+export function lambdaWriteLimitManifests(): KubernetesObject[] {
+  return Object.values(LAMBDA_WRITE_LIMITS).flatMap((limit) => writeLimitManifests(limit));
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { lambdaRbacManifests } from '../../../../../cdk/lib/access/lambda-rbac-manifests';
+import { LAMBDA_KUBERNETES_ACCESS } from '../../../../../cdk/lib/access/lambda-rbac-rules';
+
+const { reconciler, labeler } = LAMBDA_KUBERNETES_ACCESS;
+const PODS = { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'patch'] };
+const NODES = { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'patch'] };
+
+const summary = (objects: Record<string, unknown>[]) =>
+  objects.map((o) => {
+    const metadata = o.metadata as { name: string; namespace?: string };
+    return `${String(o.kind)} ${metadata.namespace ? `${metadata.namespace}/` : ''}${metadata.name}`;
+  });
+
+describe('lambdaRbacManifests', () => {
+  it('grants the reconciler pods cluster-wide when it is limited to no namespace', () => {
+    const objects = lambdaRbacManifests(reconciler, []);
+    expect(summary(objects)).toEqual(['ClusterRole gpu-scheduling-reconciler', 'ClusterRoleBinding gpu-scheduling-reconciler']);
+    expect(objects[0]?.rules).toEqual([NODES, PODS]);
+  });
+
+  it('grants pods only in the listed namespaces, nodes (cluster-scoped) still through the ClusterRole', () => {
+    const objects = lambdaRbacManifests(reconciler, ['serving', 'batch', 'serving']);
+    expect(summary(objects)).toEqual([
+      'ClusterRole gpu-scheduling-reconciler',
+      'ClusterRoleBinding gpu-scheduling-reconciler',
+      'Role serving/gpu-scheduling-reconciler',
+      'RoleBinding serving/gpu-scheduling-reconciler',
+      'Role batch/gpu-scheduling-reconciler',
+      'RoleBinding batch/gpu-scheduling-reconciler',
+    ]);
+    expect(objects[0]?.rules).toEqual([NODES]);
+    for (const role of objects.filter((o) => o.kind === 'Role')) expect(role.rules).toEqual([PODS]);
+    for (const binding of objects.filter((o) => o.kind === 'RoleBinding')) {
+      expect(binding).toMatchObject({
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'gpu-scheduling-reconciler' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'gpu-scheduling-reconciler' }],
+      });
+    }
+  });
+
+  it('ignores namespaces for a Lambda without namespaced rules', () => {
+    const objects = lambdaRbacManifests(labeler, ['serving']);
+    expect(summary(objects)).toEqual(['ClusterRole gpu-scheduling-labeler', 'ClusterRoleBinding gpu-scheduling-labeler']);
+    expect(objects[0]?.rules).toEqual([NODES]);
+  });
+});

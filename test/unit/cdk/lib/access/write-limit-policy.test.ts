@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { LAMBDA_KUBERNETES_ACCESS } from '../../../../../cdk/lib/access/lambda-rbac-rules';
+import { LAMBDA_WRITE_LIMITS, lambdaWriteLimitManifests, writeLimitManifests } from '../../../../../cdk/lib/access/write-limit-policy';
+import { GFD_GPU_LABEL, GPU_LABEL, KARPENTER_GPU_LABEL } from '../../../../../lambdas/labeler/gpu-labels';
+import { POD_DELETION_COST_ANNOTATION } from '../../../../../lambdas/reconciler/pod-view';
+import { NODE_ANNOTATION, NODE_TAINT } from '../../../../../lambdas/scheduling/keys';
+
+// What the CEL accepts and refuses is proven against the real kube-apiserver
+// in test/e2e/write-limits.test.ts; this file pins what must not drift.
+interface PolicySpec {
+  failurePolicy: string;
+  matchConstraints: { resourceRules: { apiGroups: string[]; operations: string[]; resources: string[] }[] };
+  matchConditions: { name: string; expression: string }[];
+  validations: { expression: string; message: string }[];
+}
+
+const policyOf = (component: keyof typeof LAMBDA_WRITE_LIMITS): PolicySpec => {
+  const [policy] = writeLimitManifests(LAMBDA_WRITE_LIMITS[component]);
+  return policy?.spec as PolicySpec;
+};
+
+describe('write-limit policies', () => {
+  it('cover the labeler and the reconciler, each matched on its own access-entry group only', () => {
+    for (const component of ['labeler', 'reconciler'] as const) {
+      const spec = policyOf(component);
+      const group = LAMBDA_KUBERNETES_ACCESS[component].group;
+      expect(LAMBDA_WRITE_LIMITS[component].group).toBe(group);
+      expect(spec.matchConditions).toEqual([
+        { name: 'from-this-identity', expression: `has(request.userInfo.groups) && "${group}" in request.userInfo.groups` },
+      ]);
+      expect(spec.failurePolicy).toBe('Fail');
+      // Updates only (a patch is an UPDATE to admission), of core nodes and pods and their subresources.
+      expect(spec.matchConstraints.resourceRules).toEqual([
+        { apiGroups: [''], apiVersions: ['*'], operations: ['UPDATE'], resources: ['nodes', 'nodes/*', 'pods', 'pods/*'] },
+      ]);
+    }
+  });
+
+  it('allow the labeler every label key it can own, the start-up taint, and nothing on pods', () => {
+    const { nodes, pods } = LAMBDA_WRITE_LIMITS.labeler;
+    expect([...nodes.labels].sort()).toEqual(
+      [...Object.values(GPU_LABEL), ...Object.values(KARPENTER_GPU_LABEL), ...Object.values(GFD_GPU_LABEL)].sort(),
+    );
+    expect(nodes.annotations).toEqual([]);
+    expect(nodes.removableTaints).toEqual([NODE_TAINT.gpuLabelsPending]);
+    expect(pods).toEqual({ labels: [], annotations: [], removableTaints: [] });
+    const taintRule = policyOf('labeler').validations.find((v) => v.message.includes('taints'));
+    expect(taintRule?.expression).toContain(`t.key in ["${NODE_TAINT.gpuLabelsPending}"]`);
+  });
+
+  it('allow the reconciler the deletion cost on pods and the utilization on nodes, nothing else', () => {
+    const { nodes, pods } = LAMBDA_WRITE_LIMITS.reconciler;
+    expect(nodes).toEqual({ labels: [], annotations: [NODE_ANNOTATION.gpuUtilization], removableTaints: [] });
+    expect(pods).toEqual({ labels: [], annotations: [POD_DELETION_COST_ANNOTATION], removableTaints: [] });
+  });
+
+  it('check labels, annotations, taints, spec and the rest of each kind, each with a message naming the group', () => {
+    for (const component of ['labeler', 'reconciler'] as const) {
+      const { group } = LAMBDA_WRITE_LIMITS[component];
+      const { validations } = policyOf(component);
+      expect(validations).toHaveLength(5 + 4);
+      for (const v of validations) {
+        expect(v.message.startsWith(`${group} may `)).toBe(true);
+        expect(v.expression).toMatch(/^variables\.kind != '(nodes|pods)' \|\| \(/);
+      }
+    }
+  });
+
+  it('bind each policy to deny', () => {
+    const objects = lambdaWriteLimitManifests();
+    expect(objects.map((o) => `${String(o.kind)} ${(o.metadata as { name: string }).name}`)).toEqual([
+      'ValidatingAdmissionPolicy gpu-scheduling-labeler-write-limits',
+      'ValidatingAdmissionPolicyBinding gpu-scheduling-labeler-write-limits',
+      'ValidatingAdmissionPolicy gpu-scheduling-reconciler-write-limits',
+      'ValidatingAdmissionPolicyBinding gpu-scheduling-reconciler-write-limits',
+    ]);
+    for (const binding of objects.filter((o) => o.kind === 'ValidatingAdmissionPolicyBinding')) {
+      const name = (binding.metadata as { name: string }).name;
+      expect(binding.spec).toEqual({ policyName: name, validationActions: ['Deny'] });
+    }
+  });
+});
