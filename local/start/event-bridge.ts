@@ -6,6 +6,10 @@ import type { LocalLambda } from './local-lambda';
 import { errorMessage } from '../../lambdas/common/error-message';
 
 export const LOCAL_ACCOUNT_ID = '123456789012';
+const STOP_GRACE_MS = 3_000;
+
+/** What a delivery needs of a function: LocalLambda, or a stand-in in unit tests. */
+export type DeliveryTarget = Pick<LocalLambda, 'functionName' | 'invoke'>;
 
 export interface EventBridgeEvent {
   version: '0';
@@ -83,7 +87,7 @@ export class LocalEventBridge {
   constructor(private readonly onDelivery: (delivery: Delivery) => void) {}
 
   /** An asynchronous invocation: the handler's failure is retried per `retry`, then dropped (DLQ). */
-  deliver(target: LocalLambda, event: EventBridgeEvent, retry: RetryPolicy): Promise<Delivery> {
+  deliver(target: DeliveryTarget, event: EventBridgeEvent, retry: RetryPolicy): Promise<Delivery> {
     const run = async (): Promise<Delivery> => {
       let lastError = '';
       for (let attempt = 1; attempt <= retry.retryAttempts + 1; attempt++) {
@@ -108,7 +112,7 @@ export class LocalEventBridge {
   }
 
   /** A `rate(N minutes)` rule: the first event after one period, then every period. */
-  schedule(ruleName: string, target: LocalLambda, periodMs: number, region: string, retry: RetryPolicy): void {
+  schedule(ruleName: string, target: DeliveryTarget, periodMs: number, region: string, retry: RetryPolicy): void {
     const timer = setInterval(() => {
       void this.deliver(target, scheduledEvent(ruleName, region), retry);
     }, periodMs);
@@ -116,8 +120,13 @@ export class LocalEventBridge {
     this.timers.add(timer);
   }
 
-  /** Stops the schedules and waits for deliveries in flight to end. */
-  async stop(): Promise<void> {
+  /**
+   * Stops the schedules and waits for deliveries in flight to end, at most
+   * `graceMs`: a labeler invocation may be waiting minutes for a node that
+   * will never register, and Ctrl-C must not wait for it (stopping the
+   * Lambda workers afterwards ends such invocations).
+   */
+  async stop(graceMs = STOP_GRACE_MS): Promise<void> {
     this.stopped = true;
     for (const timer of this.timers) clearInterval(timer);
     this.timers.clear();
@@ -126,7 +135,14 @@ export class LocalEventBridge {
       wake();
     }
     this.sleeping.clear();
-    await Promise.allSettled([...this.inFlight]);
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise<void>((resolve) => {
+        grace = setTimeout(resolve, graceMs);
+      }),
+    ]);
+    clearTimeout(grace);
   }
 
   private sleep(ms: number): Promise<void> {

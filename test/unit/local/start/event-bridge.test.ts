@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseLabelerEvent } from '../../../../lambdas/labeler/instance-events';
 import { matchesInstanceRunningRule } from '../../../../local/start/ec2-state-events';
-import { ec2StateChangeEvent, scheduledEvent } from '../../../../local/start/event-bridge';
+import { ec2StateChangeEvent, LocalEventBridge, scheduledEvent } from '../../../../local/start/event-bridge';
 
 describe('EventBridge-shaped events', () => {
   const now = new Date('2026-11-30T10:11:12.345Z');
@@ -27,5 +27,17 @@ describe('EventBridge-shaped events', () => {
     expect(event.resources).toEqual(['arn:aws:events:us-east-1:123456789012:rule/gpu-scheduling-labeler-schedule']);
     expect(parseLabelerEvent(event)).toEqual({ kind: 'reconcile' });
     expect(matchesInstanceRunningRule(event)).toBe(false);
+  });
+});
+
+describe('LocalEventBridge.stop', () => {
+  it('does not wait past its grace for an invocation still running (a labeler waiting for a node that never joins)', async () => {
+    const delivered: unknown[] = [];
+    const bridge = new LocalEventBridge((delivery) => delivered.push(delivery));
+    // A stand-in function whose invocation never ends: the state a real worker is in while it waits.
+    const waiting = { functionName: 'labeler', invoke: () => new Promise<unknown>(() => undefined) };
+    void bridge.deliver(waiting, ec2StateChangeEvent('i-0123456789abcdef0', 'running', 'us-east-1'), { retryAttempts: 2, baseDelayMs: 10 });
+    await bridge.stop(20);
+    expect(delivered).toEqual([]);
   });
 });
