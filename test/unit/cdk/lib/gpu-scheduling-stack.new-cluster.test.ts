@@ -332,6 +332,24 @@ describe('observability', () => {
   });
 });
 
+describe('late node registration', () => {
+  it('gives the labeler the time to wait for a node inside the invocation, and raises no alarm on a node that did not register', () => {
+    const labeler = ourFunctions().find(([id]) => id.startsWith('LabelerFunction'))?.[1];
+    // Wait (3m30s by default) plus the labelling after it; a timeout would be a Lambda error and a retry.
+    expect(labeler?.Timeout).toBe(240);
+    const alarmed = alarmReferences(synth.json).metrics.map((reference) => reference.metricName);
+    expect(alarmed).not.toContain(METRIC.nodesNotRegistered.name);
+    expect(alarmed).not.toContain(METRIC.startupTaintsRemoved.name);
+    // What does alarm on the labeler: its Lambda errors and its dead letters, which a late node no longer causes.
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'Errors',
+      Namespace: 'AWS/Lambda',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: ourFunctions().find(([id]) => id.startsWith('LabelerFunction'))?.[0] } }],
+      Threshold: 1,
+    });
+  });
+});
+
 describe('checks', () => {
   it('passes cdk-nag AwsSolutions (synth succeeded; the validation report lists no violation)', () => {
     const report = JSON.parse(readFileSync(join(synth.outdir, 'validation-report.json'), 'utf8')) as { pluginReports?: { violations?: unknown[] }[] };
