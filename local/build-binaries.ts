@@ -9,6 +9,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { LOCALLY_BUILT_MINOR, locallyBuiltRelease } from '../cdk/app-config/kubernetes-releases';
 import { errorMessage } from '../lambdas/common/error-message';
 
 export const KUBE_BINARY_NAMES = ['kube-apiserver', 'kube-scheduler', 'kube-controller-manager', 'etcd'] as const;
@@ -29,10 +30,23 @@ const GO_PACKAGES = [
   './cmd/etcd',
 ];
 
+/**
+ * The release to build: the one cdk/app-config/kubernetes-releases.ts deploys
+ * for the locally built version, which go.mod must pin (its go.sum and
+ * staging-module versions cannot be generated, so a mismatch is an error, not
+ * a rewrite).
+ */
 export function pinnedKubernetesVersion(): string {
   const goMod = readFileSync(join(TEMPLATE_DIR, 'go.mod'), 'utf8');
   const match = /^\s*k8s\.io\/kubernetes\s+(v\d+\.\d+\.\d+)\s*$/m.exec(goMod);
   if (!match?.[1]) throw new Error(`local/kube-binaries/go.mod does not pin k8s.io/kubernetes to a vX.Y.Z version`);
+  const deployed = locallyBuiltRelease();
+  if (match[1] !== deployed) {
+    throw new Error(
+      `local/kube-binaries/go.mod pins k8s.io/kubernetes ${match[1]} but cdk/app-config/kubernetes-releases.ts deploys ${deployed} ` +
+        `for Kubernetes ${LOCALLY_BUILT_MINOR}; the tests must run the release that is deployed, so change both together`,
+    );
+  }
   return match[1];
 }
 

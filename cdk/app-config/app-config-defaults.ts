@@ -12,6 +12,7 @@ import type {
   ScheduledFunctionConfig,
   SchedulerConfig,
 } from './app-config';
+import { KUBERNETES_RELEASES } from './kubernetes-releases';
 
 /*
  * The shape of APP_CONFIG_DEFAULTS. It mirrors the config's key tree and
@@ -118,7 +119,8 @@ export const APP_CONFIG_DEFAULTS: AppConfigDefaults = {
   scheduler: {
     name: 'gpu-scheduler',
     namespace: 'kube-system',
-    kubeSchedulerVersion: { '1.34': '1.34.2', '1.35': '1.35.0' },
+    // The table local/build-binaries.ts builds from too: the deployed scheduler is the tested one.
+    kubeSchedulerVersion: KUBERNETES_RELEASES,
     replicas: 2,
     verbosity: 2,
     resources: { cpuRequest: '100m', memoryRequest: '128Mi', memoryLimit: '512Mi' },

@@ -194,7 +194,7 @@ export interface SchedulerConfig {
   /**
    * Per `kubernetesVersion`: the scheduler must speak the same API as the control plane.
    *
-   * @default 1.34: "1.34.2"; 1.35: "1.35.0"
+   * @default 1.34: "1.34.2"; 1.35: "1.35.4"
    */
   readonly kubeSchedulerVersion: string;
   /** @default 2 */

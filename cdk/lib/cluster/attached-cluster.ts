@@ -1,3 +1,4 @@
+import { Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as eks from 'aws-cdk-lib/aws-eks-v2';
 import { Construct } from 'constructs';
@@ -46,6 +47,10 @@ export class AttachedCluster extends Construct implements ClusterTarget {
       ec2.Subnet.fromSubnetAttributes(this, `PrivateSubnet${index}`, { subnetId, availabilityZone: config.availabilityZones[index] }),
     );
     this.privateSubnets = { subnets };
+    Validations.of(this).acknowledge({
+      id: 'Annotation::@aws-cdk/aws-ec2:noSubnetRouteTableId',
+      reason: 'The imported subnets only place the Lambdas and the kubectl provider; nothing in the stack reads their route tables (no gateway endpoints, no routes), so their ids are not asked for.',
+    });
 
     // First import: just enough (ARN, VPC, security group) to build the kubectl provider.
     const reference = eks.Cluster.fromClusterAttributes(this, 'ClusterReference', {

@@ -73,7 +73,7 @@ export class ClusterAddons extends Construct {
       observability.node.addDependency(...target.clusterCreated);
       if (podIdentityAgent) {
         podIdentityAgent.node.addDependency(...target.clusterCreated);
-        observability.addDependency(podIdentityAgent);
+        observability.node.addDependency(podIdentityAgent);
       }
       // Add-ons that run pods only turn ACTIVE once nodes exist to run them.
       for (const ready of target.computeReady) {

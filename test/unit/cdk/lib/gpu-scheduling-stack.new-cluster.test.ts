@@ -84,7 +84,7 @@ describe('second scheduler', () => {
     const objects = kubernetesObjects(synth.json);
     const deployment = findObject(objects, 'Deployment', 'gpu-scheduler') as { spec: { replicas: number; template: { spec: { containers: { image: string }[] } } } };
     expect(deployment.spec.replicas).toBe(2);
-    expect(deployment.spec.template.spec.containers[0]?.image).toBe('registry.k8s.io/kube-scheduler:v1.35.0');
+    expect(deployment.spec.template.spec.containers[0]?.image).toBe('registry.k8s.io/kube-scheduler:v1.35.4');
     expect(findObject(objects, 'PodDisruptionBudget', 'gpu-scheduler')).toMatchObject({ spec: { minAvailable: 1 } });
   });
 

@@ -7,6 +7,7 @@ import { parseAppConfig } from '../../../../cdk/app-config/parse-app-config';
 import type { AppConfig } from '../../../../cdk/app-config/app-config';
 import { buildApp } from '../../../../cdk/lib/build-app';
 import type { GpuSchedulingStack } from '../../../../cdk/lib/gpu-scheduling-stack';
+import { cdkJsonContext } from './cdk-json';
 
 export interface Synthesized {
   readonly config: AppConfig;
@@ -24,14 +25,14 @@ export interface CloudFormationTemplate {
 }
 
 /**
- * Synthesizes the app exactly as `cdk synth` does (esbuild bundling, cdk-nag
- * plugin: an unacknowledged finding makes synth throw). Slow: call once per
+ * Synthesizes the app exactly as `cdk synth` does (cdk.json's feature flags,
+ * esbuild bundling, cdk-nag plugin: an unacknowledged finding makes synth throw). Slow: call once per
  * test file.
  */
 export function synthesize(rawConfig: unknown): Synthesized {
   const config = parseAppConfig(rawConfig);
   const outdir = mkdtempSync(join(tmpdir(), 'gpu-cdk-'));
-  const app = new App({ outdir });
+  const app = new App({ outdir, context: cdkJsonContext() });
   const stack = buildApp(app, config);
   app.synth();
   const templateFiles = readdirSync(outdir)

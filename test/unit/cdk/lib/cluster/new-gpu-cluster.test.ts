@@ -9,6 +9,7 @@ import { parseAppConfig } from '../../../../../cdk/app-config/parse-app-config';
 import { NewGpuCluster } from '../../../../../cdk/lib/cluster/new-gpu-cluster';
 import { PipelineFunction } from '../../../../../cdk/lib/functions/pipeline-function';
 import { STARTUP_TAINT } from '../../../../../lambdas/labeler/startup-taint';
+import { cdkJsonContext } from '../../support/cdk-json';
 
 // The cluster construct with one pipeline Lambda (bundling switched off: the
 // assertions are about the infrastructure) and the options the default-config
@@ -34,7 +35,7 @@ beforeAll(() => {
     },
   });
   if (config.cluster.mode !== 'new') throw new Error('expected a new-cluster config');
-  const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({ outdir, context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'ClusterOnly');
   const target = new NewGpuCluster(stack, 'Cluster', { clusterName: 'research-gpu', kubernetesVersion: '1.34', config: config.cluster, logRetention: 14 });
   new PipelineFunction(stack, 'Labeler', { name: 'labeler', description: 'test', target, config: config.labeler, logRetention: 14 });

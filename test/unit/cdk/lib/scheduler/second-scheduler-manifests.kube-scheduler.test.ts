@@ -4,13 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { KUBERNETES_VERSIONS } from '../../../../../cdk/app-config/app-config';
+import { KUBERNETES_RELEASES, LOCALLY_BUILT_MINOR, locallyBuiltRelease } from '../../../../../cdk/app-config/kubernetes-releases';
 import { parseAppConfig } from '../../../../../cdk/app-config/parse-app-config';
 import { kubeSchedulerConfiguration } from '../../../../../cdk/lib/scheduler/second-scheduler-manifests';
 import { ensureKubeBinaries } from '../../../../../local/build-binaries';
 
 // The real kube-scheduler (the one the local harness builds) loads the
 // configuration we put in the ConfigMap: strict decoding and validation,
-// then `--write-config-to` prints it back with defaults and exits.
+// then `--write-config-to` prints it back with defaults and exits. Only the
+// locally built version (kubernetes-releases.ts) has a binary here; the
+// other versions are named below as not covered by their own scheduler.
 let kubeScheduler: string;
 const dir = mkdtempSync(join(tmpdir(), 'gpu-kube-scheduler-config-'));
 const kubeconfig = join(dir, 'kubeconfig.yaml');
@@ -38,8 +42,8 @@ function loadWithKubeScheduler(name: string, configuration: Record<string, unkno
 describe('kube-scheduler accepts the generated KubeSchedulerConfiguration', () => {
   it.each([
     ['defaults', {}, false],
-    ['https, ignorable, no preempt, kubernetes 1.34', { kubernetesVersion: '1.34', scheduler: { extender: { ignorable: true, preempt: false, httpTimeoutSeconds: 2, weight: 20 } } }, true],
-  ])('%s', (name, raw, https) => {
+    ['https, ignorable, no preempt', { scheduler: { extender: { ignorable: true, preempt: false, httpTimeoutSeconds: 2, weight: 20 } } }, true],
+  ])(`%s (kubernetes ${LOCALLY_BUILT_MINOR}, kube-scheduler ${locallyBuiltRelease()})`, (name, raw, https) => {
     const { scheduler } = parseAppConfig(raw);
     const configuration = kubeSchedulerConfiguration({ scheduler, extenderUrlPrefix: https ? 'https://gpu-extender.internal.example.com:443' : 'http://internal-gpu.elb.amazonaws.com:80', extenderUsesHttps: https });
     const result = loadWithKubeScheduler(name.replace(/\W+/g, '-'), configuration);
@@ -66,6 +70,29 @@ describe('kube-scheduler accepts the generated KubeSchedulerConfiguration', () =
     const managed = (list: unknown) => (list as ManagedResource[]).map((r) => ({ name: r.name, ignoredByScheduler: r.ignoredByScheduler ?? false }));
     expect(managed(extender.managedResources)).toEqual(managed(expected?.managedResources));
   }, 120_000);
+
+  it(`the binary is kube-scheduler ${locallyBuiltRelease()}, the image deployed for kubernetes ${LOCALLY_BUILT_MINOR}`, () => {
+    const result = spawnSync(kubeScheduler, ['--version'], { encoding: 'utf8', timeout: 60_000 });
+    expect(result.stdout.trim()).toBe(`Kubernetes ${locallyBuiltRelease()}`);
+    expect(parseAppConfig({ kubernetesVersion: LOCALLY_BUILT_MINOR }).scheduler.kubeSchedulerVersion).toBe(KUBERNETES_RELEASES[LOCALLY_BUILT_MINOR]);
+  });
+
+  const uncovered = KUBERNETES_VERSIONS.filter((version) => version !== LOCALLY_BUILT_MINOR);
+  it.each(uncovered.map((version) => [version, KUBERNETES_RELEASES[version]]))(
+    `NOT COVERED by its own binary: kubernetes %s (kube-scheduler v%s); its configuration is the one ${locallyBuiltRelease()} loads above`,
+    (version) => {
+      // kubescheduler.config.k8s.io/v1 is the same API in every supported version, and nothing
+      // in the generated configuration depends on the version; if that changes, this fails.
+      for (const extender of [{}, { ignorable: true, preempt: false, httpTimeoutSeconds: 2, weight: 20 }]) {
+        const props = (kubernetesVersion: string) => ({
+          scheduler: parseAppConfig({ kubernetesVersion, scheduler: { extender } }).scheduler,
+          extenderUrlPrefix: 'http://x:80',
+          extenderUsesHttps: false,
+        });
+        expect(kubeSchedulerConfiguration(props(version))).toEqual(kubeSchedulerConfiguration(props(LOCALLY_BUILT_MINOR)));
+      }
+    },
+  );
 
   it('rejects a configuration with a field kube-scheduler does not know (the check can fail)', () => {
     const { scheduler } = parseAppConfig({});

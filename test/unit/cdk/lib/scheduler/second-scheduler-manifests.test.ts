@@ -87,7 +87,7 @@ describe('second scheduler objects', () => {
     const [container] = deployment.spec.template.spec.containers;
     expect(deployment.spec.template.spec.serviceAccountName).toBe('gpu-scheduler');
     expect(container).toMatchObject({
-      image: 'registry.k8s.io/kube-scheduler:v1.35.0',
+      image: 'registry.k8s.io/kube-scheduler:v1.35.4',
       command: ['/usr/local/bin/kube-scheduler', '--config=/etc/kubernetes/gpu-scheduler/scheduler-config.json', '--v=2'],
       resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
       securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
