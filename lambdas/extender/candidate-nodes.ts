@@ -26,9 +26,6 @@ export const UNKNOWN_NODE_REFRESH_MS = 1_000;
 /** How far past the expected position a name is looked for before falling back to the index. */
 const LOOKAHEAD = 8;
 
-export function notFoundMessage(name: string): string {
-  return `Node ${name} is not in the extender's cluster cache (new node, or outside the cache's label selector)`;
-}
 
 /** Per snapshot, the nodes of the last NodeNames request in its order, and each node's position in it. */
 interface LastOrder {

@@ -16,13 +16,22 @@ export interface DecisionSummary {
 const TOP_REASONS = 3;
 
 /**
+ * One text for every node the cluster cache lacks: kube-scheduler's
+ * FailedScheduling event counts nodes per distinct message ("3 Node is not
+ * in …"), so a message naming each node would list them all, and the
+ * FailedNodes key already names it.
+ */
+export const NOT_IN_CACHE_MESSAGE = "Node is not in the extender's cluster cache (new node, or outside the cache's label selector)";
+
+/**
  * Tallies rejections while a verb runs. Plugins hand out one rejection object
  * per distinct reason, so counting by object is one identity-hash lookup per
  * node; codes and messages are aggregated once, in `summary`.
  */
 export class RejectionTally {
   private readonly byStatus = new Map<FilterRejection, number>();
-  private readonly notFound: string[] = [];
+  /** Nodes the cluster cache lacks (all share NOT_IN_CACHE_MESSAGE). */
+  private notFound = 0;
   failed = 0;
 
   add(status: FilterRejection): void {
@@ -30,9 +39,9 @@ export class RejectionTally {
     this.byStatus.set(status, (this.byStatus.get(status) ?? 0) + 1);
   }
 
-  addNotFound(message: string): void {
-    this.failed++;
-    this.notFound.push(message);
+  addNotFound(nodes = 1): void {
+    this.failed += nodes;
+    this.notFound += nodes;
   }
 
   summary(pod: string, mode: DecisionSummary['mode'], candidates: number, kept: number): DecisionSummary {
@@ -42,7 +51,7 @@ export class RejectionTally {
       reasons[code] = (reasons[code] ?? 0) + n;
       messages.set(message, (messages.get(message) ?? 0) + n);
     };
-    for (const message of this.notFound) count('NodeNotFound', message, 1);
+    if (this.notFound > 0) count('NodeNotFound', NOT_IN_CACHE_MESSAGE, this.notFound);
     for (const [status, n] of this.byStatus) count(status.code, status.message, n);
     const topReasons = [...messages]
       .sort((a, b) => b[1] - a[1])

@@ -1,11 +1,10 @@
 import { errorMessage } from '../common/error-message';
-import type { NodeInfo, Profile, RejectedNode, Snapshot } from '../scheduling';
+import type { NodeInfo, Profile, RejectedNode, RejectionReason, Snapshot } from '../scheduling';
 import { metadataOf, parsePodRequirements, stringField } from '../scheduling';
 import type { CandidateResolver } from './candidate-nodes';
-import { notFoundMessage } from './candidate-nodes';
 import type { ClusterCache } from './cluster-cache';
 import type { DecisionSummary } from './decision';
-import { RejectionTally } from './decision';
+import { NOT_IN_CACHE_MESSAGE, RejectionTally } from './decision';
 import { toExtenderScores } from './extender-scores';
 import type { FilterArgs, PreemptArgs, VictimSet } from './wire-args';
 import type { ExtenderFilterResult, ExtenderPreemptionResult, HostPriorityList, MetaVictims } from './wire-types';
@@ -55,14 +54,16 @@ export async function filterVerb(ctx: ExtenderContext, args: FilterArgs): Promis
   // No prototype: a node named "__proto__" must be reported like any other.
   const failed = Object.create(null) as Record<string, string>;
   const unresolvable = Object.create(null) as Record<string, string>;
-  for (const name of unknown) {
-    const message = notFoundMessage(name);
-    unresolvable[name] = message;
-    tally.addNotFound(message);
-  }
+  tally.addNotFound(unknown.length);
   const { feasible, rejected } = profile.filter(state, nodes);
   tallied(tally, rejected);
-  for (const { node, status } of rejected) (status.unresolvable ? unresolvable : failed)[node.name] = status.message;
+  // Reason codes instead of messages when the messages would push the reply
+  // past what the ALB passes back (the scheduler would get a 502 for every node).
+  const short = failuresBytes(rejected, unknown) > FAILURES_BUDGET_BYTES;
+  if (short) ctx.warn('filter reply over budget: rejected nodes carry reason codes instead of messages', { pod, rejected: rejected.length + unknown.length });
+  const notInCache = short ? NODE_NOT_FOUND : NOT_IN_CACHE_MESSAGE;
+  for (const name of unknown) unresolvable[name] = notInCache;
+  for (const { node, status } of rejected) (status.unresolvable ? unresolvable : failed)[node.name] = short ? status.code : status.message;
 
   const byNames = args.nodes.mode === 'NodeNames';
   const body: ExtenderFilterResult = {
@@ -74,6 +75,23 @@ export async function filterVerb(ctx: ExtenderContext, args: FilterArgs): Promis
   };
   const candidates = nodes.length + unknown.length;
   return { status: 200, body, summary: tally.summary(pod, args.nodes.mode, candidates, feasible.length) };
+}
+
+/**
+ * What the FailedNodes maps may take of the ALB's 1 MiB response cap: the
+ * rest is for the kept nodes (NodeNames, or the Node objects, which came in a
+ * request under the same cap) and JSON punctuation.
+ */
+export const FAILURES_BUDGET_BYTES = 512 * 1024;
+
+const NODE_NOT_FOUND: RejectionReason = 'NodeNotFound';
+
+/** Serialised size of the FailedNodes entries, near enough (node names are DNS names: ASCII). */
+function failuresBytes(rejected: readonly RejectedNode[], unknown: readonly string[]): number {
+  let bytes = 0;
+  for (const { node, status } of rejected) bytes += node.name.length + status.message.length + 6;
+  for (const name of unknown) bytes += name.length + NOT_IN_CACHE_MESSAGE.length + 6;
+  return bytes;
 }
 
 /** The items parallel to `nodes` whose node is feasible (feasible keeps the order of nodes, so one walk suffices). */
@@ -96,7 +114,7 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
   const profile = ctx.profile;
   const state = profile.startCycle(snapshot, parsePodRequirements(args.pod));
   const tally = new RejectionTally();
-  for (const name of unknown) tally.addNotFound(notFoundMessage(name));
+  tally.addNotFound(unknown.length);
 
   // Scores only mean something where the pod fits; the rest get 0.
   const { feasible, rejected } = profile.filter(state, nodes);
@@ -166,7 +184,7 @@ export async function preemptVerb(ctx: ExtenderContext, args: PreemptArgs): Prom
   for (const [name, victims] of args.victims) {
     const node = snapshot.getNode(name);
     if (node === undefined) {
-      tally.addNotFound(notFoundMessage(name));
+      tally.addNotFound();
       continue;
     }
     const afterEviction = node.clone();

@@ -1,3 +1,4 @@
+import { REJECTION_REASONS } from '../../lambdas/scheduling/reasons';
 /**
  * Who wrote a FailedScheduling reason: the extender's messages (lambdas/scheduling
  * filters and the extender's own), or kube-scheduler's in-tree plugins
@@ -6,12 +7,14 @@
  * before the extender sees them, so a pod's event usually carries both.
  */
 const EXTENDER_REASON =
-  /^(?:Not enough GPU|Not enough MIG|GPU model mismatch|GPU sharing mismatch|GPUs are shared|Invalid pod|Invalid annotation|Node reports impossible GPU data|Node \S+ is not in the extender's cluster cache)/;
+  /^(?:Not enough GPU|Not enough MIG|GPU model mismatch|GPU sharing mismatch|GPUs are shared|Invalid pod|Invalid annotation|Node reports impossible GPU data|Node is not in the extender's cluster cache)/;
+/** A reply over the ALB's size budget carries the bare codes (lambdas/extender/verbs.ts). */
+const EXTENDER_CODES: ReadonlySet<string> = new Set(REJECTION_REASONS);
 
 export type ReasonSource = 'extender' | 'kube-scheduler';
 
 export function reasonSource(reason: string): ReasonSource {
-  return EXTENDER_REASON.test(reason) ? 'extender' : 'kube-scheduler';
+  return EXTENDER_REASON.test(reason) || EXTENDER_CODES.has(reason) ? 'extender' : 'kube-scheduler';
 }
 
 /**

@@ -68,13 +68,34 @@ describe('filter, NodeNames (nodeCacheCapable: true)', () => {
       },
       // Evicting pods cannot make an unknown node acceptable, so preemption must not try.
       FailedAndUnresolvableNodes: {
-        [UNKNOWN]: `Node ${UNKNOWN} is not in the extender's cluster cache (new node, or outside the cache's label selector)`,
+        [UNKNOWN]: "Node is not in the extender's cluster cache (new node, or outside the cache's label selector)",
         [T4]: 'GPU model mismatch: pod wants A100, node has T4',
         [A10G]: 'GPU model mismatch: pod wants A100, node has A10G',
       },
       Error: '',
     });
     expect(observer.decisions[0]?.summary.reasons).toEqual({ NodeNotFound: 1, InsufficientGpus: 1, GpuModelMismatch: 2 });
+  });
+
+  it('a reply whose reasons would pass the ALB response cap carries reason codes instead, and still names every node', async () => {
+    // 5,000 T4 nodes the pod's model rules out and 5,000 names the cache has never seen (MAX_NODES_PER_REQUEST in all),
+    // named as outside us-east-1: ~1.15 MB of messages.
+    const t4 = Array.from({ length: 5_000 }, (_, i) => ({
+      metadata: { name: `ip-10-1-${Math.floor(i / 250)}-${i % 250}.us-west-2.compute.internal`, labels: { 'gpu.nvidia.com/model': 'T4', 'gpu.nvidia.com/count': '1' } },
+      status: { allocatable: { cpu: '8', memory: '32Gi', pods: '110', 'nvidia.com/gpu': '1' } },
+    }));
+    const unknown = Array.from({ length: 5_000 }, (_, i) => `ip-10-2-${Math.floor(i / 250)}-${i % 250}.us-west-2.compute.internal`);
+    const { post, observer } = harness({ cache: stateCache({ nodes: t4, pods: [] }) });
+    const pod = { metadata: { name: 'p', namespace: 'ml', annotations: { 'gpu.nvidia.com/model': 'A100' } }, spec: { containers: [{ name: 'c', resources: { limits: { 'nvidia.com/gpu': '1' } } }] } };
+    const response = await post('/filter', { Pod: pod, NodeNames: [...t4.map((n) => n.metadata.name), ...unknown] });
+    expect(response.status).toBe(200);
+    const body = response.body as { FailedAndUnresolvableNodes: Record<string, string>; NodeNames: string[] };
+    expect(Buffer.byteLength(JSON.stringify(body))).toBeLessThan(1024 * 1024);
+    expect(Object.keys(body.FailedAndUnresolvableNodes)).toHaveLength(10_000);
+    expect(new Set(Object.values(body.FailedAndUnresolvableNodes))).toEqual(new Set(['GpuModelMismatch', 'NodeNotFound']));
+    expect(observer.warnings).toEqual(['filter reply over budget: rejected nodes carry reason codes instead of messages']);
+    // The decision log keeps the full messages, counted.
+    expect(observer.decisions[0]?.summary).toMatchObject({ failed: 10_000, reasons: { GpuModelMismatch: 5_000, NodeNotFound: 5_000 } });
   });
 
   it('a name the cached snapshot lacks (a node that just registered) refreshes the cache once before failing it', async () => {

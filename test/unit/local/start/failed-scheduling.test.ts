@@ -27,6 +27,10 @@ describe('reasonSource', () => {
     ['Not enough GPU memory: pod wants 40960 MiB per GPU, node has 24576 MiB', 'extender'],
     ['GPUs are shared on this node (time-slicing, 4 replicas per GPU, 4 physical): …', 'extender'],
     ['Node reports impossible GPU data: allocatable nvidia.com/gpu="2147483648" is outside 0..65536', 'extender'],
+    ["Node is not in the extender's cluster cache (new node, or outside the cache's label selector)", 'extender'],
+    // A reply over the ALB size budget carries bare reason codes.
+    ['GpuModelMismatch', 'extender'],
+    ['NodeNotFound', 'extender'],
     ['Insufficient nvidia.com/gpu', 'kube-scheduler'],
     ["node(s) didn't match Pod's node affinity/selector", 'kube-scheduler'],
     ['node(s) had untolerated taint {nvidia.com/gpu: }', 'kube-scheduler'],
