@@ -4,7 +4,7 @@
  * library and profile the extender runs (plus the scheduler's CPU/memory fit).
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { defineCli, isEntryPoint, readCommandLine, UsageError } from '../lambdas/common/command-line';
 import { createSimulatorProfile } from '../lambdas/scheduling/profiles';
 import { InputError, parseKubeList } from './kube-list-file';
 import { formatSimulation } from './placement-table';
@@ -12,7 +12,27 @@ import { simulate } from './simulate';
 import { parseSimulatorConfig } from './simulator-config';
 import { errorMessage } from '../lambdas/common/error-message';
 
-const USAGE = 'usage: npm run simulate -- --nodes <nodes.json|yaml> --pods <pods.json|yaml> [--config <profile.yaml>] [--json]';
+export const SIMULATE_CLI = defineCli({
+  usage: 'npm run simulate -- --nodes <file> --pods <file> [--config <file>] [--json]',
+  summary: [
+    'What-if placement: where the pending pods would land on these nodes, with the',
+    'profile the extender runs (plus kube-scheduler\'s CPU/memory/pod-count fit).',
+    'Bound pods count as load; the others are placed in file order. Prints a placement',
+    'table (pod, node, score, GPU devices), the reasons for each unschedulable pod and',
+    'a node-usage table. Exit 0 done (even with unschedulable pods), 1 bad input, 2 bad usage.',
+  ].join('\n'),
+  options: {
+    nodes: { type: 'string', value: 'file', description: 'nodes, as `kubectl get nodes -o json` (or yaml) prints them (required)' },
+    pods: { type: 'string', value: 'file', description: 'pods, as `kubectl get pods -A -o json` (or yaml) prints them (required)' },
+    config: { type: 'string', value: 'file', description: 'profile options (JSON or YAML): weights, gpuScore; see docs/simulator.md' },
+    json: { type: 'boolean', description: 'print {placed, unschedulable, alreadyBound, nodes} as JSON instead of tables' },
+  },
+  examples: [
+    'kubectl get nodes -o json > nodes.json; kubectl get pods -A -o json > pods.json',
+    'npm run simulate -- --nodes nodes.json --pods pods.json',
+    'npm run simulate -- --nodes nodes.json --pods pods.json --config profile.yaml --json',
+  ],
+});
 
 function readInput(file: string): string {
   try {
@@ -22,28 +42,24 @@ function readInput(file: string): string {
   }
 }
 
+interface SimulateOptions {
+  nodes: string;
+  pods: string;
+  config: string | undefined;
+  json: boolean;
+}
+
 function main(argv: readonly string[]): number {
-  let values: { nodes?: string; pods?: string; config?: string; json?: boolean; help?: boolean };
+  const options = readCommandLine(SIMULATE_CLI, argv, (values): SimulateOptions => {
+    if (values.nodes === undefined || values.pods === undefined) throw new UsageError('--nodes and --pods are required');
+    return { nodes: values.nodes, pods: values.pods, config: values.config, json: values.json === true };
+  });
   try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: { nodes: { type: 'string' }, pods: { type: 'string' }, config: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean' } },
-      strict: true,
-    }));
-  } catch (error) {
-    process.stderr.write(`error: ${errorMessage(error)}\n${USAGE}\n`);
-    return 2;
-  }
-  if (values.help || values.nodes === undefined || values.pods === undefined) {
-    process.stderr.write(`${values.help ? '' : 'error: --nodes and --pods are required\n'}${USAGE}\n`);
-    return values.help ? 0 : 2;
-  }
-  try {
-    const nodes = parseKubeList(readInput(values.nodes), values.nodes, 'Node');
-    const pods = parseKubeList(readInput(values.pods), values.pods, 'Pod');
-    const options = values.config === undefined ? {} : parseSimulatorConfig(readInput(values.config), values.config);
-    const result = simulate(nodes, pods, createSimulatorProfile(options));
-    process.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatSimulation(result)}\n`);
+    const nodes = parseKubeList(readInput(options.nodes), options.nodes, 'Node');
+    const pods = parseKubeList(readInput(options.pods), options.pods, 'Pod');
+    const profileOptions = options.config === undefined ? {} : parseSimulatorConfig(readInput(options.config), options.config);
+    const result = simulate(nodes, pods, createSimulatorProfile(profileOptions));
+    process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatSimulation(result)}\n`);
     return 0;
   } catch (error) {
     if (error instanceof InputError) {
@@ -54,4 +70,6 @@ function main(argv: readonly string[]): number {
   }
 }
 
-process.exitCode = main(process.argv.slice(2));
+if (isEntryPoint(import.meta.url)) {
+  process.exitCode = main(process.argv.slice(2));
+}

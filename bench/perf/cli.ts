@@ -6,7 +6,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { MAX_BODY_BYTES } from '../../lambdas/extender/router';
 import type { BundleResult } from './bundles';
 import { measureBundles } from './bundles';
@@ -18,43 +17,39 @@ import type { LatencyCase, LatencyResult } from './extender-latency';
 import type { MemoryResult } from './extender-memory';
 import type { BenchRow } from './report-table';
 import { count, formatTable, kib, mib, ms, ratio } from './report-table';
+import { defineCli, isEntryPoint, readCommandLine, UsageError, type CliValues } from '../../lambdas/common/command-line';
 import { errorMessage } from '../../lambdas/common/error-message';
 
 const SECTIONS = ['extender', 'memory', 'bundles', 'reconciler', 'labeler'] as const;
 type Section = (typeof SECTIONS)[number];
 
-const USAGE = `usage: npm run bench -- [--only ${SECTIONS.join(',')}|cluster] [--out FILE] [--iterations N] [--init-runs N] [--pods N] [--nodes N]
-  --only        comma-separated sections (default: all; "cluster" = reconciler,labeler)
-  --out         JSON output (default .bench-out/bench.json)
-  --iterations  timed filter+prioritize pairs per extender case (default 300)
-  --init-runs   fresh-process imports per bundle (default 15)
-  --pods        opted-in pods for the reconciler (default 10000)
-  --nodes       nodes for the labeler (default 1000)`;
+export const BENCH_CLI = defineCli({
+  usage: 'npm run bench -- [options]',
+  summary: [
+    'Speed and memory: the extender hot path against a JSON baseline, its memory with a big',
+    'cluster cached, the Lambda bundles (size, cold start), and the reconciler and labeler at',
+    'scale against moto and a local kube-apiserver. Progress goes to stderr; stdout gets one',
+    'Markdown table with the machine\'s CPU, and the same figures go to a JSON file. Exit 1',
+    'if a section failed. Everything takes several minutes; the in-process parts about 4.',
+  ].join('\n'),
+  options: {
+    only: { type: 'string', value: 'sections', description: `comma-separated sections: ${SECTIONS.join(', ')}, or cluster (= reconciler,labeler); default all` },
+    out: { type: 'string', value: 'file', default: '.bench-out/bench.json', description: 'where the JSON results go' },
+    iterations: { type: 'string', value: 'n', default: '300', description: 'timed filter+prioritize pairs per extender case' },
+    'init-runs': { type: 'string', value: 'n', default: '15', description: 'fresh-process imports per bundle (cold start)' },
+    pods: { type: 'string', value: 'n', default: '10000', description: 'opted-in pods for the reconciler' },
+    nodes: { type: 'string', value: 'n', default: '1000', description: 'nodes for the labeler' },
+  },
+  examples: ['npm run bench', 'npm run bench -- --only extender,memory,bundles', 'npm run bench -- --out results.json --iterations 500'],
+});
 
 /** Targets from issue 9. */
 const TARGET = { ratioToJson: 2, medianMs5000: 5, extenderBundleBytes: 500_000 } as const;
 
-function parseCli(argv: string[]) {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      only: { type: 'string' },
-      out: { type: 'string', default: '.bench-out/bench.json' },
-      iterations: { type: 'string', default: '300' },
-      'init-runs': { type: 'string', default: '15' },
-      pods: { type: 'string', default: '10000' },
-      nodes: { type: 'string', default: '1000' },
-      help: { type: 'boolean', default: false },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
-  const positive = (name: string, text: string | undefined): number => {
+function benchOptions(values: CliValues<typeof BENCH_CLI.options>) {
+  const positive = (name: string, text: string): number => {
     const n = Number(text);
-    if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got ${text}\n${USAGE}`);
+    if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--${name} must be a positive integer, got ${text}`);
     return n;
   };
   const only = new Set<Section>();
@@ -63,11 +58,11 @@ function parseCli(argv: string[]) {
       only.add('reconciler');
       only.add('labeler');
     } else if ((SECTIONS as readonly string[]).includes(raw)) only.add(raw as Section);
-    else throw new Error(`unknown section "${raw}"\n${USAGE}`);
+    else throw new UsageError(`unknown section "${raw}"`);
   }
   return {
     only,
-    out: resolve(values.out ?? '.bench-out/bench.json'),
+    out: resolve(values.out),
     iterations: positive('iterations', values.iterations),
     initRuns: positive('init-runs', values['init-runs']),
     pods: positive('pods', values.pods),
@@ -184,7 +179,7 @@ function labelerRows(r: LabelerResult): BenchRow[] {
 }
 
 async function main(): Promise<void> {
-  const options = parseCli(process.argv.slice(2));
+  const options = readCommandLine(BENCH_CLI, process.argv.slice(2), benchOptions);
   const cpu = cpus();
   const machine = {
     cpuModel: cpu[0]?.model ?? 'unknown',
@@ -266,10 +261,12 @@ async function main(): Promise<void> {
   process.exitCode = failures.length > 0 ? 1 : 0;
 }
 
-main()
-  .catch((error: unknown) => {
-    console.error(errorMessage(error));
-    process.exitCode = 1;
-  })
-  // SDK keep-alive sockets and timers must not keep a finished benchmark alive.
-  .finally(() => process.exit());
+if (isEntryPoint(import.meta.url)) {
+  main()
+    .catch((error: unknown) => {
+      console.error(errorMessage(error));
+      process.exitCode = 1;
+    })
+    // SDK keep-alive sockets and timers must not keep a finished benchmark alive.
+    .finally(() => process.exit());
+}

@@ -7,7 +7,6 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { build } from 'esbuild';
 import type { PublishedRow } from './published-results';
@@ -20,16 +19,40 @@ import type { PolicyResult } from './trace-report';
 import { formatTable, renderSvg, toJson } from './trace-report';
 import type { TieBreak } from './trace-simulation';
 import type { WorkerJob } from './trace-worker';
-import { errorMessage, errorStack } from '../../lambdas/common/error-message';
+import { defineCli, isEntryPoint, readCommandLine, UsageError, type CliValues } from '../../lambdas/common/command-line';
+import { errorStack } from '../../lambdas/common/error-message';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../..');
 const FIRST_SEED = 42; // the paper's seeds are 42..51
 
-const USAGE = `usage: npm run bench:trace -- [--data-dir DIR] [--nodes CSV] [--pods CSV|default|gpuspec33]
-       [--seeds N] [--policy ${POLICIES.join(',')}] [--json] [--plot FILE] [--workers N] [--tie-break order|random]`;
-
-class UsageError extends Error {}
+export const TRACE_CLI = defineCli({
+  usage: 'npm run bench:trace -- [options]',
+  summary: [
+    'Placement quality on the Alibaba openb GPU trace with the FGD paper\'s method: replays',
+    'the trace for each policy and seed and reports the GPU allocation ratio at 100 % and',
+    '130 % arrived workload (mean over seeds), beside the paper\'s published values. Prints',
+    'a table (or JSON with --json) and the path of an SVG plot; per-seed progress goes to stderr.',
+    'The trace is the cluster-trace-gpu-v2023/csv/ folder of the public alibaba/clusterdata',
+    'repository; it is read at run time, never copied into this one.',
+  ].join('\n'),
+  options: {
+    'data-dir': { type: 'string', value: 'dir', description: 'where the trace CSVs are (default ../shared/data/openb, from the repository root)' },
+    nodes: { type: 'string', value: 'csv', description: 'node list: a path or a file in the data dir (default openb_node_list_gpu_node.csv)' },
+    pods: { type: 'string', value: 'csv', description: 'pod list: a path, a file in the data dir, or a short name: default, gpuspec33 (default default)' },
+    seeds: { type: 'string', value: 'n', description: `seeds ${FIRST_SEED}..${FIRST_SEED}+n-1, the paper's seeds (default 10)` },
+    policy: { type: 'string', value: 'a,b', description: `policies, from ${POLICIES.join(', ')} (default ${DEFAULT_POLICIES.join(',')})` },
+    json: { type: 'boolean', description: 'print {policy: {alloc100, alloc130}} (percent) and nothing else on stdout' },
+    plot: { type: 'string', value: 'file', description: 'the SVG plot of allocation vs arrived workload (default .bench-out/trace/<workload>.svg)' },
+    workers: { type: 'string', value: 'n', description: 'worker threads running seeds (default: the number of CPUs)' },
+    'tie-break': { type: 'string', value: 'order|random', description: 'among equal scores: the first node (order, default) or a fresh uniform pick (random)' },
+  },
+  examples: [
+    'git clone --depth 1 https://github.com/alibaba/clusterdata && npm run bench:trace -- --data-dir clusterdata/cluster-trace-gpu-v2023/csv',
+    'npm run bench:trace -- --pods gpuspec33                 # the GPU-model-constrained trace',
+    'npm run bench:trace -- --seeds 3 --policy bestfit,default --json',
+  ],
+});
 
 interface Options {
   readonly nodesPath: string;
@@ -57,34 +80,7 @@ function resolveTraceFile(text: string | undefined, dataDir: string, fallback: s
   return path.resolve(text);
 }
 
-function parseOptions(argv: readonly string[]): Options {
-  try {
-    return readOptions(argv);
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    // node:util parseArgs reports unknown or malformed flags as TypeError.
-    throw new UsageError(errorMessage(error));
-  }
-}
-
-function readOptions(argv: readonly string[]): Options {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: {
-      'data-dir': { type: 'string' },
-      nodes: { type: 'string' },
-      pods: { type: 'string' },
-      seeds: { type: 'string' },
-      policy: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      plot: { type: 'string' },
-      workers: { type: 'string' },
-      'tie-break': { type: 'string' },
-      help: { type: 'boolean', default: false },
-    },
-    strict: true,
-  });
-  if (values.help) throw new UsageError('');
+function readOptions(values: CliValues<typeof TRACE_CLI.options>): Options {
   // Flags first: a wrong flag is reported as such even where the trace is missing.
   const policies = (values.policy ?? DEFAULT_POLICIES.join(',')).split(',').map((p) => p.trim()).filter((p) => p !== '');
   const unknown = policies.filter((p) => !isPolicyName(p));
@@ -173,7 +169,7 @@ function aggregate(policy: PolicyName, results: readonly SeedResult[]): PolicyRe
 }
 
 async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2));
+  const options = readCommandLine(TRACE_CLI, process.argv.slice(2), readOptions);
   const started = performance.now();
   const workerFile = await bundleWorker();
   const jobs: WorkerJob[] = [];
@@ -205,11 +201,9 @@ async function main(): Promise<void> {
   process.stdout.write(`plot: ${options.plotPath}\nwall time: ${wall.toFixed(1)} s\n`);
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof UsageError) {
-    process.stderr.write(`${error.message ? `error: ${error.message}\n` : ''}${USAGE}\n`);
-    process.exit(error.message ? 2 : 0); // --help is not an error
-  }
-  process.stderr.write(`${errorStack(error)}\n`);
-  process.exit(1);
-});
+if (isEntryPoint(import.meta.url)) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${errorStack(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,14 +1,16 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
+import { defineCli, isEntryPoint, readCommandLine, UsageError } from '../common/command-line';
 import { errorMessage } from '../common/error-message';
+import { SERVICE } from '../observability/metric-catalog';
 import { instrumentHandler } from '../observability/instrument-handler';
+import { createTelemetry } from '../observability/telemetry';
 import type { Extender } from './extender-handler';
 import { createExtender } from './extender-handler';
 import type { RouterResponse } from './router';
 import { MAX_BODY_BYTES } from './router';
+import { localServerObserver } from './terminal-observer';
 
 /**
  * The extender as a plain HTTP server on 127.0.0.1 — for the local
@@ -69,29 +71,62 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Reado
   res.end(text);
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { port: { type: 'string', default: '8888' }, host: { type: 'string', default: '127.0.0.1' } } });
+const LOOPBACK = ['127.0.0.1', 'localhost', '::1'];
+
+export const LOCAL_SERVER_CLI = defineCli({
+  usage: 'npm run extender -- [options]',
+  summary: [
+    'The extender as a plain HTTP server on a loopback address (POST /filter, /prioritize,',
+    '/preempt, GET /healthz), for a local kube-scheduler, kind or minikube. Without',
+    'KUBECONFIG (or CLUSTER_NAME) it has no cluster access and answers only full-Nodes',
+    'requests; with it, also nodeCacheCapable (NodeNames) ones. The EXTENDER_* variables',
+    'of docs/extender.md apply. On a terminal it prints one line per request; otherwise',
+    '(a file, a pipe) the JSON log lines and EMF metrics the Lambda writes.',
+  ].join('\n'),
+  options: {
+    port: { type: 'string', value: 'port', default: '8888', description: 'TCP port to listen on (0 picks a free one)' },
+    host: { type: 'string', value: 'address', default: '127.0.0.1', description: `loopback address to bind: ${LOOPBACK.join(', ')}` },
+  },
+  examples: [
+    'npm run extender -- --port 8888                            # full-Nodes mode only',
+    'KUBECONFIG=~/.kube/config npm run extender -- --port 8888  # both modes (kind, minikube)',
+    'curl -s localhost:8888/healthz',
+  ],
+});
+
+function listenOptions(values: { port: string; host: string }): { port: number; host: string } {
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be an integer 0..65535, got ${values.port}`);
-  if (values.host !== '127.0.0.1' && values.host !== 'localhost' && values.host !== '::1') {
-    throw new Error('--host must be a loopback address (127.0.0.1, localhost, ::1)');
-  }
-  const extender = createExtender({ env: process.env });
+  if (!/^\d+$/.test(values.port) || port > 65535) throw new UsageError(`--port must be an integer 0..65535, got ${values.port}`);
+  if (!LOOPBACK.includes(values.host)) throw new UsageError(`--host must be a loopback address (${LOOPBACK.join(', ')}), got ${values.host}`);
+  return { port, host: values.host };
+}
+
+async function main(): Promise<void> {
+  const { port, host } = readCommandLine(LOCAL_SERVER_CLI, process.argv.slice(2), listenOptions);
+  const onTerminal = process.stdout.isTTY === true;
+  const telemetry = createTelemetry(SERVICE.extender);
+  const print = (line: string): void => {
+    process.stdout.write(`${line}\n`);
+  };
+  const extender = createExtender({ env: process.env, telemetry, observer: localServerObserver(onTerminal, telemetry, print) });
   // Wired now rather than on the first request, so the log says whether the
   // extender has cluster access; a bad configuration is still answered per request.
   const deps = await extender.deps().catch(() => undefined);
-  const server = await startLocalServer(extender, port, values.host);
+  const server = await startLocalServer(extender, port, host);
   const address = server.address() as AddressInfo;
-  extender.telemetry.logger.info('extender listening', {
-    url: `http://${address.address}:${address.port}`,
-    clusterAccess: deps?.cache !== undefined,
-  });
+  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  const clusterAccess = deps?.cache !== undefined;
+  if (onTerminal) {
+    print(`extender listening on ${url}; ${clusterAccess ? 'cluster access: full Nodes and NodeNames requests' : 'no cluster access (KUBECONFIG unset): full Nodes requests only'}; Ctrl-C stops it`);
+  } else {
+    telemetry.logger.info('extender listening', { url, clusterAccess });
+  }
   const stop = () => server.close(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isEntryPoint(import.meta.url)) {
   main().catch((error: unknown) => {
     console.error(errorMessage(error));
     process.exit(1);

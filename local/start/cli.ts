@@ -7,7 +7,8 @@ import type { DemoResult } from './demo';
 import type { Delivery } from './event-bridge';
 import { lineWriter } from './line-writer';
 import { Output } from './output';
-import { parseStartOptions, UsageError, USAGE, type StartOptions } from './options';
+import { readCommandLine } from '../../lambdas/common/command-line';
+import { START_CLI, startOptionsFrom, type StartOptions } from './options';
 import type { LocalPipeline } from './pipeline';
 import { missingPrerequisites } from './prerequisites';
 import { DEMO_SCENARIO_FILE, loadScenario, ScenarioError, type Scenario } from './scenario';
@@ -143,19 +144,9 @@ async function main(options: StartOptions): Promise<void> {
   setInterval(() => undefined, 1 << 30);
 }
 
-let options: StartOptions;
-try {
-  options = parseStartOptions(process.argv.slice(2), process.env.INIT_CWD ?? process.cwd());
-} catch (error) {
-  if (error instanceof UsageError) fail(`${error.message}\n\n${USAGE}`, 2);
-  throw error;
-}
-if (options.help) {
-  out.line(USAGE);
-} else {
-  main(options).catch(async (error: unknown) => {
-    if (phase === 'stopping') return; // a signal is tearing down; its errors are expected
-    errorLine(`${out.paint('red', 'npm start failed:')} ${errorMessage(error)}`);
-    await stopAndExit(1);
-  });
-}
+const options = readCommandLine(START_CLI, process.argv.slice(2), (values) => startOptionsFrom(values, process.env.INIT_CWD ?? process.cwd()));
+main(options).catch(async (error: unknown) => {
+  if (phase === 'stopping') return; // a signal is tearing down; its errors are expected
+  errorLine(`${out.paint('red', 'npm start failed:')} ${errorMessage(error)}`);
+  await stopAndExit(1);
+});

@@ -1,7 +1,8 @@
 // Command-line options of `npm start`.
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { errorMessage } from '../../lambdas/common/error-message';
+import { defineCli, parseCommandLine, UsageError, type CliValues } from '../../lambdas/common/command-line';
+
+export { UsageError };
 
 export interface StartOptions {
   demo: boolean;
@@ -10,45 +11,38 @@ export interface StartOptions {
   scenarioFile: string | undefined;
   /** Absolute path of the CDK app's config file, or undefined for its defaults. */
   configFile: string | undefined;
-  help: boolean;
 }
 
-export const USAGE = `Usage: npm start -- [options]
-
-Runs the whole pipeline locally (kube-apiserver, etcd, kube-controller-manager,
-kube-schedulers, moto, and the extender, labeler and reconciler Lambdas) and a
-demo on it, then keeps running until Ctrl-C.
-
-Options:
-  --no-demo            start the pipeline only (no nodes, no workload)
-  --scenario <file>    run this scenario (JSON or YAML) instead of the built-in demo
-  --config <file>      the CDK app's config file (JSON or YAML), e.g. cdk/app-config/example-existing-cluster.yaml
-  --exit-after-demo    run the demo, print a summary and exit: 0 if every expected outcome held, 1 otherwise
-  -h, --help           show this help`;
-
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+export const START_CLI = defineCli({
+  usage: 'npm start -- [options]',
+  summary: [
+    'Runs the whole pipeline locally (etcd, kube-apiserver, kube-controller-manager,',
+    'kube-schedulers, moto, and the extender, labeler and reconciler Lambdas) and a',
+    'demo on it, then keeps running until Ctrl-C, which stops everything and removes',
+    'its temporary files. Prints progress lines, the demo\'s tables and a summary of',
+    'checks, then how to look around (kubeconfig path, moto endpoint, logs).',
+    'The first run builds Kubernetes and etcd with Go (10-20 minutes, cached).',
+  ].join('\n'),
+  options: {
+    'no-demo': { type: 'boolean', description: 'start the pipeline only (no nodes, no workload)' },
+    scenario: { type: 'string', value: 'file', description: 'run this scenario (JSON or YAML) instead of the built-in demo\n(local/start/demo-scenario.yaml; docs/local-pipeline.md describes the keys)' },
+    config: { type: 'string', value: 'file', description: 'the CDK app\'s config file (JSON or YAML), e.g. cdk/app-config/example-existing-cluster.yaml' },
+    'exit-after-demo': { type: 'boolean', description: 'run the demo, print the summary and exit: 0 if every expected outcome held, 1 otherwise' },
+  },
+  examples: [
+    'npm start                                # pipeline + demo, until Ctrl-C',
+    'npm start -- --exit-after-demo           # headless: demo, summary, exit code',
+    'npm start -- --no-demo --config my.yaml  # your CDK config, no demo',
+  ],
+});
 
 /** Parses argv (without node and the script); relative paths resolve against `cwd` (npm's INIT_CWD). */
-export function parseStartOptions(argv: string[], cwd: string): StartOptions {
-  let values: { 'no-demo'?: boolean; 'exit-after-demo'?: boolean; scenario?: string; config?: string; help?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        'no-demo': { type: 'boolean' },
-        'exit-after-demo': { type: 'boolean' },
-        scenario: { type: 'string' },
-        config: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError(errorMessage(error));
-  }
+export function parseStartOptions(argv: readonly string[], cwd: string): StartOptions {
+  return startOptionsFrom(parseCommandLine(START_CLI, argv), cwd);
+}
+
+/** The options from parsed values; contradictions are UsageErrors. */
+export function startOptionsFrom(values: CliValues<typeof START_CLI.options>, cwd: string): StartOptions {
   const demo = values['no-demo'] !== true;
   if (!demo && values.scenario !== undefined) throw new UsageError('--no-demo and --scenario exclude each other: a scenario is a demo');
   if (!demo && values['exit-after-demo']) throw new UsageError('--no-demo and --exit-after-demo exclude each other');
@@ -60,6 +54,5 @@ export function parseStartOptions(argv: string[], cwd: string): StartOptions {
     exitAfterDemo: values['exit-after-demo'] === true,
     scenarioFile: values.scenario === undefined ? undefined : resolve(cwd, values.scenario),
     configFile: values.config === undefined ? undefined : resolve(cwd, values.config),
-    help: values.help === true,
   };
 }

@@ -3,7 +3,7 @@ import { parseStartOptions, UsageError } from '../../../../local/start/options';
 
 describe('parseStartOptions', () => {
   it('defaults to the demo, kept running', () => {
-    expect(parseStartOptions([], '/w')).toEqual({ demo: true, exitAfterDemo: false, scenarioFile: undefined, configFile: undefined, help: false });
+    expect(parseStartOptions([], '/w')).toEqual({ demo: true, exitAfterDemo: false, scenarioFile: undefined, configFile: undefined });
   });
 
   it('resolves files against the directory npm was started from', () => {
