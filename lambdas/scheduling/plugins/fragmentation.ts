@@ -35,7 +35,8 @@ export interface FragmentationOptions {
    * the cluster's own workload alone decides. Measured on the openb trace
    * (10 seeds, alloc at 130 %): kept for 16 pods it costs 0.04 (default) and
    * 0.08 (gpuspec33) points, since its pseudo-pods outrank the trace's rare
-   * shapes at the coverage cut; for the first pod only, 0.01.
+   * shapes at the coverage cut; for the first pod only, 0.01, which is within
+   * the seed-to-seed noise of that change (docs/simulator.md).
    * @default 1 (a cluster with no GPU pod bound yet)
    */
   readonly priorUntilPods?: number;
