@@ -41,6 +41,8 @@ export type { RejectionReason } from '../scheduling/reasons';
 export const LABELER_ERROR_KINDS = ['Ec2', 'Kubernetes', 'InvalidEvent', 'Unknown'] as const;
 export const RECONCILER_ERROR_KINDS = ['CloudWatch', 'Kubernetes', 'Unknown'] as const;
 export const WRITE_SKIP_REASONS = ['Unchanged', 'Budget', 'Terminating'] as const;
+/** Owner kinds of opted-in pods no controller reads a deletion cost of (lambdas/reconciler/deletion-cost-policy.ts). */
+export const UNCOVERED_OWNER_KINDS = ['StatefulSet', 'Job', 'DaemonSet', 'Other', 'None'] as const;
 
 export const METRIC = {
   extenderRequests: {
@@ -88,6 +90,13 @@ export const METRIC = {
     dimensions: { Reason: WRITE_SKIP_REASONS },
   },
   podsWithoutMetrics: { name: 'PodsWithoutMetrics', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  /** Opted-in pods left without a deletion cost because no controller of theirs reads it (docs/reconciler.md). */
+  podsNotCovered: {
+    name: 'PodsNotCovered',
+    unit: 'Count',
+    service: SERVICE.reconciler,
+    dimensions: { OwnerKind: UNCOVERED_OWNER_KINDS },
+  },
   nodeUtilizationWritten: { name: 'NodeUtilizationWritten', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
   reconcilerErrors: {
     name: 'ReconcilerErrors',

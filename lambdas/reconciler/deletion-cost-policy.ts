@@ -1,5 +1,29 @@
+import { UNCOVERED_OWNER_KINDS } from '../observability/metric-catalog';
 import { INT32_MIN, toInt32 } from './int32';
+import type { PodController } from './pod-view';
 import { sanitiseCount, sanitiseRatio } from './sanitise';
+
+/**
+ * Only the ReplicaSet controller reads pod-deletion-cost when it picks pods
+ * to remove (a Deployment scales down through its ReplicaSet). A StatefulSet
+ * removes its highest ordinal, the Job controller picks active pods to remove
+ * without reading it, a DaemonSet runs one pod per node, and a bare pod has
+ * no controller: a cost written on those changes nothing but costs a pod update. They are counted by these
+ * owner kinds instead (`Other` for any other controller, `None` for no
+ * controller), the dimension values of the PodsNotCovered metric.
+ */
+export { UNCOVERED_OWNER_KINDS };
+export type UncoveredOwnerKind = (typeof UNCOVERED_OWNER_KINDS)[number];
+
+/** Whether a controller honours the cost of a pod it owns: `covered`, or the owner kind it is counted under. */
+export function deletionCostCoverage(controller: PodController | undefined): 'covered' | UncoveredOwnerKind {
+  if (controller === undefined) return 'None';
+  const group = controller.apiVersion.split('/')[0];
+  if (group === 'apps' && controller.kind === 'ReplicaSet') return 'covered';
+  if (group === 'apps' && (controller.kind === 'StatefulSet' || controller.kind === 'DaemonSet')) return controller.kind;
+  if (group === 'batch' && controller.kind === 'Job') return 'Job';
+  return 'Other';
+}
 
 /**
  * What a pod's application reported over the lookback window. `undefined`

@@ -10,6 +10,13 @@ export interface PodView {
   /** When the Ready condition last became True; `undefined` when the pod is not Ready. */
   readonly readySince: Date | undefined;
   readonly currentCost: string | undefined;
+  /** The ownerReference marked `controller: true`; `undefined` for a pod no controller manages. */
+  readonly controller: PodController | undefined;
+}
+
+export interface PodController {
+  readonly apiVersion: string;
+  readonly kind: string;
 }
 
 export function podView(pod: V1Pod): PodView | undefined {
@@ -23,7 +30,13 @@ export function podView(pod: V1Pod): PodView | undefined {
     terminating: pod.metadata?.deletionTimestamp !== undefined && pod.metadata.deletionTimestamp !== null,
     readySince: ready?.status === 'True' ? validDate(ready.lastTransitionTime ?? pod.status?.startTime) : undefined,
     currentCost: pod.metadata?.annotations?.[POD_DELETION_COST_ANNOTATION],
+    controller: controllerOf(pod),
   };
+}
+
+function controllerOf(pod: V1Pod): PodController | undefined {
+  const owner = pod.metadata?.ownerReferences?.find((ref) => ref.controller === true);
+  return owner ? { apiVersion: owner.apiVersion, kind: owner.kind } : undefined;
 }
 
 export function secondsSince(since: Date | undefined, now: Date): number | undefined {

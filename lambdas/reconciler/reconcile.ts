@@ -1,5 +1,5 @@
-import type { DeletionCostPolicy, PodSignals } from './deletion-cost-policy';
-import { isWarmingUp, podDeletionCost } from './deletion-cost-policy';
+import type { DeletionCostPolicy, PodSignals, UncoveredOwnerKind } from './deletion-cost-policy';
+import { deletionCostCoverage, isWarmingUp, podDeletionCost, UNCOVERED_OWNER_KINDS } from './deletion-cost-policy';
 import type { AnnotationWriter, ClusterReader } from './kube-objects';
 import type { MetricReader } from './cloudwatch-metric-reader';
 import type { NodeMetricSettings, PodMetricSettings } from './metric-queries';
@@ -54,6 +54,10 @@ export interface ReconcileSummary {
   skippedUnchanged: number;
   skippedBudget: number;
   skippedTerminating: number;
+  /** Opted-in pods whose owner does not honour a deletion cost, by owner kind: left unwritten (and unqueried). */
+  podsNotCovered: Record<UncoveredOwnerKind, number>;
+  /** A few of them, `namespace/name (apiVersion kind)`, so the log names what to fix. */
+  podsNotCoveredExamples: string[];
   podsGone: number;
   writeConflicts: number;
   nodesEvaluated: number;
@@ -74,6 +78,8 @@ function emptySummary(): ReconcileSummary {
     skippedUnchanged: 0,
     skippedBudget: 0,
     skippedTerminating: 0,
+    podsNotCovered: Object.fromEntries(UNCOVERED_OWNER_KINDS.map((kind) => [kind, 0])) as Record<UncoveredOwnerKind, number>,
+    podsNotCoveredExamples: [],
     podsGone: 0,
     writeConflicts: 0,
     nodesEvaluated: 0,
@@ -89,7 +95,8 @@ function emptySummary(): ReconcileSummary {
 /**
  * One reconcile pass: list opted-in pods (and GPU nodes), read their metrics
  * in one batched GetMetricData sweep, and patch only the annotations whose
- * bucket changed, within the per-run budgets. Never throws: every failure
+ * bucket changed, within the per-run budgets. Only ReplicaSet-owned pods get
+ * a deletion cost; other opted-in pods are counted, never written. Never throws: every failure
  * lands in `summary.errors`, and a failed metric read writes nothing (no data
  * must never look like "all pods went idle").
  */
@@ -104,7 +111,11 @@ export async function reconcile(settings: ReconcilerSettings, deps: ReconcileDep
   for (const pod of pods ?? []) {
     const view = podView(pod);
     if (view === undefined) continue;
-    if (view.terminating) summary.skippedTerminating += 1;
+    const coverage = deletionCostCoverage(view.controller);
+    if (coverage !== 'covered') {
+      summary.podsNotCovered[coverage] += 1;
+      if (summary.podsNotCoveredExamples.length < NOT_COVERED_EXAMPLES) summary.podsNotCoveredExamples.push(describeOwner(view));
+    } else if (view.terminating) summary.skippedTerminating += 1;
     else livePods.push(view);
   }
   // Warming-up pods get a fixed cost, so their metrics are not even asked for.
@@ -155,6 +166,13 @@ export async function reconcile(settings: ReconcilerSettings, deps: ReconcileDep
     }
   }
   return summary;
+}
+
+const NOT_COVERED_EXAMPLES = 5;
+
+function describeOwner(pod: PodView): string {
+  const owner = pod.controller ? `${pod.controller.apiVersion} ${pod.controller.kind}` : 'no controller';
+  return `${pod.namespace}/${pod.name} (${owner})`;
 }
 
 const NO_SIGNALS: PodSignals = { activeRequests: undefined, cacheHitRate: undefined, avgResponseTimeMs: undefined };

@@ -2,13 +2,14 @@
 // through the status subresource (no kubelet), per-pod metrics published to
 // moto, and the reconciler's environment pointing at both.
 import { CloudWatchClient, PutMetricDataCommand, type MetricDatum } from '@aws-sdk/client-cloudwatch';
-import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
+import type { AppsV1Api, CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import { OPT_IN_LABEL } from '../../lambdas/reconciler/config';
 import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view';
 import type { LocalHarnessInfo } from '../../local/e2e-context';
 import { LOCAL_CLUSTER_NAME } from '../../local/gpu-nodes';
 import { awsClientConfig, awsEnvironment } from '../../local/moto';
 import { markPodRunning } from '../../local/pod-status';
+import { waitFor } from '../../local/wait';
 
 export const OPT_IN = { [OPT_IN_LABEL]: 'enabled' };
 export const PAUSE_IMAGE = 'registry.k8s.io/pause:3.10';
@@ -51,18 +52,46 @@ export async function inParallel<T, R>(items: readonly T[], limit: number, work:
   return results;
 }
 
-/** Bare opted-in pods bound to `nodeName`, Running and Ready since `readySince`. */
-export async function createReadyPods(core: CoreV1Api, namespace: string, names: readonly string[], nodeName: string, readySince: Date): Promise<V1Pod[]> {
-  return inParallel(names, 8, async (name) => {
-    const pod = await core.createNamespacedPod({
-      namespace,
-      body: {
-        metadata: { name, labels: { ...OPT_IN, app: 'bulk' } },
-        spec: { nodeName, containers: [{ name: 'app', image: PAUSE_IMAGE }] },
+/**
+ * `replicas` opted-in pods made by a real ReplicaSet (the one controller that
+ * honours a deletion cost, so the only pods the reconciler writes), bound to
+ * `nodeName`, Running and Ready since `readySince`. Returns their names
+ * sorted, the order the API server lists (and the reconciler queries) them in.
+ */
+export async function createReadyReplicaSet(
+  clients: { core: CoreV1Api; apps: AppsV1Api },
+  namespace: string,
+  name: string,
+  replicas: number,
+  nodeName: string,
+  readySince: Date,
+): Promise<string[]> {
+  const selector = { 'reconciler-e2e-set': name };
+  await clients.apps.createNamespacedReplicaSet({
+    namespace,
+    body: {
+      metadata: { name },
+      spec: {
+        replicas,
+        selector: { matchLabels: selector },
+        template: {
+          metadata: { labels: { ...OPT_IN, app: 'bulk', ...selector } },
+          spec: { nodeName, containers: [{ name: 'app', image: PAUSE_IMAGE }] },
+        },
       },
-    });
-    return markReady(core, pod, readySince);
+    },
   });
+  const labelSelector = `reconciler-e2e-set=${name}`;
+  const pods = await waitFor(
+    `${replicas} pods of ReplicaSet ${name}`,
+    async () => {
+      const list = [...(await podsByName(clients.core, namespace, labelSelector)).values()];
+      return list.length === replicas ? list : undefined;
+    },
+    { timeoutMs: 170_000, intervalMs: 500 },
+  );
+  await inParallel(pods, 8, (pod) => markReady(clients.core, pod, readySince));
+  return pods.map((pod) => pod.metadata?.name ?? '').sort();
 }
 
 export interface AppMetrics {

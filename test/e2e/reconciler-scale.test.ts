@@ -1,4 +1,4 @@
-// CloudWatch economy at scale: 1,000 opted-in pods on the real API server
+// CloudWatch economy at scale: 1,000 opted-in pods of a ReplicaSet on the real API server
 // must cost exactly ceil(3 × 1000 / 500) = 6 GetMetricData calls per run
 // (counted with an SDK middleware on the reconciler's own client), and the
 // values must come back for pods in every batch.
@@ -8,10 +8,10 @@ import { reconcile } from '../../lambdas/reconciler/reconcile';
 import { wireReconciler } from '../../lambdas/reconciler/wiring';
 import { e2eHarness } from '../../local/e2e-context';
 import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/gpu-nodes';
-import { cloudWatch, createReadyPods, deletionCost, podsByName, publishPodMetrics, reconcilerEnv } from './reconciler-fixtures';
+import { cloudWatch, createReadyReplicaSet, deletionCost, podsByName, publishPodMetrics, reconcilerEnv } from './reconciler-fixtures';
 
 const harness = e2eHarness();
-const { core } = harness;
+const { core, apps } = harness;
 const POD_COUNT = 1000;
 // A region of its own: moto keeps CloudWatch data per region, so other files'
 // datapoints do not slow its GetMetricData scans down.
@@ -19,12 +19,13 @@ const REGION = 'eu-west-1';
 
 let namespace = '';
 let node: GpuNode;
+/** Sorted, as listed and queried: names[i] is the i-th pod of the run. */
+let names: string[] = [];
 
 beforeAll(async () => {
   namespace = await harness.createNamespace('reconciler-scale');
   node = await createGpuNode(harness.nodeClients, { instanceType: 'g5.xlarge', labels: { 'reconciler-e2e': namespace } });
-  const names = Array.from({ length: POD_COUNT }, (_, i) => `pod-${String(i).padStart(4, '0')}`);
-  await createReadyPods(core, namespace, names, node.name, new Date(Date.now() - 3_600_000));
+  names = await createReadyReplicaSet({ core, apps }, namespace, 'scale', POD_COUNT, node.name, new Date(Date.now() - 3_600_000));
 });
 
 afterAll(async () => {
@@ -35,11 +36,12 @@ afterAll(async () => {
 describe('reconciler at 1,000 pods', () => {
   it('reads all metrics in ceil(3000 / 500) GetMetricData calls and applies values from every batch', async () => {
     // One pod per 500-query batch boundary region: first, last of a batch, first of the next, the very last.
+    const pod = (index: number): string => names[index] ?? '';
     const sampled = new Map([
-      ['pod-0000', { activeRequests: 100 }], // 500
-      ['pod-0166', { activeRequests: 120, avgResponseTimeMs: 50 }], // queries 498..500 span batches 1 and 2 → 650
-      ['pod-0500', { activeRequests: 140 }], // 700
-      ['pod-0999', { activeRequests: 160, cacheHitRate: 1 }], // 900
+      [pod(0), { activeRequests: 100 }], // 500
+      [pod(166), { activeRequests: 120, avgResponseTimeMs: 50 }], // queries 498..500 span batches 1 and 2 → 650
+      [pod(500), { activeRequests: 140 }], // 700
+      [pod(999), { activeRequests: 160, cacheHitRate: 1 }], // 900
     ]);
     const cw = cloudWatch(harness.info, REGION);
     await publishPodMetrics(cw, namespace, sampled);
@@ -68,7 +70,7 @@ describe('reconciler at 1,000 pods', () => {
 
     const pods = await podsByName(core, namespace);
     const costs = Object.fromEntries([...sampled.keys()].map((name) => [name, deletionCost(pods.get(name) as V1Pod)]));
-    expect(costs).toEqual({ 'pod-0000': '500', 'pod-0166': '650', 'pod-0500': '700', 'pod-0999': '900' });
+    expect(costs).toEqual({ [pod(0)]: '500', [pod(166)]: '650', [pod(500)]: '700', [pod(999)]: '900' });
 
     const again = await reconcile(config.settings, deps);
     expect(getMetricDataCalls).toBe(2 * 6);

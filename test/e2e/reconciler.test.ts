@@ -3,7 +3,9 @@
 // real ReplicaSet controller's scale-down, and its write discipline must hold.
 import type { V1Pod } from '@kubernetes/client-node';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { METRIC, SERVICE } from '../../lambdas/observability/metric-catalog';
+import { createTelemetry } from '../../lambdas/observability/telemetry';
 import { DEFAULT_POD_SELECTOR } from '../../lambdas/reconciler/config';
 import { createReconcilerHandler } from '../../lambdas/reconciler/reconciler-handler';
 import { e2eHarness } from '../../local/e2e-context';
@@ -13,7 +15,7 @@ import { waitFor } from '../../local/wait';
 import type { AppMetrics } from './reconciler-fixtures';
 import {
   cloudWatch,
-  createReadyPods,
+  createReadyReplicaSet,
   deletionCost,
   markReady,
   OPT_IN,
@@ -160,8 +162,7 @@ describe('reconciler end to end', () => {
   });
 
   it('respects the per-run write cap with 200 pods, largest changes first', async () => {
-    const names = Array.from({ length: 200 }, (_, i) => `bulk-${String(i).padStart(3, '0')}`);
-    await createReadyPods(core, namespace, names, node.name, HOUR_AGO());
+    const names = await createReadyReplicaSet({ core, apps }, namespace, 'bulk', 200, node.name, HOUR_AGO());
     // Cost = 5 × i (no hit rate, latency too slow for a bonus): buckets 0..950.
     await publishPodMetrics(cw, namespace, new Map(names.map((n, i) => [n, { activeRequests: i, avgResponseTimeMs: 10_000 }])));
 
@@ -178,16 +179,75 @@ describe('reconciler end to end', () => {
     expect(annotated).toHaveLength(25);
     // Buckets 950 and 900 (pods 180..199) all made it; the rest of the budget went to bucket 850.
     expect(names.slice(180).every((n) => annotated.includes(n))).toBe(true);
-    expect(annotated.every((n) => Number(n.slice(5)) >= 170)).toBe(true);
+    expect(annotated.every((n) => names.indexOf(n) >= 170)).toBe(true);
   });
 
   it('gives pods in warm-up the warm-up cost, whatever their metrics', async () => {
-    const [pod] = await createReadyPods(core, namespace, ['fresh'], node.name, new Date());
-    await publishPodMetrics(cw, namespace, new Map([['fresh', { activeRequests: 150, cacheHitRate: 1, avgResponseTimeMs: 10 }]]));
+    const [fresh = ''] = await createReadyReplicaSet({ core, apps }, namespace, 'fresh', 1, node.name, new Date());
+    await publishPodMetrics(cw, namespace, new Map([[fresh, { activeRequests: 150, cacheHitRate: 1, avgResponseTimeMs: 10 }]]));
     const summary = await runWith({ NODE_UTILIZATION_ENABLED: 'false', POD_SELECTOR: `${OPT_IN_SELECTOR},app=bulk`, WARMUP_PERIOD: '5m', MAX_POD_WRITES_PER_RUN: '500' })({});
     expect(summary.podsWarmingUp).toBe(1);
-    const fresh = await core.readNamespacedPod({ namespace, name: pod?.metadata?.name ?? 'fresh' });
-    expect(deletionCost(fresh)).toBe('-50');
+    expect(deletionCost(await core.readNamespacedPod({ namespace, name: fresh }))).toBe('-50');
+  });
+
+  it('writes no cost on opted-in pods no controller reads it of (a StatefulSet pod, a bare pod) and reports them by owner kind', async () => {
+    const owners = await harness.createNamespace('reconciler-owners');
+    try {
+      const [replica = ''] = await createReadyReplicaSet({ core, apps }, owners, 'web', 1, node.name, HOUR_AGO());
+      await apps.createNamespacedStatefulSet({
+        namespace: owners,
+        body: {
+          metadata: { name: 'db' },
+          spec: {
+            serviceName: 'db',
+            replicas: 1,
+            selector: { matchLabels: { app: 'db' } },
+            template: { metadata: { labels: { app: 'db', ...OPT_IN } }, spec: { nodeName: node.name, containers: [{ name: 'db', image: PAUSE_IMAGE }] } },
+          },
+        },
+      });
+      const member = await waitFor('the StatefulSet pod db-0', () => core.readNamespacedPod({ namespace: owners, name: 'db-0' }).catch(() => undefined));
+      await markReady(core, member, HOUR_AGO());
+      const bare = await core.createNamespacedPod({
+        namespace: owners,
+        body: { metadata: { name: 'debug', labels: OPT_IN }, spec: { nodeName: node.name, containers: [{ name: 'app', image: PAUSE_IMAGE }] } },
+      });
+      await markReady(core, bare, HOUR_AGO());
+      const busy = { activeRequests: 100, cacheHitRate: 0.9, avgResponseTimeMs: 50 };
+      await publishPodMetrics(cw, owners, new Map([replica, 'db-0', 'debug'].map((name) => [name, busy])));
+      const before = await podsByName(core, owners);
+
+      process.env.POWERTOOLS_DEV = 'true';
+      const telemetry = createTelemetry(SERVICE.reconciler);
+      const warn = vi.spyOn(telemetry.logger, 'warn');
+      const record = vi.spyOn(telemetry, 'record');
+      const summary = await createReconcilerHandler({ env: reconcilerEnv(harness.info, owners, { NODE_UTILIZATION_ENABLED: 'false' }), telemetry })({});
+
+      // Only the ReplicaSet's pod is queried and written.
+      expect(summary).toMatchObject({
+        podsEvaluated: 1,
+        metricQueries: 3,
+        deletionCostsWritten: 1,
+        podsNotCovered: { StatefulSet: 1, None: 1, Job: 0, DaemonSet: 0, Other: 0 },
+        errors: [],
+      });
+      const after = await podsByName(core, owners);
+      expect(deletionCost(after.get(replica) as V1Pod)).toBe('600');
+      for (const name of ['db-0', 'debug']) {
+        expect(deletionCost(after.get(name) as V1Pod), name).toBeUndefined();
+        expect(after.get(name)?.metadata?.resourceVersion, name).toBe(before.get(name)?.metadata?.resourceVersion);
+      }
+      expect(record).toHaveBeenCalledWith(METRIC.podsNotCovered, 1, { OwnerKind: 'StatefulSet' });
+      expect(record).toHaveBeenCalledWith(METRIC.podsNotCovered, 1, { OwnerKind: 'None' });
+      const lines = warn.mock.calls.filter(([message]) => String(message).startsWith('opted-in pods left without a deletion cost'));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]?.[1]).toEqual({
+        byOwnerKind: { StatefulSet: 1, None: 1 },
+        examples: [`${owners}/db-0 (apps/v1 StatefulSet)`, `${owners}/debug (no controller)`],
+      });
+    } finally {
+      await core.deleteNamespace({ name: owners }).catch(() => undefined);
+    }
   });
 
   it('writes node GPU utilization from Container Insights as the annotation the extender reads', async () => {

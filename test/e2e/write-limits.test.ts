@@ -6,6 +6,7 @@ import type { CoreV1Api, V1Node, V1Pod } from '@kubernetes/client-node';
 import { CoreV1Api as CoreApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAMBDA_WRITE_LIMITS, writeLimitDenialPrefix } from '../../cdk/lib/access/write-limit-policy';
+import { kubeStatusCode } from '../../lambdas/kube';
 import { GPU_LABEL } from '../../lambdas/labeler/gpu-labels';
 import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view';
 import { NODE_ANNOTATION, NODE_TAINT } from '../../lambdas/scheduling/keys';
@@ -66,6 +67,7 @@ async function expectRefused(write: Promise<unknown>, group: string, message: st
     (e: unknown) => e,
   );
   expect(error, 'the write was accepted').toBeDefined();
+  expect(kubeStatusCode(error)).toBe(403);
   expect(String(error)).toContain(`${writeLimitDenialPrefix(group)}${message}`);
 }
 

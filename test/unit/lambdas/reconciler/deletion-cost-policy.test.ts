@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DeletionCostPolicy, PodSignals } from '../../../../lambdas/reconciler/deletion-cost-policy';
-import { podDeletionCost, SEED_DELETION_COST_POLICY } from '../../../../lambdas/reconciler/deletion-cost-policy';
+import { deletionCostCoverage, podDeletionCost, SEED_DELETION_COST_POLICY } from '../../../../lambdas/reconciler/deletion-cost-policy';
 import { INT32_MAX, INT32_MIN } from '../../../../lambdas/reconciler/int32';
 
 const seed = SEED_DELETION_COST_POLICY;
@@ -134,5 +134,24 @@ describe('podDeletionCost: properties', () => {
         expect(b).toBeLessThanOrEqual(1000);
       }),
     );
+  });
+});
+
+describe('deletionCostCoverage: only a ReplicaSet reads the cost', () => {
+  it('covers ReplicaSet-owned pods (Deployments scale down through their ReplicaSet)', () => {
+    expect(deletionCostCoverage({ apiVersion: 'apps/v1', kind: 'ReplicaSet' })).toBe('covered');
+  });
+
+  it('names the owner kind of every other pod', () => {
+    expect(deletionCostCoverage({ apiVersion: 'apps/v1', kind: 'StatefulSet' })).toBe('StatefulSet');
+    expect(deletionCostCoverage({ apiVersion: 'apps/v1', kind: 'DaemonSet' })).toBe('DaemonSet');
+    expect(deletionCostCoverage({ apiVersion: 'batch/v1', kind: 'Job' })).toBe('Job');
+    expect(deletionCostCoverage(undefined)).toBe('None');
+  });
+
+  it('does not take a look-alike kind of another API group for a built-in controller', () => {
+    expect(deletionCostCoverage({ apiVersion: 'example.com/v1', kind: 'ReplicaSet' })).toBe('Other');
+    expect(deletionCostCoverage({ apiVersion: 'kubeflow.org/v1', kind: 'PyTorchJob' })).toBe('Other');
+    expect(deletionCostCoverage({ apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'Job' })).toBe('Other');
   });
 });

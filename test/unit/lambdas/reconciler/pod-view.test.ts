@@ -9,7 +9,7 @@ describe('podView', () => {
       metadata: { namespace: 'serving', name: 'web-1', annotations: { 'controller.kubernetes.io/pod-deletion-cost': '250' } },
       status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: readyAt }] },
     });
-    expect(view).toEqual({ namespace: 'serving', name: 'web-1', terminating: false, readySince: readyAt, currentCost: '250' });
+    expect(view).toEqual({ namespace: 'serving', name: 'web-1', terminating: false, readySince: readyAt, currentCost: '250', controller: undefined });
     expect(secondsSince(view?.readySince, new Date('2026-11-30T09:05:00Z'))).toBe(300);
   });
 
@@ -20,6 +20,22 @@ describe('podView', () => {
     });
     expect(view).toMatchObject({ readySince: undefined, terminating: true, currentCost: undefined });
     expect(secondsSince(undefined, new Date())).toBeUndefined();
+  });
+
+  it('takes the controlling owner, not any owner', () => {
+    const view = podView({
+      metadata: {
+        namespace: 'serving',
+        name: 'web-3',
+        ownerReferences: [
+          { apiVersion: 'example.com/v1', kind: 'Tracker', name: 't', uid: 'u1' },
+          { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-7d4b9', uid: 'u2', controller: true },
+        ],
+      },
+    });
+    expect(view?.controller).toEqual({ apiVersion: 'apps/v1', kind: 'ReplicaSet' });
+    const adopted = podView({ metadata: { namespace: 'a', name: 'b', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'r', uid: 'u' }] } });
+    expect(adopted?.controller).toBeUndefined();
   });
 
   it('ignores objects without namespace or name, and unparseable times', () => {

@@ -19,7 +19,12 @@ const { settings } = reconcilerConfigFromEnv({ NODE_UTILIZATION_ENABLED: 'false'
 
 function runningPod(name: string, extra: Partial<NonNullable<V1Pod['metadata']>> = {}): V1Pod {
   return {
-    metadata: { namespace: 'serving', name, ...extra },
+    metadata: {
+      namespace: 'serving',
+      name,
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-7d4b9', uid: 'rs-uid', controller: true }],
+      ...extra,
+    },
     status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date('2026-11-30T09:00:00Z') }] },
   };
 }
