@@ -69,7 +69,8 @@ export interface ReconcileSummary {
   errors: ReconcileError[];
 }
 
-function emptySummary(): ReconcileSummary {
+/** A run that has counted nothing yet. */
+export function emptySummary(): ReconcileSummary {
   return {
     podsEvaluated: 0,
     podsWarmingUp: 0,

@@ -2,30 +2,11 @@ import { describe, expect, it, vi } from 'vitest';
 import { METRIC, SERVICE } from '../../../../lambdas/observability/metric-catalog';
 import { createTelemetry } from '../../../../lambdas/observability/telemetry';
 import type { ReconcileSummary } from '../../../../lambdas/reconciler/reconcile';
+import { emptySummary } from '../../../../lambdas/reconciler/reconcile';
 import { recordReconcile } from '../../../../lambdas/reconciler/report';
 
 function summary(overrides: Partial<ReconcileSummary> = {}): ReconcileSummary {
-  return {
-    podsEvaluated: 3,
-    podsWarmingUp: 0,
-    podsWithoutMetrics: 0,
-    deletionCostsWritten: 1,
-    skippedUnchanged: 2,
-    skippedBudget: 0,
-    skippedTerminating: 0,
-    podsNotCovered: { StatefulSet: 0, Job: 0, DaemonSet: 0, Other: 0, None: 0 },
-    podsNotCoveredExamples: [],
-    podsGone: 0,
-    writeConflicts: 0,
-    nodesEvaluated: 0,
-    nodesWithoutMetrics: 0,
-    nodeUtilizationWritten: 0,
-    nodeWritesSkippedUnchanged: 0,
-    nodeWritesSkippedBudget: 0,
-    metricQueries: 9,
-    errors: [],
-    ...overrides,
-  };
+  return { ...emptySummary(), podsEvaluated: 3, deletionCostsWritten: 1, skippedUnchanged: 2, metricQueries: 9, ...overrides };
 }
 
 function spiedTelemetry() {
