@@ -39,7 +39,11 @@ export const TRACE_CLI = defineCli({
   options: {
     'data-dir': { type: 'string', value: 'dir', description: 'where the trace CSVs are (default ../shared/data/openb, from the repository root)' },
     nodes: { type: 'string', value: 'csv', description: 'node list: a path or a file in the data dir (default openb_node_list_gpu_node.csv)' },
-    pods: { type: 'string', value: 'csv', description: 'pod list: a path, a file in the data dir, or a short name: default, gpuspec33 (default default)' },
+    pods: {
+      type: 'string',
+      value: 'a,b',
+      description: 'pod lists, comma-separated, each a path, a file in the data dir, or a short name: default, gpuspec33, multigpu50, … (default default); several run one after the other',
+    },
     seeds: { type: 'string', value: 'n', description: `seeds ${FIRST_SEED}..${FIRST_SEED}+n-1, the paper's seeds (default 10)` },
     policy: { type: 'string', value: 'a,b', description: `policies, from ${POLICIES.join(', ')} (default ${DEFAULT_POLICIES.join(',')})` },
     json: { type: 'boolean', description: 'print {policy: {alloc100, alloc130}} (percent) and nothing else on stdout' },
@@ -51,17 +55,23 @@ export const TRACE_CLI = defineCli({
     'git clone --depth 1 https://github.com/alibaba/clusterdata && npm run bench:trace -- --data-dir clusterdata/cluster-trace-gpu-v2023/csv',
     'npm run bench:trace -- --pods gpuspec33                 # the GPU-model-constrained trace',
     'npm run bench:trace -- --seeds 3 --policy bestfit,default --json',
+    'npm run bench:trace -- --pods default,gpuspec33 --policy fgd,default   # several workloads in one run',
   ],
 });
 
-interface Options {
-  readonly nodesPath: string;
+/** One pod list to replay, with where its results go. */
+interface Workload {
   readonly podsPath: string;
   readonly publishedPath: string;
+  readonly plotPath: string;
+}
+
+interface Options {
+  readonly nodesPath: string;
+  readonly workloads: readonly Workload[];
   readonly seeds: number;
   readonly policies: readonly PolicyName[];
   readonly json: boolean;
-  readonly plotPath: string;
   readonly workers: number;
   readonly tieBreak: TieBreak;
 }
@@ -92,8 +102,14 @@ function readOptions(values: CliValues<typeof TRACE_CLI.options>): Options {
 
   const dataDir = path.resolve(values['data-dir'] ?? path.resolve(repoRoot, '../shared/data/openb'));
   const nodesPath = resolveTraceFile(values.nodes, dataDir, 'openb_node_list_gpu_node.csv', 'openb_node_list_');
-  const podsPath = resolveTraceFile(values.pods, dataDir, 'openb_pod_list_default.csv', 'openb_pod_list_');
-  for (const [what, file] of [['node list', nodesPath], ['pod list', podsPath]] as const) {
+  const podsPaths = (values.pods ?? 'default')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')
+    .map((p) => resolveTraceFile(p, dataDir, 'openb_pod_list_default.csv', 'openb_pod_list_'));
+  if (podsPaths.length === 0) throw new UsageError('--pods names no pod list');
+  if (values.plot !== undefined && podsPaths.length > 1) throw new UsageError('--plot takes one file: use it with one --pods workload (each workload gets its own plot by default)');
+  for (const [what, file] of [['node list', nodesPath], ...podsPaths.map((p) => ['pod list', p] as const)] as const) {
     if (!existsSync(file)) {
       throw new UsageError(
         `trace ${what} not found: ${file}\n` +
@@ -104,12 +120,14 @@ function readOptions(values: CliValues<typeof TRACE_CLI.options>): Options {
   }
   return {
     nodesPath,
-    podsPath,
-    publishedPath: path.join(path.dirname(podsPath), 'published_alloc_summary.csv'),
+    workloads: podsPaths.map((podsPath) => ({
+      podsPath,
+      publishedPath: path.join(path.dirname(podsPath), 'published_alloc_summary.csv'),
+      plotPath: path.resolve(values.plot ?? path.join(repoRoot, '.bench-out', 'trace', `${workloadKey(podsPath)}.svg`)),
+    })),
     seeds,
     policies: policies as PolicyName[],
     json: values.json ?? false,
-    plotPath: path.resolve(values.plot ?? path.join(repoRoot, '.bench-out', 'trace', `${workloadKey(podsPath)}.svg`)),
     workers,
     tieBreak,
   };
@@ -122,10 +140,10 @@ async function bundleWorker(): Promise<string> {
   return outfile;
 }
 
-async function runJobs(options: Options, workerFile: string, jobs: readonly WorkerJob[], onResult: (r: SeedResult) => void): Promise<void> {
+async function runJobs(options: Options, podsPath: string, workerFile: string, jobs: readonly WorkerJob[], onResult: (r: SeedResult) => void): Promise<void> {
   const queue = [...jobs];
   const count = Math.min(options.workers, queue.length);
-  const workers = Array.from({ length: count }, () => new Worker(workerFile, { workerData: { nodesPath: options.nodesPath, podsPath: options.podsPath, tieBreak: options.tieBreak } }));
+  const workers = Array.from({ length: count }, () => new Worker(workerFile, { workerData: { nodesPath: options.nodesPath, podsPath, tieBreak: options.tieBreak } }));
   try {
     await Promise.all(
       workers.map(
@@ -168,37 +186,48 @@ function aggregate(policy: PolicyName, results: readonly SeedResult[]): PolicyRe
   };
 }
 
+/** Replays one workload for every policy and seed; per-seed progress on stderr. */
+async function runWorkload(options: Options, workload: Workload, workerFile: string): Promise<PolicyResult[]> {
+  const jobs: WorkerJob[] = [];
+  for (const policy of options.policies) for (let s = 0; s < options.seeds; s++) jobs.push({ policy, seed: FIRST_SEED + s });
+  const byPolicy = new Map<PolicyName, SeedResult[]>(options.policies.map((p) => [p, []]));
+  await runJobs(options, workload.podsPath, workerFile, jobs, (r) => {
+    byPolicy.get(r.policy)?.push(r);
+    const a130 = r.checkpoints.find(([p]) => p === MAX_PERCENT)?.[1];
+    process.stderr.write(`  ${workloadKey(workload.podsPath)} ${r.policy} seed ${r.seed}: alloc@130% ${a130?.toFixed(2) ?? '-'} (${r.seconds.toFixed(1)} s)\n`);
+  });
+  const results = options.policies.map((p) => aggregate(p, (byPolicy.get(p) ?? []).sort((a, b) => a.seed - b.seed)));
+  mkdirSync(path.dirname(workload.plotPath), { recursive: true });
+  writeFileSync(workload.plotPath, renderSvg(results, `GPU allocation vs arrived workload — ${workloadKey(workload.podsPath)}, ${options.seeds} seeds`, MAX_PERCENT));
+  return results;
+}
+
 async function main(): Promise<void> {
   const options = readCommandLine(TRACE_CLI, process.argv.slice(2), readOptions);
   const started = performance.now();
   const workerFile = await bundleWorker();
-  const jobs: WorkerJob[] = [];
-  for (const policy of options.policies) for (let s = 0; s < options.seeds; s++) jobs.push({ policy, seed: FIRST_SEED + s });
-  const byPolicy = new Map<PolicyName, SeedResult[]>(options.policies.map((p) => [p, []]));
+  const done: { workload: Workload; results: PolicyResult[] }[] = [];
   try {
-    await runJobs(options, workerFile, jobs, (r) => {
-      byPolicy.get(r.policy)?.push(r);
-      const a130 = r.checkpoints.find(([p]) => p === MAX_PERCENT)?.[1];
-      process.stderr.write(`  ${r.policy} seed ${r.seed}: alloc@130% ${a130?.toFixed(2) ?? '-'} (${r.seconds.toFixed(1)} s)\n`);
-    });
+    for (const workload of options.workloads) done.push({ workload, results: await runWorkload(options, workload, workerFile) });
   } finally {
     rmSync(workerFile, { force: true });
   }
-  const results = options.policies.map((p) => aggregate(p, (byPolicy.get(p) ?? []).sort((a, b) => a.seed - b.seed)));
   const wall = (performance.now() - started) / 1000;
-  const workload = workloadKey(options.podsPath);
-  const published: PublishedRow[] = existsSync(options.publishedPath) ? parsePublishedCsv(readFileSync(options.publishedPath, 'utf8')) : [];
-
-  mkdirSync(path.dirname(options.plotPath), { recursive: true });
-  writeFileSync(options.plotPath, renderSvg(results, `GPU allocation vs arrived workload — ${workload}, ${options.seeds} seeds`, MAX_PERCENT));
   if (options.json) {
-    process.stdout.write(`${JSON.stringify(toJson(results), null, 2)}\n`);
-    process.stderr.write(`plot: ${options.plotPath}\nwall time: ${wall.toFixed(1)} s\n`);
+    // One workload: {policy: …} as always; several: keyed by workload.
+    const json = done.length === 1 ? toJson(done[0]?.results ?? []) : Object.fromEntries(done.map((d) => [workloadKey(d.workload.podsPath), toJson(d.results)]));
+    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+    process.stderr.write(`${done.map((d) => `plot: ${d.workload.plotPath}`).join('\n')}\nwall time: ${wall.toFixed(1)} s\n`);
     return;
   }
-  process.stdout.write(`workload ${workload}: ${options.seeds} seeds (${FIRST_SEED}..${FIRST_SEED + options.seeds - 1}), tie-break ${options.tieBreak}, ${options.workers} workers\n\n`);
-  process.stdout.write(`${formatTable(results, published, workload)}\n\n`);
-  process.stdout.write(`plot: ${options.plotPath}\nwall time: ${wall.toFixed(1)} s\n`);
+  for (const { workload, results } of done) {
+    const key = workloadKey(workload.podsPath);
+    const published: PublishedRow[] = existsSync(workload.publishedPath) ? parsePublishedCsv(readFileSync(workload.publishedPath, 'utf8')) : [];
+    process.stdout.write(`workload ${key}: ${options.seeds} seeds (${FIRST_SEED}..${FIRST_SEED + options.seeds - 1}), tie-break ${options.tieBreak}, ${options.workers} workers\n\n`);
+    process.stdout.write(`${formatTable(results, published, key)}\n\n`);
+    process.stdout.write(`plot: ${workload.plotPath}\n\n`);
+  }
+  process.stdout.write(`wall time: ${wall.toFixed(1)} s\n`);
 }
 
 if (isEntryPoint(import.meta.url)) {

@@ -107,7 +107,9 @@ export function parsePodCsv(text: string, source = 'pods.csv'): TracePod[] {
     mem: columnIndex(table, 'memory_mib', source),
     numGpu: columnIndex(table, 'num_gpu', source),
     gpuMilli: columnIndex(table, 'gpu_milli', source),
-    spec: columnIndex(table, 'gpu_spec', source),
+    // The public multi-GPU pod lists (openb_pod_list_multigpu*.csv) have no
+    // gpu_spec column: their pods take any model.
+    spec: table.header.indexOf('gpu_spec'),
   };
   const seen = new Set<string>();
   return table.rows.map(({ line, cells }) => {
@@ -127,7 +129,7 @@ export function parsePodCsv(text: string, source = 'pods.csv'): TracePod[] {
       memoryMiB: intCell(cells, col.mem, 'memory_mib', source, line, MAX_MEMORY_MIB),
       numGpu,
       gpuMilli: numGpu === 0 ? 0 : gpuMilli,
-      gpuSpec: (cells[col.spec] ?? '').split('|').filter((m) => m !== ''),
+      gpuSpec: col.spec < 0 ? [] : (cells[col.spec] ?? '').split('|').filter((m) => m !== ''),
     };
   });
 }

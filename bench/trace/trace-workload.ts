@@ -19,7 +19,9 @@ export interface WorkloadOptions {
  * RNG, then pods sampled with replacement (same RNG, from the name-sorted
  * list) appended until the next sample would push requested GPU above
  * targetRatio × capacity. A trace that already asks for more is trimmed by
- * removing random pods (the paper's "tune down"); openb never needs it.
+ * removing random pods (the paper's "tune down"): the default and gpuspec33
+ * lists never need it, a list that asks for more GPUs than 1.3 × the
+ * cluster does (tested with a small fixture).
  */
 export function buildArrivalSequence(pods: readonly TracePod[], rng: Rng, options: WorkloadOptions): TracePod[] {
   if (pods.length === 0) return [];

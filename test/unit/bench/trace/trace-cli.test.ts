@@ -53,6 +53,23 @@ describe('npm run bench:trace (CLI)', () => {
     expect(stdout).toMatch(/bestfit\s+1\s+[\d.]+\s+[\d.]+\s+BestFit\s+90\.00\s+91\.00/);
   }, SPAWN_TIMEOUT_MS);
 
+  it('runs several workloads in one command, including a multi-GPU list without gpu_spec (the public multigpu format)', () => {
+    const dir = tinyTrace();
+    // The columns of openb_pod_list_multigpu*.csv: no gpu_spec, so every pod takes any model. 80 whole GPUs asked of
+    // 44: more than the 130 % target, so the list goes through the trimming branch (1-GPU pods land it on 57 = 130 %).
+    writeFileSync(
+      path.join(dir, 'openb_pod_list_multigpu50.csv'),
+      'name,cpu_milli,memory_mib,num_gpu,gpu_milli\n' + Array.from({ length: 80 }, (_, i) => `m${String(i).padStart(2, '0')},2000,8192,1,1000`).join('\n'),
+    );
+    const { code, stdout, stderr } = run(['--data-dir', dir, '--pods', 'default,multigpu50', '--seeds', '1', '--policy', 'bestfit', '--json', '--workers', '1']);
+    expect(code, stderr).toBe(0);
+    const json = JSON.parse(stdout) as Record<string, Record<string, { alloc130: number }>>;
+    expect(Object.keys(json)).toEqual(['openb_pod_list_default', 'openb_pod_list_multigpu50']);
+    expect(json.openb_pod_list_multigpu50?.bestfit?.alloc130).toBeGreaterThan(0);
+    expect(stderr).toContain('openb_pod_list_multigpu50 bestfit seed 42');
+    expect(run(['--data-dir', dir, '--pods', 'default,multigpu50', '--plot', 'x.svg']).stderr).toMatch(/--plot takes one file/);
+  }, SPAWN_TIMEOUT_MS);
+
   it('fails clearly when the trace is missing or a flag is wrong', () => {
     const empty = mkdtempSync(path.join(tmpdir(), 'bench-empty-'));
     const missing = run(['--data-dir', empty]);

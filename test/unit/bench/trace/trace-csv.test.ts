@@ -34,6 +34,14 @@ describe('trace CSV', () => {
     expect(pods[1]).toMatchObject({ cpuMilli: 6000, memoryMiB: 12288 });
   });
 
+  it('reads a pod list without gpu_spec (the public multi-GPU lists): every pod takes any model', () => {
+    const pods = parsePodCsv('name,cpu_milli,memory_mib,num_gpu,gpu_milli\nm0,4000,8192,8,1000\nm1,2000,4096,0,0\n');
+    expect(pods.map((p) => [p.name, p.numGpu, p.gpuMilli, p.gpuSpec])).toEqual([
+      ['m0', 8, 1000, []],
+      ['m1', 0, 0, []],
+    ]);
+  });
+
   it('accepts CRLF line endings and a trailing blank line', () => {
     expect(parseNodeCsv(NODES.replace(/\n/g, '\r\n'))).toHaveLength(3);
   });
