@@ -11,7 +11,7 @@ import { readCommandLine } from '../../lambdas/common/command-line';
 import { START_CLI, startOptionsFrom, type StartOptions } from './options';
 import type { LocalPipeline } from './pipeline';
 import { missingPrerequisites } from './prerequisites';
-import { DEMO_SCENARIO_FILE, loadScenario, ScenarioError, type Scenario } from './scenario';
+import { DEMO_NODE_ID_LABEL, DEMO_POD_KIND_LABEL, DEMO_SCENARIO_FILE, loadScenario, ScenarioError, type Scenario } from './scenario';
 import { Teardown } from './teardown';
 import { errorMessage } from '../../lambdas/common/error-message';
 
@@ -59,9 +59,12 @@ function onSignal(signal: NodeJS.Signals): void {
   void stopAndExit(cleanExit ? 0 : 130);
 }
 
+const POD_POLL_INTERVAL_MS = 1_000;
+const clock = (at = new Date()): string => at.toISOString().slice(11, 19);
+
 /** One line per EventBridge delivery once the pipeline is just running (the demo prints its own). */
 function describeDelivery(delivery: Delivery): string {
-  const time = new Date(delivery.finishedAt).toISOString().slice(11, 19);
+  const time = clock(new Date(delivery.finishedAt));
   const trigger = delivery.event['detail-type'] === 'Scheduled Event' ? 'schedule' : `${String(delivery.event.detail['instance-id'])} ${String(delivery.event.detail['state'])}`;
   if (!delivery.ok) return `${time} ${delivery.functionName} (${trigger}) ${out.paint('red', `failed after ${delivery.attempts} attempt(s)`)}: ${delivery.error ?? ''}`;
   const r = (delivery.result ?? {}) as Record<string, unknown>;
@@ -86,10 +89,12 @@ function printHowToLook(pipeline: LocalPipeline, scenario: Scenario | undefined)
   const { info } = pipeline.controlPlane;
   out.section('Try it');
   out.line(`  kubectl --kubeconfig ${info.adminKubeconfig} get pods -o wide${scenario ? ` -n ${scenario.namespace}` : ' -A'}`);
-  out.line(`  kubectl --kubeconfig ${info.adminKubeconfig} get nodes -L gpu.nvidia.com/model,gpu.nvidia.com/count`);
+  out.line(`  kubectl --kubeconfig ${info.adminKubeconfig} get nodes -L ${scenario ? `${DEMO_NODE_ID_LABEL},` : ''}gpu.nvidia.com/model,gpu.nvidia.com/count`);
+  out.line(`  (or export KUBECONFIG=${info.adminKubeconfig}; kubectl is optional, nothing here needs it)`);
   out.line(`  GPU pods: spec.schedulerName: ${pipeline.config.scheduler.name} (extender behind the ALB adapter at ${pipeline.extenderUrl})`);
   out.line(`  AWS (moto): AWS_ENDPOINT_URL=${pipeline.moto.url} AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing`);
   out.line(`  logs (components and Lambdas): ${pipeline.logDir}`);
+  out.line('  pods you create: there is no kubelet, so npm start marks bound pods Running and finishes deletions, one line each below');
   out.line(
     `  schedules: labeler every ${pipeline.config.labeler.scheduleMinutes} min, reconciler every ${pipeline.config.reconciler.scheduleMinutes} min; ` +
       'new EC2 instances in moto get "running" events within a second',
@@ -112,7 +117,7 @@ async function main(options: StartOptions): Promise<void> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   // Loaded only now (AWS SDK, Kubernetes client): bad options and missing tools are reported at once.
-  const [{ startPipeline }, { Demo }] = await Promise.all([import('./pipeline'), import('./demo')]);
+  const [{ startPipeline }, { Demo }, { PodLifecycle }] = await Promise.all([import('./pipeline'), import('./demo'), import('./pod-lifecycle')]);
 
   out.line(out.paint('bold', `eks-gpu-scheduling: the pipeline, locally (cluster "${config.clusterName}"${options.configFile ? `, config ${options.configFile}` : ', default config'})`));
   const started = Date.now();
@@ -140,6 +145,21 @@ async function main(options: StartOptions): Promise<void> {
   out.line('');
   out.line(out.paint('bold', '  Running. Ctrl-C stops everything.'));
   phase = 'running';
+  const nodeIds = new Map<string, string>();
+  for (const node of (await pipeline.clients.core.listNode()).items) {
+    const id = node.metadata?.labels?.[DEMO_NODE_ID_LABEL];
+    if (id && node.metadata?.name) nodeIds.set(node.metadata.name, id);
+  }
+  const lifecycle = new PodLifecycle({
+    core: pipeline.clients.core,
+    // The demo's jobs were explained in its tables.
+    ignore: (pod) => pod.metadata?.labels?.[DEMO_POD_KIND_LABEL] !== undefined,
+    nodeLabel: (name) => nodeIds.get(name) ?? name,
+    report: (line) => out.step(`${clock()} ${line}`),
+    onError: (error) => out.step(`${clock()} pod status stand-in failed: ${errorMessage(error)}`),
+  });
+  lifecycle.start(POD_POLL_INTERVAL_MS);
+  teardown.add('pod status stand-in', () => lifecycle.stop());
   // Child processes keep the event loop alive too; this makes it explicit.
   setInterval(() => undefined, 1 << 30);
 }

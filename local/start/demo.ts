@@ -16,7 +16,8 @@ import { failedSchedulingLines, reasonSource } from './failed-scheduling';
 import { functionEnvironment } from './function-environment';
 import type { Output } from './output';
 import type { LocalPipeline } from './pipeline';
-import type { Scenario, ScenarioJob } from './scenario';
+import { placementWhy, utilizationNote } from './placement-notes';
+import { DEMO_NODE_ID_LABEL, DEMO_POD_KIND_LABEL, type Scenario, type ScenarioJob } from './scenario';
 import { errorMessage } from '../../lambdas/common/error-message';
 
 export interface Check {
@@ -109,7 +110,12 @@ export class Demo {
     out.step('launching instances and registering their Nodes (no GPU labels yet) …');
     const launched = new Map<string, number>();
     for (const spec of this.scenario.nodes) {
-      const gpuNode = await createGpuNode(pipeline.clients, { instanceType: spec.instanceType, zone: spec.zone, clusterName: pipeline.config.clusterName });
+      const gpuNode = await createGpuNode(pipeline.clients, {
+        instanceType: spec.instanceType,
+        zone: spec.zone,
+        clusterName: pipeline.config.clusterName,
+        labels: { [DEMO_NODE_ID_LABEL]: spec.id },
+      });
       launched.set(gpuNode.instanceId, Date.now());
       this.nodes.push({ id: spec.id, gpuNode });
       this.idByNodeName.set(gpuNode.name, spec.id);
@@ -142,6 +148,10 @@ export class Demo {
       rows.push([id, gpuNode.name, gpuNode.facts.instanceType, gpuNode.zone, ok ? gpuSummary(labels) : out.paint('red', gpuSummary(labels)), how]);
     }
     out.table(['ID', 'NODE', 'INSTANCE TYPE', 'ZONE', 'GPU LABELS (gpu.nvidia.com/*)', 'LABELER'], rows);
+    out.step(
+      `ID names a node in the scenario and the tables below; NODE is its Kubernetes name (kubectl get nodes), the instance's private DNS name as on EKS; ` +
+        `the label ${DEMO_NODE_ID_LABEL} carries the ID (kubectl get nodes -L ${DEMO_NODE_ID_LABEL})`,
+    );
     this.check(correct === this.nodes.length, `${correct}/${this.nodes.length} nodes carry the GPU labels EC2 describes for their instance type`);
 
     const reconcile = await pipeline.runSchedule('labeler');
@@ -213,13 +223,20 @@ export class Demo {
     const run = await pipeline.runSchedule('reconciler');
     if (!run.ok) out.line(`  ${out.paint('red', `reconciler failed: ${run.error ?? ''}`)}`);
     const nodes = await pipeline.clients.core.listNode();
+    const { bucketSize, hysteresis } = settings.nodes.discipline;
+    let writtenCount = 0;
     const rows = measured.map((spec) => {
       const node = nodes.items.find((n) => this.idByNodeName.get(n.metadata?.name ?? '') === spec.id);
       const written = node?.metadata?.annotations?.[NODE_ANNOTATION.gpuUtilization];
-      return [spec.id, `${spec.gpuUtilization ?? '-'} %`, written === undefined ? out.paint('red', 'not written') : `${NODE_ANNOTATION.gpuUtilization}=${written}`];
+      if (written !== undefined) writtenCount++;
+      const note = spec.gpuUtilization === undefined ? '' : utilizationNote(spec.gpuUtilization, written, bucketSize);
+      return [spec.id, `${spec.gpuUtilization ?? '-'} %`, written === undefined ? out.paint('red', 'not written') : `${NODE_ANNOTATION.gpuUtilization}=${written}`, note];
     });
-    out.table(['ID', 'METRIC', 'ANNOTATION WRITTEN'], rows);
-    const writtenCount = rows.filter((r) => !(r[2] ?? '').includes('not written')).length;
+    out.table(['ID', 'METRIC', 'ANNOTATION WRITTEN', ''], rows);
+    out.step(
+      `the reconciler writes utilization in buckets of ${bucketSize} (rounded down) and moves it only when the metric leaves its bucket ` +
+        `by more than ${hysteresis} points (UTILIZATION_BUCKET_SIZE, UTILIZATION_HYSTERESIS): a few API writes, not one per node every minute`,
+    );
     this.check(run.ok && writtenCount === measured.length, `GPU utilization annotations written on ${writtenCount}/${measured.length} measured nodes`);
   }
 
@@ -240,7 +257,7 @@ export class Demo {
       await core.createNamespacedPod({
         namespace,
         body: {
-          metadata: { name: job.name, labels: { app: job.name, 'demo.gpu-scheduling/kind': 'job' }, annotations },
+          metadata: { name: job.name, labels: { app: job.name, [DEMO_POD_KIND_LABEL]: 'job' }, annotations },
           spec: {
             schedulerName: pipeline.config.scheduler.name,
             restartPolicy: 'Never',
@@ -263,14 +280,7 @@ export class Demo {
       const view = pipeline.extenderTap.view(namespace, job.name);
       if ('node' in outcome) {
         await markPodRunning(core, ref, `10.1.0.${rows.length + 10}`);
-        const scores = Object.entries(view?.scores ?? {}).sort((a, b) => b[1] - a[1]);
-        const shown = scores.slice(0, 4).map(([name, score]) => `${this.nodeLabel(name)} ${score}`);
-        const why = [
-          view ? `${view.kept.length} of ${view.kept.length + Object.keys(view.rejected).length} nodes fit` : 'extender not consulted',
-          view && view.kept.length === 1 ? 'only candidate' : shown.length > 0 ? `scores ${shown.join(', ')}${scores.length > shown.length ? ', …' : ''}` : undefined,
-        ]
-          .filter(Boolean)
-          .join('; ');
+        const why = placementWhy(view, outcome.node, (name) => this.nodeLabel(name));
         rows.push([job.name, asks(job), out.paint('green', `→ ${this.nodeLabel(outcome.node)}`), why]);
         const expected = job.expect;
         if (expected.kind === 'scheduled') {

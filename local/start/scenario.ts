@@ -51,6 +51,12 @@ export class ScenarioError extends Error {
   override readonly name = 'ScenarioError';
 }
 
+/** The label that carries a node's scenario id, so that `kubectl get nodes -L` shows the names the demo's tables use. */
+export const DEMO_NODE_ID_LABEL = 'demo.gpu-scheduling/id';
+
+/** The label on the demo's own job pods (its tables explain them). */
+export const DEMO_POD_KIND_LABEL = 'demo.gpu-scheduling/kind';
+
 export const DEMO_SCENARIO_FILE = fileURLToPath(new URL('./demo-scenario.yaml', import.meta.url));
 
 const DNS_LABEL = { pattern: /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, allowed: 'a DNS-1123 label (lowercase letters, digits, "-", at most 63)' };

@@ -143,6 +143,13 @@ describe('npm start -- --exit-after-demo', () => {
     expect(jobs.get('train-a100-80g')).toBe('→ a100-80g');
     expect(['→ a100-busy', '→ a100-idle', '→ a100-80g']).toContain(jobs.get('finetune-a100'));
     expect(['→ a10g-a', '→ a10g-b']).toContain(jobs.get('infer-a10g'));
+    // The two 1-GPU A10G nodes score alike: the table calls it a tie rather than a decision.
+    const why = new Map(tableAfter(stdout, 'GPU jobs').map((r) => [r[0], r[3] ?? '']));
+    expect(why.get('infer-a10g')).toMatch(/; tie at \d+ \(a10g-a, a10g-b\): kube-scheduler picks at random among equal totals/);
+    expect(why.get('pretrain-h100')).not.toContain('tie');
+    // Published 85 %, written 80: the rounding is explained, and the ids are mapped to node names once.
+    expect(stdout).toMatch(/a100-busy +85 % +gpu\.nvidia\.com\/utilization=80 +85 rounded down to a multiple of 10 \(UTILIZATION_BUCKET_SIZE\)/);
+    expect(stdout).toContain('the label demo.gpu-scheduling/id carries the ID');
     expect(jobs.get('infer-l4')).toBe('→ l4');
     expect(jobs.get('batch-t4')).toBe('→ t4-x4');
     expect(jobs.get('pretrain-8xh100')).toBe('Pending');
