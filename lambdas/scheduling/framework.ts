@@ -75,13 +75,23 @@ export interface FilterPlugin {
   filter(state: CycleState, pod: PodRequirements, node: NodeInfo): FilterStatus;
 }
 
+/**
+ * What PreScore may return: SKIP says "no preference for this pod" (every
+ * node would score the same), as kube-scheduler's Skip status does. The
+ * profile then runs no Score for the plugin and leaves its weight out of the
+ * mean, so a heavily weighted plugin that only some pods use (NetworkLocality)
+ * does not dilute the others' scale for the rest.
+ */
+export const SKIP = 'skip' as const;
+export type PreScoreResult = void | typeof SKIP;
+
 /** A plugin that ranks feasible nodes (kube-scheduler's ScorePlugin); a profile weighs it. */
 export interface ScorePlugin {
   readonly name: string;
   /** Once per cycle, before any Filter: precompute what the per-node calls need. */
   preFilter?(state: CycleState, pod: PodRequirements): void;
   /** Once per cycle, with the feasible nodes, before any Score. */
-  preScore?(state: CycleState, pod: PodRequirements, nodes: readonly NodeInfo[]): void;
+  preScore?(state: CycleState, pod: PodRequirements, nodes: readonly NodeInfo[]): PreScoreResult;
   /** 0..MAX_NODE_SCORE (values outside are clamped). */
   score(state: CycleState, pod: PodRequirements, node: NodeInfo): number;
   /** Rewrites this plugin's raw scores in place (same order as the nodes), e.g. to rescale to 0..100. */

@@ -20,6 +20,19 @@ export const NODE_LABEL = {
   zone: 'topology.kubernetes.io/zone',
 } as const;
 
+/**
+ * EKS's labels for a node's place in the EC2 network hierarchy, top
+ * (broadest) first: layer 1 … 3 on most instance types, a 4th on types whose
+ * topology has four layers. Nodes sharing a value at a deeper layer are
+ * fewer network hops apart. Other `network-node-layer-*` names are ignored.
+ */
+export const NETWORK_LAYER_LABELS = [
+  'topology.k8s.aws/network-node-layer-1',
+  'topology.k8s.aws/network-node-layer-2',
+  'topology.k8s.aws/network-node-layer-3',
+  'topology.k8s.aws/network-node-layer-4',
+] as const;
+
 /** What Karpenter (AWS provider) labels its nodes with; read when our own labels are not there yet. */
 export const KARPENTER_LABEL = {
   /** Lower case, e.g. `a100`. */
@@ -66,7 +79,12 @@ export const POD_ANNOTATION = {
   gpuMemory: 'gpu.nvidia.com/memory',
   /** Label selector (same namespace) naming the pods this pod talks to, e.g. `app=trainer,job=x`. */
   peerSelector: 'gpu.nvidia.com/peer-selector',
+  /** Number of pods in the pod's job (all alike, found by its peer selector), 1..MAX_GROUP_SIZE. */
+  groupSize: 'gpu.nvidia.com/group-size',
 } as const;
+
+/** Largest group-size accepted: one pod on each node of the largest EKS cluster (100,000 nodes); anything above is a typo. */
+export const MAX_GROUP_SIZE = 100_000;
 
 /** A whole GPU in the device model's unit of sharing. */
 export const GPU_MILLI = 1000;

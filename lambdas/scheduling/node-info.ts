@@ -3,6 +3,7 @@ import type { GpuSharing, MigLayout } from './gpu-node-facts';
 import { GPU_NODE_LIMITS, readGpuNodeFacts } from './gpu-node-facts';
 import { GPU_MILLI, GPU_RESOURCE, MIG_RESOURCE_PREFIX, NODE_ANNOTATION, NODE_LABEL } from './keys';
 import { metadataOf, isRecord, stringField, stringMap } from './kube-json';
+import { localityKeysOf } from './network-topology';
 import type { PodInfo } from './pod-info';
 import { parseBytes, parseCount, parseCpuMilli } from './quantity';
 import type { ResourceDemand } from './resources';
@@ -48,6 +49,8 @@ export class NodeInfo {
   readonly labels: Readonly<Record<string, string>>;
   readonly annotations: Readonly<Record<string, string>>;
   readonly zone: string | undefined;
+  /** Per locality level, the node's key there (see localityKeysOf): read by NetworkLocality in its per-node loop. */
+  readonly localityKeys: readonly (string | undefined)[];
   /** The model label as written, for messages. */
   readonly gpuModel: string | undefined;
   /** One name per model whoever labelled the node (`A100` for `a100`, `NVIDIA-A100-SXM4-40GB`); '' without a model. */
@@ -86,6 +89,7 @@ export class NodeInfo {
     this.labels = spec.labels ?? {};
     this.annotations = spec.annotations ?? {};
     this.zone = spec.zone ?? this.labels[NODE_LABEL.zone];
+    this.localityKeys = localityKeysOf(spec.name, this.labels, this.zone);
     this.gpuModel = spec.gpuModel;
     this.gpuModelTokens = spec.gpuModel === undefined ? EMPTY_TOKENS : modelTokens(spec.gpuModel);
     this.gpuModelKey = spec.gpuModel === undefined ? '' : modelKey(spec.gpuModel);

@@ -1,5 +1,5 @@
 import { modelTokens, splitModelAlternatives } from './gpu-model';
-import { GPU_MILLI, POD_ANNOTATION } from './keys';
+import { GPU_MILLI, MAX_GROUP_SIZE, POD_ANNOTATION } from './keys';
 import type { KubePod } from './kube-json';
 import { metadataOf, stringField, stringMap } from './kube-json';
 import type { LabelSelector } from './label-selector';
@@ -33,6 +33,8 @@ export interface PodRequirements {
   /** Minimum memory per GPU in MiB; undefined = any. */
   readonly gpuMemoryMiB: number | undefined;
   readonly peerSelector: LabelSelector | undefined;
+  /** Pods in the pod's job (gpu.nvidia.com/group-size), itself included; undefined = not declared. */
+  readonly groupSize: number | undefined;
   /** Set when the pod asks for something we cannot parse; the pod then fits nowhere. */
   readonly invalid: InvalidRequirement | undefined;
 }
@@ -51,6 +53,7 @@ export interface PodSpecInput {
   readonly gpuModels?: readonly string[];
   readonly gpuMemoryMiB?: number;
   readonly peerSelector?: LabelSelector;
+  readonly groupSize?: number;
 }
 
 export function createPodRequirements(input: PodSpecInput): PodRequirements {
@@ -71,6 +74,7 @@ export function createPodRequirements(input: PodSpecInput): PodRequirements {
     gpuModelTokens: (models ?? []).map(modelTokens),
     gpuMemoryMiB: input.gpuMemoryMiB,
     peerSelector: input.peerSelector,
+    groupSize: input.groupSize,
     invalid: undefined,
   };
 }
@@ -112,6 +116,16 @@ export function parsePodRequirements(pod: KubePod | unknown): PodRequirements {
     else invalid ??= badAnnotation(POD_ANNOTATION.peerSelector, selectorText, `is not a label selector: ${parsed.error}`);
   }
 
+  const groupText = annotations[POD_ANNOTATION.groupSize];
+  let groupSize: number | undefined;
+  if (groupText !== undefined) {
+    const parsed = parseGroupSize(groupText);
+    if (typeof parsed === 'string') invalid ??= badAnnotation(POD_ANNOTATION.groupSize, groupText, parsed);
+    else if (peerSelector === undefined && selectorText === undefined) {
+      invalid ??= badAnnotation(POD_ANNOTATION.groupSize, groupText, `needs ${POD_ANNOTATION.peerSelector} to find the job's other pods`);
+    } else groupSize = parsed;
+  }
+
   return {
     uid: stringField(metadata.uid) ?? `${namespace}/${name}`,
     namespace,
@@ -122,8 +136,18 @@ export function parsePodRequirements(pod: KubePod | unknown): PodRequirements {
     gpuModelTokens: modelTokenLists,
     gpuMemoryMiB,
     peerSelector,
+    groupSize,
     invalid,
   };
+}
+
+/** A whole number of pods 1..MAX_GROUP_SIZE, or why not. */
+function parseGroupSize(text: string): number | string {
+  if (!/^\s*\d+\s*$/.test(text)) return 'is not a whole number of pods';
+  const value = Number(text);
+  if (value < 1) return 'must be at least 1';
+  if (value > MAX_GROUP_SIZE) return `is more than ${MAX_GROUP_SIZE} pods`;
+  return value;
 }
 
 function badAnnotation(annotation: string, value: string, why: string): InvalidRequirement {

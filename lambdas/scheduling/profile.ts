@@ -1,5 +1,5 @@
 import type { FilterOutcome, FilterPlugin, FilterRejection, FilterStatus, Plugin, ProfileSpec, RejectedNode, WeightedPlugin } from './framework';
-import { CycleState, MAX_NODE_SCORE, PASS, reject } from './framework';
+import { CycleState, MAX_NODE_SCORE, PASS, SKIP, reject } from './framework';
 import type { NodeInfo } from './node-info';
 import type { PodRequirements } from './pod-requirements';
 import type { Snapshot } from './snapshot';
@@ -63,22 +63,31 @@ export class Profile {
   }
 
   /**
-   * Weighted mean of the plugins' scores, 0..100, one per node in order.
-   * With no scorer every node gets 0.
+   * Weighted mean of the plugins' scores, 0..100, one per node in order, over
+   * the plugins that did not skip this pod (PreScore returned SKIP). With no
+   * scorer every node gets 0.
    */
   score(state: CycleState, nodes: readonly NodeInfo[]): Float64Array {
     const total = new Float64Array(nodes.length);
     const pod = state.pod;
     if (this.totalWeight === 0 || nodes.length === 0 || pod.invalid !== undefined) return total;
     const raw = new Float64Array(nodes.length);
-    for (const { plugin } of this.scorers) plugin.preScore?.(state, pod, nodes);
-    for (const { plugin, weight } of this.scorers) {
+    let active: readonly WeightedPlugin[] = this.scorers;
+    let activeWeight = this.totalWeight;
+    for (const scorer of this.scorers) {
+      if (scorer.plugin.preScore?.(state, pod, nodes) !== SKIP) continue;
+      if (active === this.scorers) active = [...this.scorers];
+      active = active.filter((s) => s !== scorer);
+      activeWeight -= scorer.weight;
+    }
+    if (activeWeight <= 0) return total;
+    for (const { plugin, weight } of active) {
       const scoreFn = plugin.score;
       for (let i = 0; i < nodes.length; i++) raw[i] = scoreFn.call(plugin, state, pod, nodes[i] as NodeInfo);
       plugin.normalizeScores?.(state, pod, raw);
       for (let i = 0; i < nodes.length; i++) total[i] = (total[i] ?? 0) + clampScore(raw[i] ?? 0) * weight;
     }
-    for (let i = 0; i < nodes.length; i++) total[i] = (total[i] ?? 0) / this.totalWeight;
+    for (let i = 0; i < nodes.length; i++) total[i] = (total[i] ?? 0) / activeWeight;
     return total;
   }
 }

@@ -27,14 +27,20 @@ export interface ProfileOptions {
 /**
  * Fragmentation (FGD) leads: on the openb trace it strands the fewest GPUs
  * (docs/simulator.md). GpuScore carries utilization and outweighs small
- * fragmentation differences; locality outweighs them for pods that name
- * peers. GpuPacking stays available but off: as a tie-breaker it undoes FGD's
- * choices (−2 points of allocation on the trace).
+ * fragmentation differences. GpuPacking stays available but off: as a
+ * tie-breaker it undoes FGD's choices (−2 points of allocation on the trace).
+ *
+ * NetworkLocality 140: adjacent locality levels are ≥ 15.5 points apart, so
+ * one level is worth ≥ 140 × 15.5 = 2170 > 20 × 100 + 1 × 100 = 2100, the
+ * most Fragmentation and GpuScore together can differ by: for a pod that
+ * names peers, a closer level always wins, and within a level the others
+ * choose. It skips every other pod (no weight in their mean), so their scale
+ * is Fragmentation 20 of 21.
  */
 export const DEFAULT_WEIGHTS = {
   [GPU_SCORE_NAME]: 1,
   [GPU_PACKING_NAME]: 0,
-  [NETWORK_LOCALITY_NAME]: 5,
+  [NETWORK_LOCALITY_NAME]: 140,
   [FRAGMENTATION_NAME]: 20,
 } as const satisfies Readonly<Record<ScorePluginName, number>>;
 

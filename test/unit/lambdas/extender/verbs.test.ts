@@ -170,11 +170,12 @@ describe('prioritize', () => {
   it('full Nodes without cluster access scores from allocatable and utilization', async () => {
     const { post } = harness({ profile: seedProfile() });
     const response = await post('/prioritize', fixture('extender-args-nodes.json'));
-    // A100_1: (2*(0.7*100/7 + 0.3*80) + 25 + 0)/4 = 23.25; A100_2 unknown utilization: (2*25 + 25)/4 = 18.75.
-    // Plain rounding would give both 2; 4.5 points behind the best, A100_2 loses 3 levels (toExtenderScores).
+    // NetworkLocality skips a pod without peers, so its weight is not in the mean (issue 16):
+    // A100_1: (2*(0.7*100/7 + 0.3*80) + 25)/3 = 31; A100_2 unknown utilization: (2*25 + 25)/3 = 25.
+    // Plain rounding would give both 3; 6 points behind the best, A100_2 loses 4 levels (toExtenderScores).
     expect(response.body).toEqual([
       { Host: A100_1, Score: 10 },
-      { Host: A100_2, Score: 7 },
+      { Host: A100_2, Score: 6 },
       { Host: T4, Score: 0 },
       { Host: A10G, Score: 0 },
     ]);
