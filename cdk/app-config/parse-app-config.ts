@@ -23,10 +23,14 @@ const QUALIFIED_NAME = /^([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?\/)?[A-Za-z0-9]([-
 const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
 const CIDR = { pattern: /^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/, allowed: 'an IPv4 CIDR such as 10.0.0.0/16' };
 const INSTANCE_TYPE = { pattern: /^[a-z][a-z0-9-]*\.[a-z0-9]+$/, allowed: 'an EC2 instance type such as m7i.large' };
-/** x86_64 NVIDIA families the AL2023_x86_64_NVIDIA AMI supports (Graviton GPU types need the ARM AMI). */
+/**
+ * Only the form is checked at synth: whether a type has NVIDIA GPUs is EC2's
+ * to say, and the stack asks it at deploy time (GpuInstanceTypeCheck), so a
+ * family released after this code is accepted without a release of it.
+ */
 const GPU_INSTANCE_TYPE = {
-  pattern: /^(g4dn|g5|g6|g6e|gr6|p3|p3dn|p4d|p4de|p5|p5e|p5en|p6-b200)\.[a-z0-9]+$/,
-  allowed: 'an x86_64 NVIDIA GPU instance type (families g4dn, g5, g6, g6e, gr6, p3, p3dn, p4d, p4de, p5, p5e, p5en, p6-b200)',
+  pattern: INSTANCE_TYPE.pattern,
+  allowed: 'an EC2 instance type with NVIDIA GPUs such as g5.xlarge (checked against DescribeInstanceTypes when deploying)',
 };
 const AVAILABILITY_ZONE = { pattern: /^[a-z]{2}(-[a-z]+)+-\d[a-z]$/, allowed: 'an availability zone name such as us-east-1a' };
 const ENV_MAP = { keyPattern: /^[A-Za-z_][A-Za-z0-9_]*$/, allowedKeys: 'an environment variable name', maxValueLength: 4096 };

@@ -1,4 +1,4 @@
-import type { EC2Client } from '@aws-sdk/client-ec2';
+import type { EC2Client, InstanceTypeInfo } from '@aws-sdk/client-ec2';
 import { DescribeInstanceTypesCommand } from '@aws-sdk/client-ec2';
 
 /** One kind of GPU in an instance type (DescribeInstanceTypes GpuInfo.Gpus[]). */
@@ -42,11 +42,10 @@ export function createInstanceTypeGpuCatalog(ec2: EC2Client): InstanceTypeGpuCat
   return {
     async lookup(instanceTypes) {
       const missing = [...new Set(instanceTypes)].filter((t) => !cache.has(t) && !unknownTypes.has(t));
-      for (let i = 0; i < missing.length; i += TYPES_PER_CALL) {
-        const batch = missing.slice(i, i + TYPES_PER_CALL);
-        await fetchBatch(ec2, batch, cache);
-        for (const t of batch) if (!cache.has(t)) unknownTypes.add(t);
+      for (const item of await describeInstanceTypes(ec2, missing)) {
+        if (item.InstanceType !== undefined) cache.set(item.InstanceType, toGpuInfo(item.InstanceType, item.GpuInfo));
       }
+      for (const t of missing) if (!cache.has(t)) unknownTypes.add(t);
       const result = new Map<string, InstanceTypeGpuInfo>();
       for (const t of instanceTypes) {
         const info = cache.get(t);
@@ -57,22 +56,27 @@ export function createInstanceTypeGpuCatalog(ec2: EC2Client): InstanceTypeGpuCat
   };
 }
 
-async function fetchBatch(ec2: EC2Client, batch: readonly string[], cache: Map<string, InstanceTypeGpuInfo>): Promise<void> {
-  let nextToken: string | undefined;
-  do {
-    const page = await ec2.send(
-      new DescribeInstanceTypesCommand({ Filters: [{ Name: 'instance-type', Values: [...batch] }], NextToken: nextToken }),
-    );
-    for (const item of page.InstanceTypes ?? []) {
-      if (item.InstanceType === undefined) continue;
-      cache.set(item.InstanceType, toGpuInfo(item.InstanceType, item.GpuInfo));
-    }
-    nextToken = page.NextToken;
-  } while (nextToken);
+/**
+ * EC2's description of each requested type, in batches of 100 and all pages.
+ * By filter, so a type EC2 does not know (a typo, or not offered in this
+ * region) is left out of the result instead of failing the whole call.
+ */
+export async function describeInstanceTypes(ec2: EC2Client, instanceTypes: readonly string[]): Promise<InstanceTypeInfo[]> {
+  const found: InstanceTypeInfo[] = [];
+  for (let i = 0; i < instanceTypes.length; i += TYPES_PER_CALL) {
+    const batch = instanceTypes.slice(i, i + TYPES_PER_CALL);
+    let nextToken: string | undefined;
+    do {
+      const page = await ec2.send(new DescribeInstanceTypesCommand({ Filters: [{ Name: 'instance-type', Values: [...batch] }], NextToken: nextToken }));
+      found.push(...(page.InstanceTypes ?? []));
+      nextToken = page.NextToken;
+    } while (nextToken);
+  }
+  return found;
 }
 
 interface Ec2GpuInfo {
-  Gpus?: { Name?: string; Manufacturer?: string; Count?: number; MemoryInfo?: { SizeInMiB?: number } }[];
+  Gpus?: { Name?: string; Manufacturer?: string; Count?: number; LogicalGpuCount?: number; MemoryInfo?: { SizeInMiB?: number } }[];
   TotalGpuMemoryInMiB?: number;
 }
 
@@ -80,7 +84,10 @@ interface Ec2GpuInfo {
 export function toGpuInfo(instanceType: string, gpuInfo: Ec2GpuInfo | undefined): InstanceTypeGpuInfo {
   const gpus: GpuDevice[] = [];
   for (const gpu of gpuInfo?.Gpus ?? []) {
-    const count = gpu.Count ?? 0;
+    // A fractional GPU (g6f, gr6f: GpuPartitionSize 1/8 to 1/2) has Count 0 and
+    // LogicalGpuCount 1; the node sees one GPU with the partition's memory, which
+    // is what MemoryInfo holds.
+    const count = gpu.Count !== undefined && gpu.Count > 0 ? gpu.Count : (gpu.LogicalGpuCount ?? 0);
     if (count <= 0 || !gpu.Name) continue;
     gpus.push({
       name: gpu.Name,

@@ -8,6 +8,7 @@ import { NODE_TAINT } from '../../../lambdas/scheduling/keys';
 import type { KubernetesMinorVersion, NewClusterConfig, NodeGroupConfig, NodeTaint } from '../../app-config/app-config';
 import type { ClusterTarget } from './cluster-target';
 import { acknowledgeClusterRoles, acknowledgeKubectlProvider } from './eks-acknowledgments';
+import { GpuInstanceTypeCheck } from './gpu-instance-type-check';
 import { kubectlLayer } from './kubectl-layer';
 
 export interface NewGpuClusterProps {
@@ -100,16 +101,19 @@ export class NewGpuCluster extends Construct implements ClusterTarget {
     this.clusterArn = this.cluster.clusterArn;
     this.clusterSecurityGroup = this.cluster.clusterSecurityGroup;
 
-    const system = this.addNodeGroup('SystemNodeGroup', config.systemNodeGroup, eks.NodegroupAmiType.AL2023_X86_64_STANDARD, {});
+    const system = this.addNodeGroup('SystemNodeGroup', config.systemNodeGroup, {});
     this.computeReady.push(system);
-    for (const configured of config.gpuNodeGroups) {
+    const instanceTypeCheck = config.gpuNodeGroups.length > 0 ? new GpuInstanceTypeCheck(this, 'GpuInstanceTypes', { logRetention: props.logRetention }) : undefined;
+    for (const [index, configured] of config.gpuNodeGroups.entries()) {
       const addTaint = config.gpuNodeStartupTaint && !configured.taints.some((taint) => taint.key === GPU_NODE_STARTUP_TAINT.key);
       const group = addTaint ? { ...configured, taints: [...configured.taints, GPU_NODE_STARTUP_TAINT] } : configured;
-      const nodegroup = this.addNodeGroup(`GpuNodeGroup-${group.name}`, group, eks.NodegroupAmiType.AL2023_X86_64_NVIDIA, {
-        [ACCELERATOR_LABEL]: 'nvidia',
-      });
+      const amiType = instanceTypeCheck?.amiTypeFor(`Check-${group.name}`, `cluster.gpuNodeGroups[${index}].instanceTypes`, group.instanceTypes);
+      const nodegroup = this.addNodeGroup(`GpuNodeGroup-${group.name}`, group, { [ACCELERATOR_LABEL]: 'nvidia' }, amiType);
       this.gpuNodeGroups.push(nodegroup);
     }
+    // A type without NVIDIA GPUs then fails the deployment within a minute,
+    // before the control plane (ten minutes or more) is even started.
+    for (const check of instanceTypeCheck?.all ?? []) clusterResource?.node.addDependency(check);
 
     // The people who run the cluster; CloudFormation's role, which creates it, is not one of them.
     for (const [index, principal] of config.adminPrincipalArns.entries()) {
@@ -150,15 +154,19 @@ export class NewGpuCluster extends Construct implements ClusterTarget {
     return securityGroup;
   }
 
-  private addNodeGroup(id: string, group: NodeGroupConfig, amiType: eks.NodegroupAmiType, stackLabels: Record<string, string>): eks.Nodegroup {
-    const isGpuGroup = amiType === eks.NodegroupAmiType.AL2023_X86_64_NVIDIA;
+  /**
+   * A managed node group; a GPU group when `gpuAmiType` (the deploy-time
+   * check's answer) is given, the system group otherwise.
+   */
+  private addNodeGroup(id: string, group: NodeGroupConfig, stackLabels: Record<string, string>, gpuAmiType?: string): eks.Nodegroup {
     const nodegroup = this.cluster.addNodegroupCapacity(id, {
-      amiType,
-      // aws-cdk-lib's list of GPU instance families stops at g6e/p4de, so its
-      // AMI check rejects the NVIDIA AMI for p5, p5e, p5en, gr6 and p6-b200;
-      // GPU instance types are set on the L1 resource below instead (the
-      // config has already checked they are x86_64 NVIDIA types).
-      instanceTypes: isGpuGroup ? undefined : group.instanceTypes.map((type) => new ec2.InstanceType(type)),
+      // For a GPU group a placeholder, replaced below by the checked AMI type.
+      amiType: gpuAmiType === undefined ? eks.NodegroupAmiType.AL2023_X86_64_STANDARD : eks.NodegroupAmiType.AL2023_X86_64_NVIDIA,
+      // aws-cdk-lib's own list of GPU instance families (p2, p3, g2, g3, g4)
+      // would reject the NVIDIA AMI for every newer family, so GPU instance
+      // types are set on the L1 resource below; GpuInstanceTypeCheck asks EC2
+      // about them at deploy time instead.
+      instanceTypes: gpuAmiType === undefined ? group.instanceTypes.map((type) => new ec2.InstanceType(type)) : undefined,
       minSize: group.minSize,
       maxSize: group.maxSize,
       desiredSize: group.desiredSize,
@@ -168,7 +176,11 @@ export class NewGpuCluster extends Construct implements ClusterTarget {
       labels: { ...group.labels, ...stackLabels, [NODE_GROUP_LABEL]: group.name },
       taints: group.taints.map((taint) => ({ key: taint.key, value: taint.value, effect: eks.TaintEffect[taint.effect] })),
     });
-    if (isGpuGroup) (nodegroup.node.defaultChild as eks.CfnNodegroup).instanceTypes = [...group.instanceTypes];
+    if (gpuAmiType !== undefined) {
+      const resource = nodegroup.node.defaultChild as eks.CfnNodegroup;
+      resource.instanceTypes = [...group.instanceTypes];
+      resource.amiType = gpuAmiType;
+    }
     return nodegroup;
   }
 }

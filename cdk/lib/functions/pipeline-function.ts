@@ -7,7 +7,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { FunctionConfig } from '../../app-config/app-config';
 import type { ClusterTarget } from '../cluster/cluster-target';
-import { LAMBDA_ENTRIES, PROJECT_ROOT } from './lambda-entries';
+import { LAMBDA_BUILD, RUNTIME_ACKNOWLEDGMENT } from './lambda-build';
+import { LAMBDA_ENTRIES } from './lambda-entries';
 import type { PipelineFunctionName } from './lambda-entries';
 
 export interface PipelineFunctionProps {
@@ -30,10 +31,9 @@ export interface UnscopedActions {
 }
 
 /**
- * One of the pipeline's Lambdas: bundled from TypeScript with esbuild,
- * nodejs22.x on arm64 (cheaper per GB-second; nothing in it is
- * architecture-specific), in the cluster VPC's private subnets so it can reach
- * a private API endpoint, with its own log group, role and security group.
+ * One of the pipeline's Lambdas, built as LAMBDA_BUILD says, in the cluster
+ * VPC's private subnets so it can reach a private API endpoint, with its own
+ * log group, role and security group.
  */
 export class PipelineFunction extends Construct {
   readonly function: nodejs.NodejsFunction;
@@ -78,11 +78,9 @@ export class PipelineFunction extends Construct {
     }
 
     this.function = new nodejs.NodejsFunction(this, 'Function', {
+      ...LAMBDA_BUILD,
       entry: LAMBDA_ENTRIES[props.name],
-      handler: 'handler',
       description: props.description,
-      runtime: lambda.Runtime.NODEJS_22_X,
-      architecture: lambda.Architecture.ARM_64,
       memorySize: props.config.memorySizeMiB,
       timeout: Duration.seconds(props.config.timeoutSeconds),
       role: this.role,
@@ -92,25 +90,11 @@ export class PipelineFunction extends Construct {
       securityGroups: [this.securityGroup],
       reservedConcurrentExecutions: props.reservedConcurrency,
       tracing: lambda.Tracing.ACTIVE,
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
       environment: {
         ...props.config.environment,
         ...props.environment,
         CLUSTER_NAME: target.clusterName,
         NODE_OPTIONS: '--enable-source-maps',
-      },
-      bundling: {
-        format: nodejs.OutputFormat.ESM,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        mainFields: ['module', 'main'],
-        // Bundle the AWS SDK too, at the versions the lockfile pins, rather
-        // than whatever the runtime happens to ship.
-        externalModules: [],
-        // CommonJS dependencies inside an ESM bundle still call require().
-        banner: "import { createRequire as __gpuCreateRequire } from 'node:module'; const require = __gpuCreateRequire(import.meta.url);",
       },
     });
     Validations.of(this.role).acknowledge({
@@ -120,9 +104,6 @@ export class PipelineFunction extends Construct {
         ...(props.unscopedActions ?? []).map((unscoped) => `${unscoped.actions.join(', ')}: ${unscoped.why}`),
       ].join(' '),
     });
-    Validations.of(this.function).acknowledge({
-      id: 'AwsSolutions-L1',
-      reason: 'nodejs22.x on purpose: the code and its pinned dependencies (@kubernetes/client-node 1.4, AWS SDK v3) are tested on Node 20 and 22; moving to a newer runtime is a deliberate upgrade.',
-    });
+    Validations.of(this.function).acknowledge(RUNTIME_ACKNOWLEDGMENT);
   }
 }

@@ -46,7 +46,7 @@ describe('parseAppConfig rejects bad values, naming the key and what is allowed'
     [{ clusterName: 'bad name!' }, 'clusterName', 'EKS cluster name'],
     [{ logRetentionDays: 2 }, 'logRetentionDays', 'must be one of 1, 3, 5'],
     [{ colour: 'blue' }, 'colour', 'unknown key'],
-    [{ cluster: { gpuNodeGroups: [{ instanceTypes: ['m5.large'] }] } }, 'cluster.gpuNodeGroups[0].instanceTypes[0]', 'NVIDIA GPU instance type'],
+    [{ cluster: { gpuNodeGroups: [{ instanceTypes: ['g5'] }] } }, 'cluster.gpuNodeGroups[0].instanceTypes[0]', 'an EC2 instance type with NVIDIA GPUs such as g5.xlarge (checked against DescribeInstanceTypes when deploying)'],
     [{ cluster: { gpuNodeGroups: [{ minSize: 3, maxSize: 2 }] } }, 'cluster.gpuNodeGroups[0].maxSize', 'at least minSize (3)'],
     [{ cluster: { gpuNodeGroups: [{ desiredSize: 9 }] } }, 'cluster.gpuNodeGroups[0].desiredSize', 'from minSize (0) to maxSize (4)'],
     [{ cluster: { gpuNodeGroups: [{ taints: [{ key: 'a', effect: 'NoSchedule' }] }] } }, 'cluster.gpuNodeGroups[0].taints[0].effect', '"NO_SCHEDULE"'],
@@ -74,6 +74,15 @@ describe('parseAppConfig rejects bad values, naming the key and what is allowed'
     const message = errorOf(raw);
     expect(message).toContain(`${key}:`);
     expect(message).toContain(allowed);
+  });
+});
+
+describe('GPU node group instance types', () => {
+  it('accepts any well-formed type at synth, new families included; EC2 decides at deploy time (GpuInstanceTypeCheck)', () => {
+    const instanceTypes = ['p6-b300.48xlarge', 'g6f.large', 'g7e.2xlarge', 'p6e-gb200.36xlarge', 'p9-future.96xlarge', 'm5.large'];
+    const config = parseAppConfig({ cluster: { gpuNodeGroups: [{ instanceTypes }] } });
+    if (config.cluster.mode !== 'new') throw new Error('unreachable');
+    expect(config.cluster.gpuNodeGroups[0]?.instanceTypes).toEqual(instanceTypes);
   });
 });
 

@@ -27,9 +27,9 @@ describe('cdk/bin/app.ts', () => {
   it('reads the config file named by the configFile context key', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gpu-app-config-'));
     const file = join(dir, 'gpu.yaml');
-    writeFileSync(file, 'cluster:\n  gpuNodeGroups:\n    - instanceTypes: [m5.large]\n');
+    writeFileSync(file, 'cluster:\n  gpuNodeGroups:\n    - instanceTypes: [G5.XLARGE]\n');
     const { status, stderr } = runApp({ configFile: file });
     expect(status).toBe(1);
-    expect(stderr).toContain('invalid configuration: cluster.gpuNodeGroups[0].instanceTypes[0]: must be an x86_64 NVIDIA GPU instance type');
+    expect(stderr).toContain('invalid configuration: cluster.gpuNodeGroups[0].instanceTypes[0]: must be an EC2 instance type with NVIDIA GPUs');
   }, 120_000);
 });

@@ -46,10 +46,11 @@ describe('new cluster', () => {
     });
   });
 
-  it('creates a tainted GPU node group on the AL2023 NVIDIA AMI and a small system node group', () => {
+  it('creates a tainted GPU node group on the NVIDIA AMI the deploy-time check picks, and a small system node group', () => {
     synth.template.resourceCountIs('AWS::EKS::Nodegroup', 2);
+    synth.template.hasResourceProperties('Custom::GpuInstanceTypes', { Setting: 'cluster.gpuNodeGroups[0].instanceTypes', InstanceTypes: ['g5.xlarge', 'g5.2xlarge'] });
     synth.template.hasResourceProperties('AWS::EKS::Nodegroup', {
-      AmiType: 'AL2023_x86_64_NVIDIA',
+      AmiType: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ClusterGpuInstanceTypesCheckgpu'), 'AmiType'] },
       InstanceTypes: ['g5.xlarge', 'g5.2xlarge'],
       ScalingConfig: { MinSize: 0, MaxSize: 4, DesiredSize: 1 },
       Taints: [{ Effect: 'NO_SCHEDULE', Key: 'nvidia.com/gpu', Value: 'true' }],

@@ -93,6 +93,41 @@ describe('NewGpuCluster options', () => {
   });
 });
 
+describe('GPU instance types, checked against EC2 at deploy time', () => {
+  const checks = (): [string, { Properties: { Setting: string; InstanceTypes: string[] } }][] =>
+    Object.entries(template.findResources('Custom::GpuInstanceTypes')) as [string, { Properties: { Setting: string; InstanceTypes: string[] } }][];
+
+  it('asks one check per GPU group, naming the setting a failure reports', () => {
+    expect(checks().map(([, check]) => check.Properties)).toEqual([
+      expect.objectContaining({ Setting: 'cluster.gpuNodeGroups[0].instanceTypes', InstanceTypes: ['p5.48xlarge'] }),
+      expect.objectContaining({ Setting: 'cluster.gpuNodeGroups[1].instanceTypes', InstanceTypes: ['g6.xlarge', 'g6.2xlarge'] }),
+    ]);
+  });
+
+  it("gives each GPU group the AMI type its check answers, and the cluster waits for every check", () => {
+    for (const [id, check] of checks()) {
+      template.hasResourceProperties('AWS::EKS::Nodegroup', { InstanceTypes: check.Properties.InstanceTypes, AmiType: { 'Fn::GetAtt': [id, 'AmiType'] } });
+    }
+    const [cluster] = Object.values(template.findResources('AWS::EKS::Cluster')) as { DependsOn?: string[] }[];
+    for (const [id] of checks()) expect(cluster?.DependsOn, id).toContain(id);
+  });
+
+  it('runs the check outside the VPC, allowed to read instance types and write its own logs only', () => {
+    const [[, fn] = ['', {}]] = Object.entries(template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('DescribeInstanceTypes') } })) as [
+      string,
+      { Properties: { VpcConfig?: unknown; Role: { 'Fn::GetAtt': [string, string] }; Runtime: string } },
+    ][];
+    expect(fn.Properties.VpcConfig).toBeUndefined();
+    expect(fn.Properties.Runtime).toBe('nodejs22.x');
+    const roleId = fn.Properties.Role['Fn::GetAtt'][0];
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')) as { Properties: { Roles: { Ref: string }[]; PolicyDocument: { Statement: { Action: string | string[] }[] } } }[];
+    const actions = policies.filter((policy) => policy.Properties.Roles.some((role) => role.Ref === roleId)).flatMap((policy) => policy.Properties.PolicyDocument.Statement.flatMap((statement) => statement.Action));
+    expect(new Set(actions)).toEqual(new Set(['ec2:DescribeInstanceTypes', 'logs:CreateLogStream', 'logs:PutLogEvents']));
+    const role = template.findResources('AWS::IAM::Role')[roleId] as { Properties: { ManagedPolicyArns?: unknown } } | undefined;
+    expect(role?.Properties.ManagedPolicyArns).toBeUndefined();
+  });
+});
+
 describe('AWS APIs through VPC endpoints', () => {
   it('creates private-DNS interface endpoints for EKS, EC2 and CloudWatch, open to the VPC on 443', () => {
     const endpoints = Object.values(template.findResources('AWS::EC2::VPCEndpoint')) as { Properties: { ServiceName: unknown; PrivateDnsEnabled: boolean; VpcEndpointType: string } }[];
