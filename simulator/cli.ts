@@ -1,5 +1,5 @@
 /**
- * `npm run simulate -- --nodes <file> --pods <file> [--config <file>] [--json]`:
+ * `npm run simulate -- --nodes <file> --pods <file> [--config <file>] [--json] [--explain]`:
  * what-if placement of pending pods on a cluster, with the same scheduling
  * library and profile the extender runs (plus the scheduler's CPU/memory fit).
  */
@@ -13,7 +13,7 @@ import { parseSimulatorConfig } from './simulator-config';
 import { errorMessage } from '../lambdas/common/error-message';
 
 export const SIMULATE_CLI = defineCli({
-  usage: 'npm run simulate -- --nodes <file> --pods <file> [--config <file>] [--json]',
+  usage: 'npm run simulate -- --nodes <file> --pods <file> [--config <file>] [--json] [--explain]',
   summary: [
     'What-if placement: where the pending pods would land on these nodes, with the',
     'profile the extender runs (plus kube-scheduler\'s CPU/memory/pod-count fit).',
@@ -26,11 +26,13 @@ export const SIMULATE_CLI = defineCli({
     pods: { type: 'string', value: 'file', description: 'pods, as `kubectl get pods -A -o json` (or yaml) prints them (required)' },
     config: { type: 'string', value: 'file', description: 'profile options (JSON or YAML): weights, gpuScore; see docs/simulator.md' },
     json: { type: 'boolean', description: 'print {placed, unschedulable, alreadyBound, nodes} as JSON instead of tables' },
+    explain: { type: 'boolean', description: 'for each placement, every plugin\'s score on the chosen node and on the runner-up, and the margin (or: tie)' },
   },
   examples: [
     'kubectl get nodes -o json > nodes.json; kubectl get pods -A -o json > pods.json',
     'npm run simulate -- --nodes nodes.json --pods pods.json',
     'npm run simulate -- --nodes nodes.json --pods pods.json --config profile.yaml --json',
+    'npm run simulate -- --nodes nodes.json --pods pods.json --explain   # why each pod went where it went',
   ],
 });
 
@@ -42,23 +44,24 @@ function readInput(file: string): string {
   }
 }
 
-interface SimulateOptions {
+interface SimulateCliOptions {
   nodes: string;
   pods: string;
   config: string | undefined;
   json: boolean;
+  explain: boolean;
 }
 
 function main(argv: readonly string[]): number {
-  const options = readCommandLine(SIMULATE_CLI, argv, (values): SimulateOptions => {
+  const options = readCommandLine(SIMULATE_CLI, argv, (values): SimulateCliOptions => {
     if (values.nodes === undefined || values.pods === undefined) throw new UsageError('--nodes and --pods are required');
-    return { nodes: values.nodes, pods: values.pods, config: values.config, json: values.json === true };
+    return { nodes: values.nodes, pods: values.pods, config: values.config, json: values.json === true, explain: values.explain === true };
   });
   try {
     const nodes = parseKubeList(readInput(options.nodes), options.nodes, 'Node');
     const pods = parseKubeList(readInput(options.pods), options.pods, 'Pod');
     const profileOptions = options.config === undefined ? {} : parseSimulatorConfig(readInput(options.config), options.config);
-    const result = simulate(nodes, pods, createSimulatorProfile(profileOptions));
+    const result = simulate(nodes, pods, createSimulatorProfile(profileOptions), { explain: options.explain });
     process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatSimulation(result)}\n`);
     return 0;
   } catch (error) {

@@ -1,4 +1,6 @@
 import { chooseDevices } from '../lambdas/scheduling/device-choice';
+import type { ChoiceExplanation } from '../lambdas/scheduling/explain';
+import { explainChoice } from '../lambdas/scheduling/explain';
 import type { RejectedNode } from '../lambdas/scheduling/framework';
 import { metadataOf, stringField } from '../lambdas/scheduling/kube-json';
 import { podInfoFromKubernetes } from '../lambdas/scheduling/pod-info';
@@ -14,6 +16,13 @@ export interface PlacedPod {
   readonly score: number;
   /** GPU device indexes the pod got on the node. */
   readonly devices: readonly number[];
+  /** With `explain`: each plugin's score on the chosen node and on the runner-up, and whether it was a tie. */
+  readonly explanation?: ChoiceExplanation;
+}
+
+export interface SimulateOptions {
+  /** Keep each placement's per-plugin scores and runner-up (--explain). */
+  readonly explain?: boolean;
 }
 
 export interface NodeReason {
@@ -70,7 +79,7 @@ export function summarize(total: number, rejected: readonly RejectedNode[]): str
  * GPU fit plus the scoring plugins; ties go to the earliest node in the
  * input), and later pods see the earlier ones.
  */
-export function simulate(nodes: readonly unknown[], pods: readonly unknown[], profile: Profile): SimulationResult {
+export function simulate(nodes: readonly unknown[], pods: readonly unknown[], profile: Profile, options: SimulateOptions = {}): SimulationResult {
   const bound = pods.filter((p) => podInfoFromKubernetes(p) !== undefined);
   const snapshot = snapshotFromKubernetes(nodes, bound);
   const placed: PlacedPod[] = [];
@@ -78,7 +87,7 @@ export function simulate(nodes: readonly unknown[], pods: readonly unknown[], pr
   for (const raw of pods) {
     if (!isPending(raw)) continue;
     const pod = parsePodRequirements(raw);
-    const { node, score, rejected } = selectNode(profile, snapshot, pod);
+    const { node, score, rejected, feasible } = selectNode(profile, snapshot, pod);
     if (node === undefined) {
       unschedulable.push({
         pod: podKey(raw),
@@ -87,11 +96,13 @@ export function simulate(nodes: readonly unknown[], pods: readonly unknown[], pr
       });
       continue;
     }
+    // Scored again before the bind, as the choice was made; only when asked (it doubles the scoring).
+    const explanation = options.explain === true ? explainChoice(feasible, profile.explainScores(profile.startCycle(snapshot, pod), feasible)) : undefined;
     const devices = snapshot.bind(
       { uid: pod.uid, namespace: pod.namespace, name: pod.name, labels: pod.labels, nodeName: node.name, demand: pod.demand },
       chooseDevices(profile, profile.startCycle(snapshot, pod), node),
     );
-    placed.push({ pod: podKey(raw), node: node.name, score: Math.round(score * 100) / 100, devices: [...devices] });
+    placed.push({ pod: podKey(raw), node: node.name, score: Math.round(score * 100) / 100, devices: [...devices], ...(explanation === undefined ? {} : { explanation }) });
   }
   return {
     placed,

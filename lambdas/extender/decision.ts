@@ -1,4 +1,16 @@
-import type { FilterRejection, RejectionReason } from '../scheduling';
+import type { FilterRejection, NodeScoreExplanation, RejectionReason } from '../scheduling';
+
+/** A node of /prioritize's ranking: its 0..100 total, each plugin's score, and the 0..10 level sent. */
+export interface RankedNode extends NodeScoreExplanation {
+  readonly level: number;
+}
+
+/** /prioritize: our best node and the runner-up, and whether kube-scheduler sees them as equal (same level). */
+export interface ExtenderRanking {
+  readonly best: RankedNode;
+  readonly runnerUp?: RankedNode;
+  readonly tie: boolean;
+}
 
 /** What one extender call decided, for the one-line decision log and the rejection metrics. */
 export interface DecisionSummary {
@@ -11,6 +23,8 @@ export interface DecisionSummary {
   readonly reasons: Readonly<Partial<Record<RejectionReason, number>>>;
   /** The most frequent rejection messages with their counts, most frequent first. */
   readonly topReasons: readonly string[];
+  /** /prioritize only: why our top node ranks first, per plugin, and the runner-up. */
+  readonly ranking?: ExtenderRanking;
 }
 
 const TOP_REASONS = 3;

@@ -1,9 +1,9 @@
 import { errorMessage } from '../common/error-message';
-import type { NodeInfo, Profile, RejectedNode, RejectionReason, Snapshot } from '../scheduling';
-import { metadataOf, parsePodRequirements, stringField } from '../scheduling';
+import type { NodeInfo, Profile, RejectedNode, RejectionReason, ScoreBreakdown, Snapshot } from '../scheduling';
+import { explainChoice, metadataOf, parsePodRequirements, stringField } from '../scheduling';
 import type { CandidateResolver } from './candidate-nodes';
 import type { ClusterCache } from './cluster-cache';
-import type { DecisionSummary } from './decision';
+import type { DecisionSummary, ExtenderRanking } from './decision';
 import { NOT_IN_CACHE_MESSAGE, RejectionTally } from './decision';
 import { toExtenderScores } from './extender-scores';
 import type { FilterArgs, PreemptArgs, VictimSet } from './wire-args';
@@ -119,7 +119,8 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
   // Scores only mean something where the pod fits; the rest get 0.
   const { feasible, rejected } = profile.filter(state, nodes);
   tallied(tally, rejected);
-  const feasibleScores = toExtenderScores(profile.score(state, feasible));
+  const breakdown = profile.explainScores(state, feasible);
+  const feasibleScores = toExtenderScores(breakdown.total);
   const nodeScores = new Uint8Array(nodes.length);
   for (let i = 0, j = 0; i < nodes.length && j < feasible.length; i++) {
     if (nodes[i] === feasible[j]) {
@@ -140,7 +141,27 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
     // Every input resolved: `nodes` is the input, in order.
     for (let i = 0; i < nodes.length; i++) body.push({ Host: (nodes[i] as NodeInfo).name, Score: nodeScores[i] ?? 0 });
   }
-  return { status: 200, body, summary: tally.summary(pod, args.nodes.mode, nodes.length + unknown.length, feasible.length) };
+  const summary = tally.summary(pod, args.nodes.mode, nodes.length + unknown.length, feasible.length);
+  const ranking = rankingOf(feasible, breakdown, feasibleScores);
+  return { status: 200, body, summary: ranking === undefined ? summary : { ...summary, ranking } };
+}
+
+/**
+ * Our top two nodes for the decision log, each with its extender level
+ * (what kube-scheduler adds, × weight × 10) and every plugin's score; a tie
+ * when they got the same level, since kube-scheduler cannot tell them apart
+ * by our score then.
+ */
+function rankingOf(feasible: readonly NodeInfo[], breakdown: ScoreBreakdown, levels: Uint8Array): ExtenderRanking | undefined {
+  const choice = explainChoice(feasible, breakdown);
+  if (choice === undefined) return undefined;
+  const levelOf = (node: string): number => levels[feasible.findIndex((n) => n.name === node)] ?? 0;
+  const { best, runnerUp } = choice;
+  return {
+    best: { ...best, level: levelOf(best.node) },
+    ...(runnerUp === undefined ? {} : { runnerUp: { ...runnerUp, level: levelOf(runnerUp.node) } }),
+    tie: runnerUp !== undefined && levelOf(runnerUp.node) === levelOf(best.node),
+  };
 }
 
 /**

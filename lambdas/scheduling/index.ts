@@ -15,6 +15,7 @@ export * from './pod-info';
 export * from './pod-requirements';
 export * from './snapshot';
 export * from './framework';
+export * from './explain';
 export * from './profile';
 export * from './profiles';
 export { GPU_FIT_NAME, gpuFit } from './plugins/gpu-fit';

@@ -68,6 +68,22 @@ export class Profile {
    * scorer every node gets 0.
    */
   score(state: CycleState, nodes: readonly NodeInfo[]): Float64Array {
+    return this.weightedScores(state, nodes, undefined);
+  }
+
+  /**
+   * score() with each plugin's part kept: its normalised 0..100 score per
+   * node and its weight, for explaining a choice (the decision log, the
+   * simulator's --explain). Plugins that skipped the pod are left out, as
+   * they are from the total.
+   */
+  explainScores(state: CycleState, nodes: readonly NodeInfo[]): ScoreBreakdown {
+    const plugins: PluginScores[] = [];
+    const total = this.weightedScores(state, nodes, plugins);
+    return { total, plugins };
+  }
+
+  private weightedScores(state: CycleState, nodes: readonly NodeInfo[], parts: PluginScores[] | undefined): Float64Array {
     const total = new Float64Array(nodes.length);
     const pod = state.pod;
     if (this.totalWeight === 0 || nodes.length === 0 || pod.invalid !== undefined) return total;
@@ -86,10 +102,24 @@ export class Profile {
       for (let i = 0; i < nodes.length; i++) raw[i] = scoreFn.call(plugin, state, pod, nodes[i] as NodeInfo);
       plugin.normalizeScores?.(state, pod, raw);
       for (let i = 0; i < nodes.length; i++) total[i] = (total[i] ?? 0) + clampScore(raw[i] ?? 0) * weight;
+      parts?.push({ plugin: plugin.name, weight, scores: Float64Array.from(raw, clampScore) });
     }
     for (let i = 0; i < nodes.length; i++) total[i] = (total[i] ?? 0) / activeWeight;
     return total;
   }
+}
+
+/** One score plugin's part of a cycle's scores: normalised 0..100 per node, and its weight. */
+export interface PluginScores {
+  readonly plugin: string;
+  readonly weight: number;
+  readonly scores: Float64Array;
+}
+
+/** A cycle's weighted-mean scores and the per-plugin parts they came from. */
+export interface ScoreBreakdown {
+  readonly total: Float64Array;
+  readonly plugins: readonly PluginScores[];
 }
 
 export interface Placement {

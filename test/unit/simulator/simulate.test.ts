@@ -86,6 +86,25 @@ describe('npm run simulate (CLI)', () => {
     expect(stdout).toMatch(/ {2}t4: Not enough GPUs: requested 16, free 3/);
   }, SPAWN_TIMEOUT_MS);
 
+  it('--explain shows each plugin\'s score on the chosen node and the runner-up, and calls ties ties', () => {
+    const nodes = parseKubeList(read('nodes.json'), 'nodes.json', 'Node');
+    const pods = parseKubeList(read('pods.yaml'), 'pods.yaml', 'Pod');
+    const result = simulate(nodes, pods, createSimulatorProfile(), { explain: true });
+    const train = result.placed.find((p) => p.pod === 'ml/train');
+    // The two A100 nodes: the chosen one, with its total matching the placement score, beats the other.
+    expect(train?.explanation?.best).toMatchObject({ node: 'a100-b', total: train?.score });
+    expect(train?.explanation?.runnerUp?.node).toBe('a100-a');
+    expect(train?.explanation?.tie).toBe(false);
+    expect(train?.explanation?.margin).toBeGreaterThan(0);
+    expect(Object.keys(train?.explanation?.best.plugins ?? {})).toEqual(expect.arrayContaining(['Fragmentation', 'GpuScore']));
+    expect(simulate(nodes, pods, createSimulatorProfile()).placed.every((p) => p.explanation === undefined)).toBe(true);
+
+    const { code, stdout } = runCli(['--nodes', fixture('nodes.json'), '--pods', fixture('pods.yaml'), '--explain']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('WHY (each plugin');
+    expect(stdout).toMatch(/ml\/train → a100-b\n\s+chosen a100-b: total [\d.]+ \(.*Fragmentation [\d.]+.*\)\n\s+runner-up a100-a: total [\d.]+ .*\n\s+margin [\d.]+ points/);
+  }, SPAWN_TIMEOUT_MS);
+
   it('--json prints machine-readable results; --config changes the profile', () => {
     const { code, stdout } = runCli(['--nodes', fixture('nodes.yaml'), '--pods', fixture('pods.json'), '--json', '--config', fixture('weights.yaml')]);
     expect(code).toBe(0);

@@ -181,6 +181,18 @@ describe('prioritize', () => {
     ]);
   });
 
+  it('the decision log explains the ranking: best node and runner-up with each plugin\'s score and the level sent', async () => {
+    const { post, observer } = harness({ profile: seedProfile() });
+    await post('/prioritize', fixture('extender-args-nodes.json'));
+    const ranking = observer.decisions[0]?.summary.ranking;
+    // The same numbers as the scores above: A100_1 31 (level 10), A100_2 25 (level 6).
+    expect(ranking?.best).toMatchObject({ node: A100_1, level: 10 });
+    expect(ranking?.runnerUp).toMatchObject({ node: A100_2, level: 6 });
+    expect(ranking?.tie).toBe(false);
+    expect(Object.keys(ranking?.best.plugins ?? {}).sort()).toEqual(['GpuPacking', 'GpuScore']);
+    expect(ranking?.best.total).toBeGreaterThan(ranking?.runnerUp?.total ?? 100);
+  });
+
   it('the default extender profile scores the only fitting node above 0 and the rest 0', async () => {
     const { post } = harness({ cache: cluster() });
     const list = (await post('/prioritize', fixture('extender-args-node-names.json'))).body as { Host: string; Score: number }[];
