@@ -75,14 +75,16 @@ export async function describeInstanceType(ec2: EC2Client, instanceType: string)
     throw new Error(`EC2 (moto) does not know instance type ${instanceType}`);
   }
   const gpu = info.GpuInfo?.Gpus?.[0];
+  const gpuInfo = toGpuInfo(instanceType, info.GpuInfo);
   return {
     instanceType,
     vcpus: info.VCpuInfo.DefaultVCpus,
     memoryMiB: info.MemoryInfo.SizeInMiB,
-    gpuCount: (info.GpuInfo?.Gpus ?? []).reduce((sum, g) => sum + (g.Count ?? 0), 0),
+    // As the labeler counts them: a fractional GPU (g6f) is one device to the node.
+    gpuCount: gpuInfo.gpus.reduce((sum, g) => sum + g.count, 0),
     ...(gpu?.Name ? { gpuName: gpu.Name } : {}),
     ...(gpu?.MemoryInfo?.SizeInMiB ? { gpuMemoryMiB: gpu.MemoryInfo.SizeInMiB } : {}),
-    gpuInfo: toGpuInfo(instanceType, info.GpuInfo),
+    gpuInfo,
   };
 }
 

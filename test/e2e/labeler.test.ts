@@ -52,6 +52,22 @@ const EXPECTED: Record<string, Record<string, string>> = {
     'gpu.nvidia.com/manufacturer': 'NVIDIA',
     'gpu.nvidia.com/total-memory': '16384',
   },
+  // Families no list in this repository names: labelled from DescribeInstanceTypes alone.
+  'p6-b300.48xlarge': {
+    'gpu.nvidia.com/model': 'B300',
+    'gpu.nvidia.com/memory': '275040',
+    'gpu.nvidia.com/count': '8',
+    'gpu.nvidia.com/manufacturer': 'NVIDIA',
+    'gpu.nvidia.com/total-memory': '2200320',
+  },
+  // A fractional GPU (1/8 of an L4): EC2 says Count 0, LogicalGpuCount 1.
+  'g6f.large': {
+    'gpu.nvidia.com/model': 'L4',
+    'gpu.nvidia.com/memory': '2861',
+    'gpu.nvidia.com/count': '1',
+    'gpu.nvidia.com/manufacturer': 'NVIDIA',
+    'gpu.nvidia.com/total-memory': '2861',
+  },
   't3.large': {},
 };
 
