@@ -2,6 +2,7 @@
 import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions, VersionApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GPU_LABEL } from '../../lambdas/labeler/gpu-labels';
 import { e2eHarness } from '../../local/e2e-context';
 import { createGpuNode, deleteGpuNode, GPU_RESOURCE_NAME, type GpuNode } from '../../local/gpu-nodes';
 import { finishTerminatingPods, markPodRunning, waitForPodEvent, waitForPodScheduled } from '../../local/pod-status';
@@ -122,10 +123,11 @@ describe('local control plane', () => {
 
     const asLabeler = new KubeConfig();
     asLabeler.loadFromFile(harness.info.controlPlane.lambdaKubeconfigs.labeler);
+    // RBAC lets it patch nodes; the write-limit policy (test/e2e/write-limits.test.ts) only its own labels.
     const patched = await asLabeler.makeApiClient(CoreV1Api).patchNode(
-      { name: nodes[0]?.name ?? '', body: { metadata: { labels: { 'harness-test': 'labeled' } } } },
+      { name: nodes[0]?.name ?? '', body: { metadata: { labels: { [GPU_LABEL.model]: 'harness-test' } } } },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
-    expect(patched.metadata?.labels?.['harness-test']).toBe('labeled');
+    expect(patched.metadata?.labels?.[GPU_LABEL.model]).toBe('harness-test');
   });
 });
