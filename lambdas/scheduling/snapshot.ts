@@ -68,16 +68,38 @@ export class Snapshot {
    * Returns the devices it got (empty when the node is unknown or it asks for no GPU).
    */
   bind(pod: PodInfo, devices?: readonly number[]): readonly number[] {
-    if (this.sharesPods) {
-      this.podList = [...this.podList];
-      this.byNamespace = new Map([...this.byNamespace].map(([ns, list]) => [ns, [...list]]));
-      this.sharesPods = false;
-    }
+    this.ownPods();
     this.podList.push(pod);
     let list = this.byNamespace.get(pod.namespace);
     if (list === undefined) this.byNamespace.set(pod.namespace, (list = []));
     list.push(pod);
     return this.byName.get(pod.nodeName)?.addPod(pod, devices) ?? [];
+  }
+
+  /**
+   * Removes a bound pod (it finished, or a simulator takes a tentative
+   * placement back) and frees what it held. The pod lists are replaced, not
+   * edited: what plugins keep per list (NetworkLocality's peer scans,
+   * Fragmentation's learnt shapes) sees a new list and starts afresh, and a
+   * list once handed out never shrinks. O(bound pods). False when the pod is
+   * not bound here.
+   */
+  unbind(uid: string): boolean {
+    const pod = this.podList.find((p) => p.uid === uid);
+    if (pod === undefined) return false;
+    this.ownPods();
+    this.podList = this.podList.filter((p) => p !== pod);
+    this.byNamespace.set(pod.namespace, (this.byNamespace.get(pod.namespace) ?? []).filter((p) => p !== pod));
+    this.byName.get(pod.nodeName)?.removePod(uid);
+    return true;
+  }
+
+  /** Copies the base's pod indexes before the first change to an overlay's. */
+  private ownPods(): void {
+    if (!this.sharesPods) return;
+    this.podList = [...this.podList];
+    this.byNamespace = new Map([...this.byNamespace].map(([ns, list]) => [ns, [...list]]));
+    this.sharesPods = false;
   }
 }
 
