@@ -5,7 +5,7 @@ import { CloudWatchClient, PutMetricDataCommand } from '@aws-sdk/client-cloudwat
 import type { MetricDatum } from '@aws-sdk/client-cloudwatch';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import type { CoreV1Api } from '@kubernetes/client-node';
-import { CoreV1Api as CoreV1ApiClass, KubeConfig } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api as CoreV1ApiClass, KubeConfig } from '@kubernetes/client-node';
 import { createLabelerHandler } from '../../lambdas/labeler/labeler-handler';
 import { mapWithConcurrency } from '../../lambdas/labeler/map-with-concurrency';
 import { SERVICE } from '../../lambdas/observability/metric-catalog';
@@ -22,6 +22,7 @@ import { createGpuNode, LOCAL_CLUSTER_NAME } from '../../local/gpu-nodes';
 import type { MotoServer } from '../../local/moto';
 import { awsClientConfig, awsEnvironment, LOCAL_AWS_REGION, startMoto } from '../../local/moto';
 import { markPodRunning } from '../../local/pod-status';
+import { createReplicaSetPods } from '../../local/replica-set-pods';
 import { errorMessage } from '../../lambdas/common/error-message';
 
 export interface ClusterHarness {
@@ -190,23 +191,34 @@ export async function benchReconciler(
   for (let i = 0; i < 5; i++) nodes.push(await createGpuNode({ core: h.core, ec2 }, { instanceType: 'g5.12xlarge', labels: { 'bench-reconciler': namespace } }));
 
   const readySince = new Date(Date.now() - 3_600_000);
-  const names = Array.from({ length: options.pods }, (_, i) => `pod-${String(i).padStart(5, '0')}`);
   const startedCreate = performance.now();
+  // One ReplicaSet per node: the reconciler writes costs only on ReplicaSet-owned pods.
+  const admin = new KubeConfig();
+  admin.loadFromFile(h.controlPlane.info.adminKubeconfig);
+  const clients = { core: h.core, apps: admin.makeApiClient(AppsV1Api) };
+  const perNode = nodes.map((_, i) => Math.floor(options.pods / nodes.length) + (i < options.pods % nodes.length ? 1 : 0));
+  const sets = await Promise.all(
+    nodes.map((node, i) =>
+      createReplicaSetPods(
+        clients,
+        { namespace, name: `bench-${i}`, replicas: perNode[i] ?? 0, nodeName: node.name, labels: { [OPT_IN_LABEL]: 'enabled', app: 'bench' }, image: PAUSE_IMAGE },
+        30 * 60_000,
+      ),
+    ),
+  );
+  // Sorted as the API server lists them: metrics go to the first pods of the run.
+  const names = sets
+    .flat()
+    .map((pod) => pod.metadata?.name ?? '')
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   settledOrThrow(
-    await mapWithConcurrency(names, options.concurrency, async (name, i) => {
-      await h.core.createNamespacedPod({
-        namespace,
-        body: {
-          metadata: { name, labels: { [OPT_IN_LABEL]: 'enabled', app: 'bench' } },
-          spec: { nodeName: (nodes[i % nodes.length] as GpuNode).name, containers: [{ name: 'app', image: PAUSE_IMAGE }] },
-        },
-      });
-      await markPodRunning(h.core, { namespace, name }, `10.1.${(i >> 8) & 255}.${i & 255}`, readySince);
-    }),
-    'pod creations',
+    await mapWithConcurrency(names, options.concurrency, (name, i) =>
+      markPodRunning(h.core, { namespace, name }, `10.1.${(i >> 8) & 255}.${i & 255}`, readySince),
+    ),
+    'pods marked Running',
   );
   const creationMs = performance.now() - startedCreate;
-  log(`[bench] reconciler: ${options.pods} Running pods created in ${(creationMs / 1000).toFixed(1)} s`);
+  log(`[bench] reconciler: ${options.pods} Running ReplicaSet pods created in ${(creationMs / 1000).toFixed(1)} s`);
 
   // Metrics for the first pods only: a few hundred distinct costs are enough to exceed the write cap.
   const cwConfig = { ...awsClientConfig(h.moto.url), region: RECONCILER_REGION, disableRequestCompression: true };

@@ -9,7 +9,7 @@ import type { LocalHarnessInfo } from '../../local/e2e-context';
 import { LOCAL_CLUSTER_NAME } from '../../local/gpu-nodes';
 import { awsClientConfig, awsEnvironment } from '../../local/moto';
 import { markPodRunning } from '../../local/pod-status';
-import { waitFor } from '../../local/wait';
+import { createReplicaSetPods } from '../../local/replica-set-pods';
 
 export const OPT_IN = { [OPT_IN_LABEL]: 'enabled' };
 export const PAUSE_IMAGE = 'registry.k8s.io/pause:3.10';
@@ -66,32 +66,9 @@ export async function createReadyReplicaSet(
   nodeName: string,
   readySince: Date,
 ): Promise<string[]> {
-  const selector = { 'reconciler-e2e-set': name };
-  await clients.apps.createNamespacedReplicaSet({
-    namespace,
-    body: {
-      metadata: { name },
-      spec: {
-        replicas,
-        selector: { matchLabels: selector },
-        template: {
-          metadata: { labels: { ...OPT_IN, app: 'bulk', ...selector } },
-          spec: { nodeName, containers: [{ name: 'app', image: PAUSE_IMAGE }] },
-        },
-      },
-    },
-  });
-  const labelSelector = `reconciler-e2e-set=${name}`;
-  const pods = await waitFor(
-    `${replicas} pods of ReplicaSet ${name}`,
-    async () => {
-      const list = [...(await podsByName(clients.core, namespace, labelSelector)).values()];
-      return list.length === replicas ? list : undefined;
-    },
-    { timeoutMs: 170_000, intervalMs: 500 },
-  );
+  const pods = await createReplicaSetPods(clients, { namespace, name, replicas, nodeName, labels: { ...OPT_IN, app: 'bulk' }, image: PAUSE_IMAGE });
   await inParallel(pods, 8, (pod) => markReady(clients.core, pod, readySince));
-  return pods.map((pod) => pod.metadata?.name ?? '').sort();
+  return pods.map((pod) => pod.metadata?.name ?? '');
 }
 
 export interface AppMetrics {
