@@ -113,10 +113,9 @@ describe('GPU instance types, checked against EC2 at deploy time', () => {
   });
 
   it('runs the check outside the VPC, allowed to read instance types and write its own logs only', () => {
-    const [[, fn] = ['', {}]] = Object.entries(template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('DescribeInstanceTypes') } })) as [
-      string,
-      { Properties: { VpcConfig?: unknown; Role: { 'Fn::GetAtt': [string, string] }; Runtime: string } },
-    ][];
+    type CheckFunction = { Properties: { VpcConfig?: unknown; Role: { 'Fn::GetAtt': [string, string] }; Runtime: string } };
+    const [fn] = Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('DescribeInstanceTypes') } })) as CheckFunction[];
+    if (fn === undefined) throw new Error('no instance-type check function');
     expect(fn.Properties.VpcConfig).toBeUndefined();
     expect(fn.Properties.Runtime).toBe('nodejs22.x');
     const roleId = fn.Properties.Role['Fn::GetAtt'][0];
