@@ -11,6 +11,7 @@ import { LOCAL_SERVER_CLI } from '../../lambdas/extender/local-server';
 import { helpText, type CliOptions, type CliSpec } from '../../lambdas/common/command-line';
 import { BENCH_CLI } from '../../bench/perf/cli';
 import { TRACE_CLI } from '../../bench/trace/trace-cli';
+import { TOPOLOGY_CLI } from '../../bench/topology/topology-cli';
 import { START_CLI } from '../../local/start/options';
 import { SIMULATE_CLI } from '../../simulator/cli';
 
@@ -25,6 +26,7 @@ const SPECS: Record<string, CliSpec<CliOptions>> = {
   simulate: SIMULATE_CLI,
   bench: BENCH_CLI,
   'bench:trace': TRACE_CLI,
+  'bench:topology': TOPOLOGY_CLI,
 };
 
 /** npm scripts that run a TypeScript entry point: name → file. */
