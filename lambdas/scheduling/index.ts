@@ -15,6 +15,7 @@ export * from './pod-info';
 export * from './pod-requirements';
 export * from './snapshot';
 export * from './framework';
+export * from './cluster-outcome';
 export * from './explain';
 export * from './profile';
 export * from './profiles';

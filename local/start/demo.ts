@@ -16,6 +16,7 @@ import { failedSchedulingLines, reasonSource } from './failed-scheduling';
 import { functionEnvironment } from './function-environment';
 import type { Output } from './output';
 import type { LocalPipeline } from './pipeline';
+import { outcomeTable, pendingLine, readOutcomeReport } from './outcome-report';
 import { placementWhy, utilizationNote } from './placement-notes';
 import { DEMO_NODE_ID_LABEL, DEMO_POD_KIND_LABEL, type Scenario, type ScenarioJob } from './scenario';
 import { errorMessage } from '../../lambdas/common/error-message';
@@ -91,6 +92,7 @@ export class Demo {
     await this.publishNodeUtilization();
     await this.placeJobs();
     if (this.scenario.service) await this.scaleDownService(this.scenario.service);
+    await this.showOutcome();
     return { checks: this.checks, durationMs: Date.now() - started };
   }
 
@@ -308,6 +310,18 @@ export class Demo {
       out.line(`  ${out.paint('yellow', job)}: FailedScheduling event, as kubectl describe pod shows it (kube-scheduler's own reasons and the extender's)`);
       for (const line of failedSchedulingLines(message)) out.line(`      ${line}`);
     }
+  }
+
+  // 6. The outcome, as a deployment reports it: GPUs allocated, idle and stranded, GPU pods pending.
+  private async showOutcome(): Promise<void> {
+    const { pipeline, out } = this;
+    const schedulerName = pipeline.config.scheduler.name;
+    const report = await readOutcomeReport(pipeline.clients.core, schedulerName);
+    out.section('Outcome: GPUs allocated, idle and stranded (stranded = idle GPUs the typical pod shapes cannot use, the FGD measure)');
+    const { header, rows } = outcomeTable(report);
+    out.table(header, rows);
+    out.step(pendingLine(report, schedulerName));
+    this.check(report.outcome.allocatable > 0 && report.outcome.allocated > 0, `the outcome counts ${report.outcome.allocated} of ${report.outcome.allocatable} GPUs allocated`);
   }
 
   // 4. + 5. Deletion cost from per-pod metrics, then a scale-down.

@@ -173,6 +173,17 @@ describe('npm start -- --exit-after-demo', () => {
     expect([...kept].sort((a, b) => a - b)).toEqual([250, 350, 500]);
     expect(removed).toEqual([0, 0, 0]);
 
+    // The outcome from the live cluster: one row per GPU model and the total, which adds up.
+    const outcome = tableAfter(stdout, 'Outcome: GPUs allocated');
+    const total = outcome.find((r) => r[0] === 'all');
+    expect(outcome.map((r) => r[0])).toEqual(expect.arrayContaining(['A100', 'H100', 'A10G', 'all']));
+    const gpus = Number(total?.[2]);
+    const allocated = Number(/^([\d.]+) /.exec(total?.[3] ?? '')?.[1]);
+    expect(gpus).toBe(outcome.filter((r) => r[0] !== 'all').reduce((sum, r) => sum + Number(r[2]), 0));
+    expect(allocated).toBeGreaterThan(0);
+    expect(Number(total?.[4])).toBeCloseTo(gpus - allocated, 2);
+    expect(stdout).toMatch(/GPU pods pending for gpu-scheduler: \d+, the oldest for \d+ s/);
+
     expect(stdout).toContain('demo passed');
     expect(stdout).not.toContain('✗');
 

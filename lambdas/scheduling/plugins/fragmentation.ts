@@ -186,6 +186,41 @@ function weightUpTo(group: ShapeGroup, cpuLeft: number): number {
   return lo === 0 ? 0 : (cumulative[lo - 1] ?? 0);
 }
 
+/**
+ * The typical shapes of the GPU pods bound in a snapshot, as the plugin
+ * derives them when no shapes are given. GPU pods only: a real cluster runs
+ * far more CPU-only pods (system daemons, services) than GPU pods, and
+ * counted as shapes they push every GPU shape out of the typical set, which
+ * flattens the score to a tie. In device terms of the node each pod runs on,
+ * so a time-sliced replica is the share of a GPU it is, not a whole GPU.
+ */
+export function snapshotShapes(snapshot: Snapshot, options: Pick<FragmentationOptions, 'coverage' | 'prior' | 'priorUntilPods'> = {}): WorkloadShape[] {
+  const prior = options.prior ?? PRIOR_SHAPES;
+  const gpuPods = snapshot.pods.filter((p) => p.demand.gpuCount > 0);
+  return typicalShapes(
+    gpuPods
+      .map((p) => {
+        const node = snapshot.getNode(p.nodeName);
+        const gpuCount = node === undefined ? p.demand.gpuCount : node.deviceCountOf(p.demand);
+        const gpuMilli = node === undefined ? p.demand.gpuMilli : node.deviceMilliOf(p.demand);
+        return { cpuMilli: p.demand.cpuMilli, gpuCount, gpuMilli };
+      })
+      .filter((shape) => shape.gpuCount > 0)
+      .concat(gpuPods.length < (options.priorUntilPods ?? 1) ? prior : []),
+    options.coverage ?? 0.95,
+  );
+}
+
+/**
+ * Free GPU milli on a node that the shapes cannot use (the FGD measure of
+ * stranded GPU, without the plugin's tie-breaking terms): what the outcome
+ * metrics report and the trace benchmark minimises.
+ */
+export function createStrandedMeasure(shapes: readonly WorkloadShape[]): (node: NodeInfo) => number {
+  const model = new FragmentationModel(shapes);
+  return (node) => model.fragment(node.devices, node.allocatableCpuMilli - node.requestedCpuMilli, model.groupsFor(node), 0);
+}
+
 interface Scored {
   readonly score: number;
   /** Device for a fractional share; -1 = leave it to the default. */
@@ -262,21 +297,7 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
     // A list that keeps growing (the simulator binds into it) refreshes the
     // shapes after 5 % more pods: each refresh empties every node memo.
     if (cached !== undefined && pods.length < cached.pods + Math.max(1, Math.ceil(cached.pods * REFRESH_GROWTH))) return cached.model;
-    // GPU pods only: a real cluster runs far more CPU-only pods (system
-    // daemons, services) than GPU pods, and counted as shapes they push every
-    // GPU shape out of the typical set, which flattens the score to a tie.
-    const gpuPods = pods.filter((p) => p.demand.gpuCount > 0);
-    // In device terms of the node each pod runs on, so a time-sliced replica
-    // is the share of a GPU it is, not a whole GPU.
-    const shapes = typicalShapes(
-      gpuPods.map((p) => {
-        const node = snapshot.getNode(p.nodeName);
-        const gpuCount = node === undefined ? p.demand.gpuCount : node.deviceCountOf(p.demand);
-        const gpuMilli = node === undefined ? p.demand.gpuMilli : node.deviceMilliOf(p.demand);
-        return { cpuMilli: p.demand.cpuMilli, gpuCount, gpuMilli };
-      }).filter((shape) => shape.gpuCount > 0).concat(gpuPods.length < priorUntilPods ? prior : []),
-      coverage,
-    );
+    const shapes = snapshotShapes(snapshot, { coverage, prior, priorUntilPods });
     const model = new FragmentationModel(shapes);
     derived.set(pods, { pods: pods.length, model });
     return model;
