@@ -17,7 +17,8 @@ export function placementWhy(view: ExtenderView | undefined, landedOn: string, l
   if (!view) return 'extender not consulted';
   const fit = `${view.kept.length} of ${view.kept.length + Object.keys(view.rejected).length} nodes fit`;
   if (view.kept.length === 1) return `${fit}; only candidate`;
-  const scores = Object.entries(view.scores).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  // Equal scores in the order of their labels, so that the same tie reads the same every run.
+  const scores = Object.entries(view.scores).sort((a, b) => b[1] - a[1] || label(a[0]).localeCompare(label(b[0])));
   if (scores.length === 0) return fit;
   const shown = scores.slice(0, SHOWN_SCORES).map(([node, score]) => `${label(node)} ${score}`);
   const parts = [fit, `scores ${shown.join(', ')}${scores.length > shown.length ? ', …' : ''}`];

@@ -17,6 +17,12 @@ describe('placementWhy', () => {
     );
   });
 
+  it('names tied nodes in the order of their labels, whatever their node names', () => {
+    const byName = { 'ip-10-0-0-9.ec2.internal': 'a10g-a', 'ip-10-0-0-1.ec2.internal': 'a10g-b' };
+    const why = placementWhy(view({ 'ip-10-0-0-1.ec2.internal': 7, 'ip-10-0-0-9.ec2.internal': 7 }, 0), 'ip-10-0-0-1.ec2.internal', (n) => byName[n as keyof typeof byName]);
+    expect(why).toContain('scores a10g-a 7, a10g-b 7; tie at 7 (a10g-a, a10g-b)');
+  });
+
   it('says nothing of ties when one node scores highest', () => {
     const scores = { 'ip-10-0-0-1.ec2.internal': 10, 'ip-10-0-0-2.ec2.internal': 8, 'ip-10-0-0-3.ec2.internal': 1 };
     const why = placementWhy(view(scores, 5), 'ip-10-0-0-1.ec2.internal', label);
