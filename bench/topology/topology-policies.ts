@@ -1,3 +1,4 @@
+import type { ScorePlugin } from '../../lambdas/scheduling/framework';
 import type { Profile } from '../../lambdas/scheduling/profile';
 import { Profile as ProfileClass } from '../../lambdas/scheduling/profile';
 import { DEFAULT_GPU_SCORE, DEFAULT_WEIGHTS, createSimulatorProfile } from '../../lambdas/scheduling/profiles';
@@ -34,31 +35,25 @@ const FILTERS = [nodeResourcesFit, gpuFit];
 
 /** Every policy sees the same filters and the same FGD shapes (the workload's). */
 export function createTopologyProfile(policy: TopologyPolicy, shapes: readonly WorkloadShape[]): Profile {
-  const fragmentation = () => createFragmentationScore({ shapes });
-  const gpuScore = () => createGpuScore(DEFAULT_GPU_SCORE);
+  const fragmentation = createFragmentationScore({ shapes });
+  // The default profile's GpuScore and Fragmentation, with another locality plugin in place of ours.
+  const withLocality = (locality: ScorePlugin, weight: number) =>
+    new ProfileClass({
+      name: policy,
+      filters: FILTERS,
+      scorers: [
+        { plugin: createGpuScore(DEFAULT_GPU_SCORE), weight: DEFAULT_WEIGHTS.GpuScore },
+        { plugin: locality, weight },
+        { plugin: fragmentation, weight: DEFAULT_WEIGHTS.Fragmentation },
+      ],
+    });
   switch (policy) {
     case 'fgd':
-      return new ProfileClass({ name: policy, filters: FILTERS, scorers: [{ plugin: fragmentation(), weight: 1 }] });
+      return new ProfileClass({ name: policy, filters: FILTERS, scorers: [{ plugin: fragmentation, weight: 1 }] });
     case 'zone':
-      return new ProfileClass({
-        name: policy,
-        filters: FILTERS,
-        scorers: [
-          { plugin: gpuScore(), weight: DEFAULT_WEIGHTS.GpuScore },
-          { plugin: zoneLocality, weight: 5 },
-          { plugin: fragmentation(), weight: DEFAULT_WEIGHTS.Fragmentation },
-        ],
-      });
+      return withLocality(zoneLocality, 5);
     case 'affinity':
-      return new ProfileClass({
-        name: policy,
-        filters: FILTERS,
-        scorers: [
-          { plugin: gpuScore(), weight: DEFAULT_WEIGHTS.GpuScore },
-          { plugin: createLayerAffinity(NETWORK_LAYER_LABELS[2]), weight: AFFINITY_WEIGHT },
-          { plugin: fragmentation(), weight: DEFAULT_WEIGHTS.Fragmentation },
-        ],
-      });
+      return withLocality(createLayerAffinity(NETWORK_LAYER_LABELS[2]), AFFINITY_WEIGHT);
     case 'ours':
       return createSimulatorProfile({ fragmentation: { shapes } });
   }
