@@ -3,10 +3,12 @@
 // under one layer-2 node), scheduled one pod at a time by a real
 // kube-scheduler with the deployed gpu-scheduler profile and extender
 // settings. A 3-rank job with gpu.nvidia.com/group-size: "3" must land whole
-// in the one block that holds it best (3 nodes), though every empty node
-// looks alike to Fragmentation and the first rank would as well open any of
-// them; single 1-GPU pods created between its ranks keep packing onto the
-// node already in use. Asserted on spec.nodeName only.
+// in the one block that holds it best (3 nodes). Every empty node looks alike
+// to Fragmentation, and the 2-node block's nodes are idle while the 3-node
+// block's are busy, so GpuScore alone would start the job in the 2-node block
+// and split it: locality must outweigh that. Single 1-GPU pods created
+// between its ranks keep packing onto the node already in use. Asserted on
+// spec.nodeName only.
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NETWORK_LAYER_LABELS } from '../../lambdas/scheduling/keys';
@@ -27,6 +29,8 @@ const BETWEEN_PODS_MS = 1_200;
 const BLOCKS = { small: ['top', 'mid-1', 'bottom-small'], fit: ['top', 'mid-1', 'bottom-fit'], big: ['top', 'mid-2', 'bottom-big'] } as const;
 // The big block has one node more than the job once the running pod holds part of one: best fit picks "fit".
 const BLOCK_SIZES = { small: 2, fit: 3, big: 5 } as const;
+/** GPU utilization per block (gpu.nvidia.com/utilization), as the reconciler would write it. */
+const UTILIZATION = { small: '0', fit: '90', big: '50' } as const;
 
 let extender: RecordingExtender | undefined;
 let scheduler: ManagedProcess | undefined;
@@ -61,7 +65,11 @@ beforeAll(async () => {
   for (const [block, layers] of Object.entries(BLOCKS) as [keyof typeof BLOCKS, readonly string[]][]) {
     const topology = Object.fromEntries(layers.map((value, i) => [NETWORK_LAYER_LABELS[i] ?? '', value]));
     const created = await Promise.all(
-      Array.from({ length: BLOCK_SIZES[block] }, () => createGpuNode(harness.nodeClients, { instanceType: 'p4d.24xlarge', labels: { ...seedGpuLabels(facts), ...topology } })),
+      Array.from({ length: BLOCK_SIZES[block] }, () => createGpuNode(harness.nodeClients, {
+          instanceType: 'p4d.24xlarge',
+          labels: { ...seedGpuLabels(facts), ...topology },
+          annotations: { 'gpu.nvidia.com/utilization': UTILIZATION[block] },
+        })),
     );
     for (const node of created) blockOf.set(node.name, block);
     if (block === 'big') busy = created[0];
