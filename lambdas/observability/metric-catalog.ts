@@ -39,9 +39,14 @@ export { REJECTION_REASONS };
 export type { RejectionReason } from '../scheduling/reasons';
 
 export const LABELER_ERROR_KINDS = ['Ec2', 'Kubernetes', 'InvalidEvent', 'Unknown'] as const;
-export const RECONCILER_ERROR_KINDS = ['CloudWatch', 'Kubernetes', 'Unknown'] as const;
+/** SchedulerMetrics: reading the second scheduler's /metrics failed (the run goes on; lambdas/reconciler/scheduler-metrics.ts). */
+export const RECONCILER_ERROR_KINDS = ['CloudWatch', 'Kubernetes', 'SchedulerMetrics', 'Unknown'] as const;
 export const WRITE_SKIP_REASONS = ['Unchanged', 'Budget', 'Terminating'] as const;
 /** Owner kinds of opted-in pods no controller reads a deletion cost of (lambdas/reconciler/deletion-cost-policy.ts). */
+/** `result` of kube-scheduler's scheduler_schedule_attempts_total (pkg/scheduler/metrics, v1.35). */
+export const SCHEDULE_ATTEMPT_RESULTS = ['scheduled', 'unschedulable', 'error'] as const;
+/** `queue` of kube-scheduler's scheduler_pending_pods. */
+export const SCHEDULER_QUEUES = ['active', 'backoff', 'unschedulable', 'gated'] as const;
 export const UNCOVERED_OWNER_KINDS = ['StatefulSet', 'Job', 'DaemonSet', 'Other', 'None'] as const;
 
 export const METRIC = {
@@ -98,6 +103,33 @@ export const METRIC = {
     dimensions: { OwnerKind: UNCOVERED_OWNER_KINDS },
   },
   nodeUtilizationWritten: { name: 'NodeUtilizationWritten', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  /**
+   * The second scheduler's own metrics, read by the reconciler from each ready
+   * gpu-scheduler pod's /metrics (docs/reconciler.md, "The second scheduler's
+   * metrics"). Attempts and latency are per-run deltas of kube-scheduler's
+   * counters summed over the replicas; nothing is emitted for them on a warm
+   * container's first run or a replica's first sight.
+   */
+  gpuSchedulerAttempts: {
+    name: 'GpuSchedulerAttempts',
+    unit: 'Count',
+    service: SERVICE.reconciler,
+    dimensions: { Result: SCHEDULE_ATTEMPT_RESULTS },
+  },
+  /**
+   * scheduler_pending_pods of the leader (leader_election_master_status 1), by
+   * queue: a follower's informers fill its queue too, but it never pops it.
+   */
+  gpuSchedulerPendingPods: {
+    name: 'GpuSchedulerPendingPods',
+    unit: 'Count',
+    service: SERVICE.reconciler,
+    dimensions: { Queue: SCHEDULER_QUEUES },
+  },
+  /** Mean scheduling attempt duration (algorithm + binding) over the run's interval, from the histogram's _sum/_count deltas. */
+  gpuSchedulerAttemptLatency: { name: 'GpuSchedulerAttemptLatency', unit: 'Milliseconds', service: SERVICE.reconciler, dimensions: {} },
+  /** gpu-scheduler pods whose Ready condition is True. */
+  gpuSchedulerReadyReplicas: { name: 'GpuSchedulerReadyReplicas', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
   reconcilerErrors: {
     name: 'ReconcilerErrors',
     unit: 'Count',
