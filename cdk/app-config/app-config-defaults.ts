@@ -42,7 +42,7 @@ export interface SchedulerDefaults extends Omit<SchedulerConfig, 'kubeSchedulerV
   readonly kubeSchedulerVersion: Readonly<Record<KubernetesMinorVersion, string>>;
 }
 
-export interface ExtenderDefaults extends Omit<ExtenderFunctionConfig, 'listenerPort' | 'certificateArn' | 'hostname' | 'reservedConcurrency'> {
+export interface ExtenderDefaults extends Omit<ExtenderFunctionConfig, 'listenerPort' | 'certificateArn' | 'hostname'> {
   readonly listenerPort: { readonly withoutCertificate: number; readonly withCertificate: number };
 }
 
@@ -132,6 +132,11 @@ export const APP_CONFIG_DEFAULTS: AppConfigDefaults = {
     listenerPort: { withoutCertificate: 80, withCertificate: 443 },
     memorySizeMiB: 512,
     timeoutSeconds: 10,
+    // kube-scheduler's leader calls the extender one request at a time; a
+    // second instance starts only when a call outlives the scheduler's
+    // httpTimeout (5 s) but not the Lambda timeout (10 s). 4 is twice that
+    // worst case, and caps the cluster re-lists at 4 per EXTENDER_CACHE_TTL.
+    reservedConcurrency: 4,
     provisionedConcurrency: 0,
     environment: {},
   },

@@ -237,8 +237,15 @@ export interface ExtenderFunctionConfig extends FunctionConfig {
    * @default - unset
    */
   readonly hostname: string | undefined;
-  /** @default - unset: the function draws on the account's unreserved concurrency */
-  readonly reservedConcurrency: number | undefined;
+  /**
+   * Most extender instances at once (0 = no reservation: the account's unreserved pool, unbounded).
+   * Each warm instance lists every node and bound pod once per EXTENDER_CACHE_TTL while it serves,
+   * so this bounds the API-server load; kube-scheduler calls the extender serially, so a few suffice
+   * and a request past the bound is throttled (503), which leaves the pod Pending until a retry.
+   *
+   * @default 4
+   */
+  readonly reservedConcurrency: number;
   /**
    * Warm instances behind the ALB (0 = none): a cold start eats into the scheduler's httpTimeout.
    *

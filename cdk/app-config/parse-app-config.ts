@@ -316,11 +316,11 @@ function parseExtender(reader: ConfigReader): ExtenderFunctionConfig {
     hostname,
     memorySizeMiB: reader.integer('memorySizeMiB', { default: defaults.memorySizeMiB, min: 128, max: 10240 }),
     timeoutSeconds: reader.integer('timeoutSeconds', { default: defaults.timeoutSeconds, min: 1, max: 60 }),
-    reservedConcurrency: reader.optionalInteger('reservedConcurrency', { min: 1, max: 1000 }),
+    reservedConcurrency: reader.integer('reservedConcurrency', { default: defaults.reservedConcurrency, min: 0, max: 1000 }),
     provisionedConcurrency: reader.integer('provisionedConcurrency', { default: defaults.provisionedConcurrency, min: 0, max: 100 }),
     environment: parseEnvironment(reader, defaults.environment),
   };
-  if (extender.reservedConcurrency !== undefined && extender.provisionedConcurrency > extender.reservedConcurrency) {
+  if (extender.reservedConcurrency > 0 && extender.provisionedConcurrency > extender.reservedConcurrency) {
     reader.fail('provisionedConcurrency', `must not exceed extender.reservedConcurrency (${extender.reservedConcurrency})`);
   }
   reader.done();

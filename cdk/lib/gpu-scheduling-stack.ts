@@ -53,7 +53,8 @@ export class GpuSchedulingStack extends Stack {
       config: config.extender,
       environment: { ...extenderClusterEndpoint(target), ...props.functionEnvironment?.extender },
       logRetention,
-      reservedConcurrency: config.extender.reservedConcurrency,
+      // 0 is our "no reservation"; to Lambda a reservation of 0 would throttle every call.
+      ...(config.extender.reservedConcurrency > 0 ? { reservedConcurrency: config.extender.reservedConcurrency } : {}),
     });
     const labeler = new PipelineFunction(this, 'Labeler', {
       name: 'labeler',

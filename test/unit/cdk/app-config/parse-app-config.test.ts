@@ -65,6 +65,8 @@ describe('parseAppConfig rejects bad values, naming the key and what is allowed'
     [{ scheduler: { extender: { ignorable: 'yes' } } }, 'scheduler.extender.ignorable', 'true or false'],
     [{ extender: { certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123' } }, 'extender.hostname', 'is required'],
     [{ extender: { reservedConcurrency: 2, provisionedConcurrency: 3 } }, 'extender.provisionedConcurrency', 'must not exceed extender.reservedConcurrency (2)'],
+    [{ extender: { provisionedConcurrency: 5 } }, 'extender.provisionedConcurrency', 'must not exceed extender.reservedConcurrency (4)'],
+    [{ extender: { reservedConcurrency: -1 } }, 'extender.reservedConcurrency', 'integer from 0 to 1000'],
     [{ extender: { environment: { CLUSTER_NAME: 'x' } } }, 'extender.environment.CLUSTER_NAME', 'set by the stack'],
     [{ reconciler: { timeoutSeconds: 60 } }, 'reconciler.timeoutSeconds', 'cannot overlap'],
     [{ labeler: { retryAttempts: 3 } }, 'labeler.retryAttempts', 'from 0 to 2'],

@@ -26,7 +26,7 @@ beforeAll(() => {
       existing: { vpcId: 'vpc-0123456789abcdef0', availabilityZones: ['eu-west-1a', 'eu-west-1b'], privateSubnetIds: SUBNETS, clusterSecurityGroupId: CLUSTER_SG },
     },
     addons: { nvidiaDevicePlugin: { enabled: false } },
-    extender: { certificateArn: CERTIFICATE, hostname: 'gpu-extender.internal.example.com', provisionedConcurrency: 2, environment: { EXTENDER_CACHE_TTL: '2s' } },
+    extender: { certificateArn: CERTIFICATE, hostname: 'gpu-extender.internal.example.com', reservedConcurrency: 0, provisionedConcurrency: 2, environment: { EXTENDER_CACHE_TTL: '2s' } },
     scheduler: { replicas: 3, extender: { ignorable: true, preempt: false, httpTimeoutSeconds: 3, weight: 10 } },
     labeler: { scheduleMinutes: 10, environment: { LABEL_KARPENTER_COMPAT: 'true' } },
     reconciler: { environment: { POD_NAMESPACES: 'serving,batch' } },
@@ -111,6 +111,12 @@ describe('switches and settings', () => {
     const deployment = findObject(objects, 'Deployment', 'gpu-scheduler') as { spec: { replicas: number; template: { spec: { containers: { image: string }[] } } } };
     expect(deployment.spec.replicas).toBe(3);
     expect(deployment.spec.template.spec.containers[0]?.image).toBe('registry.k8s.io/kube-scheduler:v1.34.2');
+  });
+
+  it('reserves no extender concurrency when reservedConcurrency is 0 (to Lambda, 0 would throttle every call)', () => {
+    const extenders = resourcesOfType(synth.json, 'AWS::Lambda::Function').filter(([id]) => id.startsWith('ExtenderFunction'));
+    expect(extenders).toHaveLength(1);
+    expect(extenders[0]?.[1]).not.toHaveProperty('ReservedConcurrentExecutions');
   });
 
   it('keeps provisioned extender instances warm behind the ALB through a live alias', () => {

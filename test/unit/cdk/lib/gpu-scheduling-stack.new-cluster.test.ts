@@ -162,6 +162,13 @@ describe('Lambdas', () => {
     }
   });
 
+  it('bounds the extender (only) to its default reserved concurrency, and keeps no instance warm by default', () => {
+    for (const [id, fn] of ourFunctions()) {
+      expect(fn.ReservedConcurrentExecutions, id).toBe(id.startsWith('ExtenderFunction') ? 4 : undefined);
+    }
+    expect(resourcesOfType(synth.json, 'AWS::Lambda::Alias')).toEqual([]);
+  });
+
   it("hands the extender (only) the new cluster's endpoint and CA, so it needs no DescribeCluster", () => {
     const clusterId = logicalIdOf('Cluster', 'AWS::EKS::Cluster');
     for (const [id, fn] of ourFunctions()) {
