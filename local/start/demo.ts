@@ -12,7 +12,7 @@ import { createGpuNode, seedGpuLabels, type GpuNode } from '../gpu-nodes';
 import { finishTerminatingPods, markPodRunning, podEvents } from '../pod-status';
 import { sleep, waitFor } from '../wait';
 import type { Delivery } from './event-bridge';
-import { failedSchedulingLines, reasonSource } from './failed-scheduling';
+import { failedSchedulingLines, reasonSource } from '../../lambdas/scheduling/failed-scheduling';
 import { functionEnvironment } from './function-environment';
 import type { Output } from './output';
 import type { LocalPipeline } from './pipeline';

@@ -5,7 +5,7 @@
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import { collectPages, paginate } from '../../lambdas/kube/paginate';
 import { clusterOutcome, type ClusterOutcome, type GpuOutcome } from '../../lambdas/scheduling/cluster-outcome';
-import { parsePodRequirements } from '../../lambdas/scheduling/pod-requirements';
+import { pendingGpuPods } from '../../lambdas/scheduling/pending-gpu-pods';
 import { snapshotFromKubernetes } from '../../lambdas/scheduling/snapshot';
 
 export interface OutcomeReport {
@@ -15,19 +15,10 @@ export interface OutcomeReport {
   readonly oldestPendingSeconds: number | undefined;
 }
 
-/** Whether a pod is waiting for `schedulerName` and asks for a GPU resource. */
-function isPendingGpuPod(pod: V1Pod, schedulerName: string): boolean {
-  if (pod.spec?.schedulerName !== schedulerName || (pod.spec.nodeName ?? '') !== '' || pod.status?.phase !== 'Pending') return false;
-  return parsePodRequirements(pod).demand.gpuCount > 0;
-}
-
 /** Pure: the report from node and pod lists (as the API returns them). */
 export function outcomeReport(nodes: readonly unknown[], pods: readonly V1Pod[], schedulerName: string, nowMs: number): OutcomeReport {
-  const outcome = clusterOutcome(snapshotFromKubernetes(nodes, pods));
-  const pending = pods.filter((p) => isPendingGpuPod(p, schedulerName));
-  const created = pending.map((p) => (p.metadata?.creationTimestamp ? new Date(p.metadata.creationTimestamp).getTime() : Number.NaN)).filter(Number.isFinite);
-  const oldest = created.length === 0 ? undefined : Math.max(0, Math.round((nowMs - Math.min(...created)) / 1000));
-  return { outcome, pendingGpuPods: pending.length, oldestPendingSeconds: oldest };
+  const pending = pendingGpuPods(pods, schedulerName, nowMs);
+  return { outcome: clusterOutcome(snapshotFromKubernetes(nodes, pods)), pendingGpuPods: pending.count, oldestPendingSeconds: pending.oldestSeconds };
 }
 
 export async function readOutcomeReport(core: CoreV1Api, schedulerName: string, nowMs = Date.now()): Promise<OutcomeReport> {

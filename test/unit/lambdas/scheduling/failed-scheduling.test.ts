@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { failedSchedulingLines, reasonSource } from '../../../../local/start/failed-scheduling';
+import { failedSchedulingCodes, failedSchedulingLines, failedSchedulingReasons, reasonSource, schedulingReasonCode } from '../../../../lambdas/scheduling/failed-scheduling';
 
 describe('failedSchedulingLines', () => {
   it('puts each reason of the scheduler message on its own line, saying who gave it', () => {
@@ -36,5 +36,45 @@ describe('reasonSource', () => {
     ['node(s) had untolerated taint {nvidia.com/gpu: }', 'kube-scheduler'],
   ])('%s → %s', (reason, source) => {
     expect(reasonSource(reason)).toBe(source);
+  });
+});
+
+describe('failedSchedulingReasons', () => {
+  it('gives each reason with its node count', () => {
+    const message = '0/5 nodes are available: 2 Insufficient nvidia.com/gpu, 3 node(s) had untolerated taint {a: b}. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.';
+    expect(failedSchedulingReasons(message)).toEqual([
+      { nodes: 2, text: 'Insufficient nvidia.com/gpu' },
+      { nodes: 3, text: 'node(s) had untolerated taint {a: b}' },
+    ]);
+  });
+
+  it('keeps a message of another form as one reason', () => {
+    expect(failedSchedulingReasons('no nodes available to schedule pods')).toEqual([{ nodes: 0, text: 'no nodes available to schedule pods' }]);
+  });
+});
+
+describe('schedulingReasonCode', () => {
+  it.each([
+    ['Not enough GPUs: requested 2, free 1', 'InsufficientGpus'],
+    ['Insufficient nvidia.com/gpu', 'InsufficientGpus'],
+    ['Not enough GPU memory: pod wants 40960 MiB per GPU, node has 24576 MiB', 'InsufficientGpuMemory'],
+    ['GPU model mismatch: pod wants H100, node has A100', 'GpuModelMismatch'],
+    ['GPUs are shared on this node (time-slicing)', 'GpuSharingMismatch'],
+    ['GpuModelMismatch', 'GpuModelMismatch'],
+    ['Insufficient cpu', 'InsufficientCpu'],
+    ['node(s) had untolerated taint {nvidia.com/gpu: }', 'UntoleratedTaint'],
+    ["node(s) didn't match Pod's node affinity/selector", 'NodeAffinity'],
+    ["node(s) didn't match pod anti-affinity rules", 'PodAffinity'],
+    ['node(s) were unschedulable', 'NodeUnschedulable'],
+    ["node(s) didn't match pod topology spread constraints", 'TopologySpread'],
+    ['no nodes available to schedule pods', 'NoNodes'],
+    ['something new in kube-scheduler 1.40', 'Other'],
+  ])('%s → %s', (text, code) => {
+    expect(schedulingReasonCode(text)).toBe(code);
+  });
+
+  it('gives each code of a message once', () => {
+    const message = '0/4 nodes are available: 1 Insufficient nvidia.com/gpu, 3 Not enough GPUs: requested 4, free 2.';
+    expect(failedSchedulingCodes(message)).toEqual(['InsufficientGpus']);
   });
 });
