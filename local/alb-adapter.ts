@@ -37,9 +37,19 @@ const TEXT_CONTENT_TYPES = [/^text\//, /^application\/(json|javascript|xml)/, /\
 const isTextContentType = (contentType: string | undefined): boolean =>
   contentType === undefined || contentType === '' || TEXT_CONTENT_TYPES.some((re) => re.test(contentType.toLowerCase()));
 
-const STATUS_TEXT: Record<number, string> = { 413: 'Request Entity Too Large', 502: 'Bad Gateway' };
+const STATUS_TEXT: Record<number, string> = { 413: 'Request Entity Too Large', 502: 'Bad Gateway', 503: 'Service Temporarily Unavailable' };
 
-function sendAlbError(res: ServerResponse, status: 413 | 502): void {
+/**
+ * Faults of the Lambda service behind the ALB that no local handler can
+ * produce, injected on purpose by a test (every other answer comes from the
+ * real handler):
+ * - `lambda-throttled`: Lambda refuses the invoke (TooManyRequestsException,
+ *   reserved concurrency used up), so the handler never runs and the ALB
+ *   answers 503.
+ */
+export type AlbLambdaFault = 'lambda-throttled';
+
+function sendAlbError(res: ServerResponse, status: 413 | 502 | 503): void {
   const text = `${status} ${STATUS_TEXT[status]}`;
   // The real ALB answers with a small HTML page and closes the connection.
   res.writeHead(status, { 'content-type': 'text/html', connection: 'close', server: 'awselb/2.0' });
@@ -120,8 +130,20 @@ export class AlbAdapter {
   private server: Server | undefined;
   private boundPort: number | undefined;
   private readonly sockets = new Set<Socket>();
+  private fault: AlbLambdaFault | undefined;
+  private faulted = 0;
 
   constructor(private readonly options: AlbAdapterOptions) {}
+
+  /** Injects `fault` into every request from now on; undefined clears it. */
+  injectFault(fault: AlbLambdaFault | undefined): void {
+    this.fault = fault;
+  }
+
+  /** Requests answered by an injected fault instead of the handler. */
+  get faultedRequests(): number {
+    return this.faulted;
+  }
 
   get port(): number {
     if (this.boundPort === undefined) throw new Error('the ALB adapter has never been started');
@@ -182,6 +204,11 @@ export class AlbAdapter {
     }
     if (tooLarge) {
       sendAlbError(res, 413);
+      return;
+    }
+    if (this.fault === 'lambda-throttled') {
+      this.faulted++;
+      sendAlbError(res, 503);
       return;
     }
     const event = albEventFromRequest(req, Buffer.concat(chunks), this.options.targetGroupArn ?? LOCAL_TARGET_GROUP_ARN);

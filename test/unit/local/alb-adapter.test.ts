@@ -135,6 +135,22 @@ describe('ALB adapter', () => {
     expect(await res.text()).toBe('short and stout');
   });
 
+  it('answers 503 without calling the handler while a Lambda throttle is injected, and the handler again once cleared', async () => {
+    const { handler, events } = recordingHandler();
+    adapter = await startAlbAdapter({ handler });
+    adapter.injectFault('lambda-throttled');
+    const throttled = await fetch(`${adapter.url}/filter`, { method: 'POST', body: '{}' });
+    expect(throttled.status).toBe(503);
+    expect(await throttled.text()).toContain('503 Service Temporarily Unavailable');
+    expect(events).toHaveLength(0);
+    expect(adapter.faultedRequests).toBe(1);
+    adapter.injectFault(undefined);
+    const served = await fetch(`${adapter.url}/filter`, { method: 'POST', body: '{}' });
+    expect(served.status).toBe(200);
+    expect(events).toHaveLength(1);
+    expect(adapter.faultedRequests).toBe(1);
+  });
+
   it('refuses connections while stopped and serves again on the same port after start', async () => {
     const { handler } = recordingHandler();
     adapter = await startAlbAdapter({ handler });

@@ -1,0 +1,97 @@
+// Issue 17: a throttled extender Lambda (reserved concurrency used up) makes
+// GPU pods wait, never land where only the extender would have kept them
+// out, through the real kube-scheduler with the deployed extender settings
+// (ignorable: false). The throttle is the ALB adapter's injected
+// `lambda-throttled` fault (the ALB's 503 when Lambda refuses the invoke): no
+// local handler can produce it. The handler never runs before the throttle
+// ends, so the first answer afterwards is also a cold container's: empty
+// cache, first listing of the cluster inside the scheduler's httpTimeout.
+import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { e2eHarness } from '../../local/e2e-context';
+import { createGpuNode, describeInstanceType, seedGpuLabels, type GpuNode } from '../../local/gpu-nodes';
+import type { ManagedProcess } from '../../local/managed-process';
+import { podEvents, waitForPodScheduled } from '../../local/pod-status';
+import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
+import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
+import { waitFor } from '../../local/wait';
+
+const harness = e2eHarness();
+const { core } = harness;
+
+const PODS = ['a10g-0', 'a10g-1', 'a10g-2'];
+
+let extender: RecordingExtender | undefined;
+let scheduler: ManagedProcess | undefined;
+let namespace = '';
+let a10g: GpuNode | undefined;
+let t4: GpuNode | undefined;
+
+/** One GPU of model A10G: only the extender knows the T4 node does not fit (kube-scheduler counts GPUs, not models). */
+function a10gPod(name: string): V1Pod {
+  return {
+    metadata: { name, annotations: { 'gpu.nvidia.com/model': 'A10G' } },
+    spec: {
+      schedulerName: GPU_SCHEDULER_NAME,
+      containers: [{ name: 'main', image: 'cuda', resources: { limits: { 'nvidia.com/gpu': '1' } } }],
+    },
+  };
+}
+
+async function labelledNode(instanceType: string): Promise<GpuNode> {
+  const facts = await describeInstanceType(harness.ec2, instanceType);
+  return createGpuNode(harness.nodeClients, { instanceType, labels: seedGpuLabels(facts) });
+}
+
+const extenderErrors = (events: CoreV1Event[]): string[] =>
+  events.filter((e) => e.reason === 'FailedScheduling' && /extender/i.test(e.message ?? '')).map((e) => e.message ?? '');
+
+beforeAll(async () => {
+  await harness.resetCluster();
+  namespace = await harness.createNamespace('extender-throttle');
+  extender = await startRecordingExtender({ KUBECONFIG: harness.info.controlPlane.lambdaKubeconfigs.extender, EXTENDER_CACHE_TTL: '1s' });
+  // Throttled from the very first call: the container has never answered.
+  extender.adapter.injectFault('lambda-throttled');
+  [a10g, t4] = await Promise.all([labelledNode('g5.12xlarge'), labelledNode('g4dn.12xlarge')]);
+  scheduler = await harness.startGpuScheduler(deployedExtenderSettings(extender.adapter.url));
+});
+
+afterAll(async () => {
+  await scheduler?.stop();
+  await extender?.stop();
+  if (namespace) await core.deleteNamespace({ name: namespace });
+  await harness.resetCluster();
+});
+
+describe('a throttled extender Lambda (ALB 503), ignorable: false', () => {
+  it('keeps A10G pods Pending with the extender error in their events, then a cold container places them on the A10G node', async () => {
+    if (!extender || !a10g || !t4) throw new Error('setup did not finish');
+    await Promise.all(PODS.map((name) => core.createNamespacedPod({ namespace, body: a10gPod(name) })));
+
+    // Every pod has been tried and failed on the extender's 503, more than once in all.
+    for (const name of PODS) {
+      await waitFor(`a FailedScheduling event of ${name} naming the extender`, async () =>
+        extenderErrors(await podEvents(core, { namespace, name })).length > 0 ? true : undefined,
+      { timeoutMs: 60_000 });
+    }
+    await waitFor('the scheduler to retry through the throttle', async () => ((extender?.adapter.faultedRequests ?? 0) > PODS.length ? true : undefined), {
+      timeoutMs: 60_000,
+    });
+    for (const name of PODS) {
+      const pod = await core.readNamespacedPod({ namespace, name });
+      expect(pod.spec?.nodeName ?? '', name).toBe('');
+      expect(extenderErrors(await podEvents(core, { namespace, name }))[0], name).toMatch(/code 503/);
+    }
+    // The handler never ran: the throttle, not an extender answer, kept them Pending.
+    expect(extender.responses).toEqual([]);
+
+    extender.adapter.injectFault(undefined);
+    const placed = await Promise.all(PODS.map((name) => waitForPodScheduled(core, { namespace, name }, 90_000)));
+    expect(placed, `a10g=${a10g.name} t4=${t4.name}`).toEqual(PODS.map(() => a10g?.name));
+    // Each placement was the extender's decision over both nodes, every answer a 200.
+    for (const name of PODS) {
+      expect(extender.filterDecisionsOf(namespace, name)[0]).toMatchObject({ mode: 'NodeNames', candidates: 2, kept: 1 });
+    }
+    expect(extender.responses.filter((r) => r.status !== 200)).toEqual([]);
+  });
+});
