@@ -7,6 +7,8 @@
  * Powertools adds the `service` dimension to every metric; `dimensions` lists
  * the extra ones, in the order they are added.
  */
+import { COST_RANGES } from '../reconciler/cost-ranges';
+import { SCHEDULING_REASON_CODES } from '../scheduling/failed-scheduling';
 import { REJECTION_REASONS } from '../scheduling/reasons';
 
 export const METRICS_NAMESPACE = 'GpuScheduling';
@@ -18,7 +20,7 @@ export const SERVICE = {
 } as const;
 export type ServiceName = (typeof SERVICE)[keyof typeof SERVICE];
 
-export type MetricUnit = 'Count' | 'Milliseconds';
+export type MetricUnit = 'Count' | 'Milliseconds' | 'Seconds';
 
 export interface MetricDefinition {
   readonly name: string;
@@ -48,6 +50,15 @@ export const SCHEDULE_ATTEMPT_RESULTS = ['scheduled', 'unschedulable', 'error'] 
 /** `queue` of kube-scheduler's scheduler_pending_pods. */
 export const SCHEDULER_QUEUES = ['active', 'backoff', 'unschedulable', 'gated'] as const;
 export const UNCOVERED_OWNER_KINDS = ['StatefulSet', 'Job', 'DaemonSet', 'Other', 'None'] as const;
+/**
+ * GpuModel values: the canonical names (lambdas/scheduling/gpu-model.ts) of
+ * the NVIDIA GPUs EC2 offers, `Unknown` for nodes no labeller named a model
+ * of, and `Other` for the rest (summed), so the dimension stays bounded.
+ */
+export const GPU_MODELS = ['A10G', 'A100', 'B200', 'GB200', 'H100', 'H200', 'K80', 'L4', 'L40S', 'M60', 'T4', 'T4G', 'V100', 'Unknown', 'Other'] as const;
+export const GPU_STATES = ['Allocatable', 'Allocated', 'Idle', 'Stranded'] as const;
+/** Why GPU pods are pending: the codes of lambdas/scheduling/failed-scheduling.ts (at most 5 and `Other` per run). */
+export { SCHEDULING_REASON_CODES, COST_RANGES };
 
 export const METRIC = {
   extenderRequests: {
@@ -130,6 +141,41 @@ export const METRIC = {
   gpuSchedulerAttemptLatency: { name: 'GpuSchedulerAttemptLatency', unit: 'Milliseconds', service: SERVICE.reconciler, dimensions: {} },
   /** gpu-scheduler pods whose Ready condition is True. */
   gpuSchedulerReadyReplicas: { name: 'GpuSchedulerReadyReplicas', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  /**
+   * Cluster outcome, every run, from the reconciler's one node and pod listing
+   * (lambdas/reconciler/outcome.ts): GPUs of the listed nodes, in GPUs (a
+   * quarter share is 0.25). Stranded: idle GPUs the workload's typical shapes
+   * cannot use (the FGD fragment).
+   */
+  gpusAllocatable: { name: 'GpusAllocatable', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  gpusAllocated: { name: 'GpusAllocated', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  gpusIdle: { name: 'GpusIdle', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  gpusStranded: { name: 'GpusStranded', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  /** The same four numbers per GPU model (only models present are emitted). */
+  gpusByModel: {
+    name: 'GpusByModel',
+    unit: 'Count',
+    service: SERVICE.reconciler,
+    dimensions: { GpuModel: GPU_MODELS, State: GPU_STATES },
+  },
+  /** GPU pods waiting for the GPU scheduler (GPU_SCHEDULER_NAME), 0 when none. */
+  gpuPodsPending: { name: 'GpuPodsPending', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  /** Age of the oldest of them since creation, 0 when none. */
+  oldestPendingGpuPodAge: { name: 'OldestPendingGpuPodAge', unit: 'Seconds', service: SERVICE.reconciler, dimensions: {} },
+  /** Pending GPU pods per reason of their PodScheduled=False message: each pod once per reason. */
+  gpuPodsPendingByReason: {
+    name: 'GpuPodsPendingByReason',
+    unit: 'Count',
+    service: SERVICE.reconciler,
+    dimensions: { Reason: SCHEDULING_REASON_CODES },
+  },
+  /** The deletion costs computed this run (covered pods), per range. */
+  deletionCosts: {
+    name: 'DeletionCosts',
+    unit: 'Count',
+    service: SERVICE.reconciler,
+    dimensions: { Range: COST_RANGES },
+  },
   reconcilerErrors: {
     name: 'ReconcilerErrors',
     unit: 'Count',

@@ -2,6 +2,7 @@ import type { Env } from '../env';
 import { ConfigError, envBoolean, envDuration, envInt, envNumber, envOptionalString, envString } from '../env';
 import { CLUSTER_NAME_PATTERN } from '../kube';
 import { NODE_ANNOTATION, NODE_LABEL } from '../scheduling/keys';
+import { parseLabelSelector } from '../scheduling/label-selector';
 import { SEED_DELETION_COST_POLICY } from './deletion-cost-policy';
 import { INT32_MAX, INT32_MIN } from './int32';
 import { podNamespacesFromEnv } from './pod-namespaces';
@@ -23,6 +24,8 @@ const STAT = {
   description: 'a CloudWatch statistic: Average, Sum, Minimum, Maximum, SampleCount or pNN',
 };
 const MINUTE_MS = 60_000;
+/** A pod's spec.schedulerName: a DNS subdomain. */
+const SCHEDULER_NAME = { pattern: /[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/, description: 'a scheduler name (DNS subdomain, e.g. gpu-scheduler)' };
 
 /** Reads every setting from the environment; a bad value throws ConfigError naming the variable. */
 export function reconcilerConfigFromEnv(env: Env): ReconcilerConfig {
@@ -50,9 +53,14 @@ export function reconcilerConfigFromEnv(env: Env): ReconcilerConfig {
       })
     : (envOptionalString(env, 'CLUSTER_NAME') ?? '');
 
+  const podLabelSelector = envString(env, 'POD_SELECTOR', { default: DEFAULT_POD_SELECTOR });
+  const parsedSelector = parseLabelSelector(podLabelSelector);
+  if (!parsedSelector.ok) throw new ConfigError('POD_SELECTOR', podLabelSelector, `a label selector (${parsedSelector.error})`);
+
   return {
     selection: {
-      podLabelSelector: envString(env, 'POD_SELECTOR', { default: DEFAULT_POD_SELECTOR }),
+      podLabelSelector,
+      podSelector: parsedSelector.selector,
       namespaces: podNamespacesFromEnv(env),
       nodeLabelSelector: envString(env, 'NODE_SELECTOR', { default: NODE_LABEL.gpuCount }),
       pageSize: envInt(env, 'LIST_PAGE_SIZE', { default: 500, min: 1, max: 5000 }),
@@ -74,6 +82,7 @@ export function reconcilerConfigFromEnv(env: Env): ReconcilerConfig {
         bucketSize: envInt(env, 'COST_BUCKET_SIZE', { default: 50, min: 1, max: INT32_MAX }),
         hysteresis: envInt(env, 'COST_HYSTERESIS', { default: 10, min: 0, max: INT32_MAX }),
       },
+      schedulerName: envString(env, 'GPU_SCHEDULER_NAME', { default: 'gpu-scheduler', ...SCHEDULER_NAME }),
       maxPodWritesPerRun: envInt(env, 'MAX_POD_WRITES_PER_RUN', { default: 50, min: 0, max: 10_000 }),
       podMetrics: {
         ...metricStat,

@@ -1,10 +1,20 @@
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import type { NodeGateway, PodGateway } from '../kube';
 import { isKubeConflict, isKubeNotFound } from '../kube';
+import type { LabelSelector } from '../scheduling/label-selector';
+import { selectorMatches } from '../scheduling/label-selector';
 
-/** Where opted-in pods and candidate nodes come from. */
+/** One pod listing, read two ways. */
+export interface ClusterPods {
+  /** Running pods matching the opt-in selector: the deletion-cost candidates. */
+  readonly optedIn: V1Pod[];
+  /** Every pod not yet finished (pending, bound, running): what the outcome metrics count. */
+  readonly all: V1Pod[];
+}
+
+/** Where pods and candidate nodes come from. */
 export interface ClusterReader {
-  listOptedInPods(): Promise<V1Pod[]>;
+  listPods(): Promise<ClusterPods>;
   listNodes(): Promise<V1Node[]>;
 }
 
@@ -18,8 +28,10 @@ export interface AnnotationWriter {
 }
 
 export interface ClusterSelection {
-  /** Server-side label selector for opted-in pods. */
+  /** Label selector of opted-in pods, as configured. */
   readonly podLabelSelector: string;
+  /** The same, parsed: matched client-side, since the one listing also serves the outcome metrics. */
+  readonly podSelector: LabelSelector;
   /** When non-empty, pods are listed only in these namespaces. */
   readonly namespaces: readonly string[];
   /** Server-side label selector for nodes whose utilization is written; empty = all nodes. */
@@ -28,18 +40,21 @@ export interface ClusterSelection {
   readonly pageSize: number;
 }
 
-// Only Running pods matter: the ReplicaSet controller deletes pending and
-// unknown pods before running ones whatever their cost.
-const RUNNING_PODS = 'status.phase=Running';
+// Finished pods hold no GPU and wait for nothing. Pending ones are listed for
+// the outcome metrics (GPU pods waiting for the GPU scheduler); only Running
+// ones are deletion-cost candidates: the ReplicaSet controller deletes
+// pending and unknown pods before running ones whatever their cost.
+const UNFINISHED_PODS = 'status.phase!=Succeeded,status.phase!=Failed';
 
 export function kubeClusterReader(pods: PodGateway, nodes: NodeGateway, selection: ClusterSelection): ClusterReader {
-  const podOptions = { labelSelector: selection.podLabelSelector, fieldSelector: RUNNING_PODS, pageSize: selection.pageSize };
+  const podOptions = { fieldSelector: UNFINISHED_PODS, pageSize: selection.pageSize };
   return {
-    async listOptedInPods() {
-      if (selection.namespaces.length === 0) return pods.listPods(podOptions);
-      const found: V1Pod[] = [];
-      for (const namespace of selection.namespaces) found.push(...(await pods.listPods({ ...podOptions, namespace })));
-      return found;
+    async listPods() {
+      const all: V1Pod[] = [];
+      if (selection.namespaces.length === 0) all.push(...(await pods.listPods(podOptions)));
+      for (const namespace of selection.namespaces) all.push(...(await pods.listPods({ ...podOptions, namespace })));
+      const optedIn = all.filter((pod) => pod.status?.phase === 'Running' && selectorMatches(selection.podSelector, pod.metadata?.labels));
+      return { optedIn, all };
     },
     listNodes() {
       return nodes.listNodes({ pageSize: selection.pageSize, labelSelector: selection.nodeLabelSelector || undefined });

@@ -2,8 +2,12 @@ import type { DeletionCostPolicy, PodSignals, UncoveredOwnerKind } from './delet
 import { deletionCostCoverage, isWarmingUp, podDeletionCost, UNCOVERED_OWNER_KINDS } from './deletion-cost-policy';
 import type { AnnotationWriter, ClusterReader } from './kube-objects';
 import type { MetricReader } from './cloudwatch-metric-reader';
+import type { CostRange } from './cost-ranges';
+import { costRange, emptyCostRanges } from './cost-ranges';
 import type { NodeMetricSettings, PodMetricSettings } from './metric-queries';
 import { nodeMetricPlan, podMetricPlan } from './metric-queries';
+import type { ReconcileOutcome } from './outcome';
+import { reconcileOutcome } from './outcome';
 import type { NodeView, PodView } from './pod-view';
 import { nodeView, POD_DELETION_COST_ANNOTATION, podView, secondsSince } from './pod-view';
 import { sanitisePercent } from './sanitise';
@@ -26,6 +30,8 @@ export interface ReconcilerSettings {
   readonly maxPodWritesPerRun: number;
   readonly podMetrics: PodMetricSettings;
   readonly nodes: NodeUtilizationSettings;
+  /** The second scheduler's name: its GPU pods are the pending ones counted. */
+  readonly schedulerName: string;
 }
 
 export interface ReconcileDeps {
@@ -66,6 +72,10 @@ export interface ReconcileSummary {
   nodeWritesSkippedUnchanged: number;
   nodeWritesSkippedBudget: number;
   metricQueries: number;
+  /** The deletion costs computed this run (written or not), per range. */
+  deletionCosts: Record<CostRange, number>;
+  /** GPUs and pending GPU pods from this run's listings; absent when a listing failed. */
+  outcome?: ReconcileOutcome;
   errors: ReconcileError[];
 }
 
@@ -89,14 +99,16 @@ export function emptySummary(): ReconcileSummary {
     nodeWritesSkippedUnchanged: 0,
     nodeWritesSkippedBudget: 0,
     metricQueries: 0,
+    deletionCosts: emptyCostRanges(),
     errors: [],
   };
 }
 
 /**
- * One reconcile pass: list opted-in pods (and GPU nodes), read their metrics
- * in one batched GetMetricData sweep, and patch only the annotations whose
- * bucket changed, within the per-run budgets. Only ReplicaSet-owned pods get
+ * One reconcile pass: list pods and GPU nodes once, measure the cluster
+ * outcome from them (GPUs, pending GPU pods), read the opted-in pods' (and
+ * nodes') metrics in one batched GetMetricData sweep, and patch only the
+ * annotations whose bucket changed, within the per-run budgets. Only ReplicaSet-owned pods get
  * a deletion cost; other opted-in pods are counted, never written. Never throws: every failure
  * lands in `summary.errors`, and a failed metric read writes nothing (no data
  * must never look like "all pods went idle").
@@ -105,8 +117,12 @@ export async function reconcile(settings: ReconcilerSettings, deps: ReconcileDep
   const summary = emptySummary();
   const now = deps.now();
 
-  const pods = await attempt(summary, 'listPods', () => deps.cluster.listOptedInPods());
-  const nodes = settings.nodes.enabled ? await attempt(summary, 'listNodes', () => deps.cluster.listNodes()) : undefined;
+  const listed = await attempt(summary, 'listPods', () => deps.cluster.listPods());
+  // Listed even without node utilization: the outcome metrics count their GPUs.
+  const listedNodes = await attempt(summary, 'listNodes', () => deps.cluster.listNodes());
+  if (listed !== undefined && listedNodes !== undefined) summary.outcome = reconcileOutcome(listedNodes, listed.all, settings.schedulerName, now);
+  const pods = listed?.optedIn;
+  const nodes = settings.nodes.enabled ? listedNodes : undefined;
 
   const livePods: PodView[] = [];
   for (const pod of pods ?? []) {
@@ -181,6 +197,7 @@ const NO_SIGNALS: PodSignals = { activeRequests: undefined, cacheHitRate: undefi
 function podCandidate(pod: PodView, signals: PodSignals, now: Date, settings: ReconcilerSettings, summary: ReconcileSummary): WriteCandidate<PodView> {
   const cost = podDeletionCost({ signals, readySeconds: secondsSince(pod.readySince, now) }, settings.policy);
   summary.podsEvaluated += 1;
+  summary.deletionCosts[costRange(cost.raw)] += 1;
   if (cost.basis === 'warmup') summary.podsWarmingUp += 1;
   if (cost.basis === 'noSignal') summary.podsWithoutMetrics += 1;
   return {

@@ -1,5 +1,8 @@
-import { METRIC } from '../observability/metric-catalog';
+import { GPU_MODELS, METRIC } from '../observability/metric-catalog';
 import type { Telemetry } from '../observability/telemetry';
+import type { GpuOutcome } from '../scheduling/cluster-outcome';
+import { COST_RANGES } from './cost-ranges';
+import type { ReconcileOutcome } from './outcome';
 import type { ReconcileSummary } from './reconcile';
 
 /** One run's counts as catalog metrics (the dashboard reads these), and a warning naming opted-in pods nothing honours a cost on. */
@@ -19,8 +22,48 @@ export function recordReconcile(telemetry: Telemetry, summary: ReconcileSummary)
       examples: summary.podsNotCoveredExamples,
     });
   }
+  // Only when something was evaluated: an empty run is no evidence of any distribution.
+  if (summary.podsEvaluated > 0) for (const range of COST_RANGES) telemetry.record(METRIC.deletionCosts, summary.deletionCosts[range], { Range: range });
+  if (summary.outcome !== undefined) recordOutcome(telemetry, summary.outcome);
   for (const kind of ['CloudWatch', 'Kubernetes'] as const) {
     const count = summary.errors.filter((e) => e.kind === kind).length;
     if (count > 0) telemetry.record(METRIC.reconcilerErrors, count, { Kind: kind });
   }
+}
+
+type GpuModelValue = (typeof GPU_MODELS)[number];
+const KNOWN_MODELS: ReadonlySet<string> = new Set(GPU_MODELS);
+
+/** The GpuModel dimension value of a canonical model name (bounded: unlisted models are `Other`). */
+export function gpuModelValue(model: string): GpuModelValue {
+  if (model === 'unknown') return 'Unknown';
+  return KNOWN_MODELS.has(model) && model !== 'Unknown' && model !== 'Other' ? (model as GpuModelValue) : 'Other';
+}
+
+/**
+ * The outcome numbers. Pending count and age are written as 0 when nothing
+ * waits, so an alarm sees a healthy value rather than missing data; reasons
+ * only when some pod has one.
+ */
+function recordOutcome(telemetry: Telemetry, outcome: ReconcileOutcome): void {
+  const { gpus, pending } = outcome;
+  telemetry.record(METRIC.gpusAllocatable, gpus.allocatable);
+  telemetry.record(METRIC.gpusAllocated, gpus.allocated);
+  telemetry.record(METRIC.gpusIdle, gpus.idle);
+  telemetry.record(METRIC.gpusStranded, gpus.stranded);
+  const byValue = new Map<GpuModelValue, GpuOutcome[]>();
+  for (const [model, o] of Object.entries(outcome.byModel)) {
+    const value = gpuModelValue(model);
+    byValue.set(value, [...(byValue.get(value) ?? []), o]);
+  }
+  const sum = (list: readonly GpuOutcome[], pick: (o: GpuOutcome) => number): number => Math.round(list.reduce((total, o) => total + pick(o), 0) * 100) / 100;
+  for (const [GpuModel, list] of byValue) {
+    telemetry.record(METRIC.gpusByModel, sum(list, (o) => o.allocatable), { GpuModel, State: 'Allocatable' });
+    telemetry.record(METRIC.gpusByModel, sum(list, (o) => o.allocated), { GpuModel, State: 'Allocated' });
+    telemetry.record(METRIC.gpusByModel, sum(list, (o) => o.idle), { GpuModel, State: 'Idle' });
+    telemetry.record(METRIC.gpusByModel, sum(list, (o) => o.stranded), { GpuModel, State: 'Stranded' });
+  }
+  telemetry.record(METRIC.gpuPodsPending, pending.count);
+  telemetry.record(METRIC.oldestPendingGpuPodAge, pending.oldestSeconds ?? 0);
+  for (const { code, pods } of pending.reasons) telemetry.record(METRIC.gpuPodsPendingByReason, pods, { Reason: code });
 }

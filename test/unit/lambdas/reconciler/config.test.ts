@@ -7,7 +7,7 @@ const base = { CLUSTER_NAME: 'prod' };
 describe('reconcilerConfigFromEnv', () => {
   it('defaults to the seed policy and the documented discipline', () => {
     const { settings, selection } = reconcilerConfigFromEnv(base);
-    expect(selection).toEqual({ podLabelSelector: 'gpu.nvidia.com/deletion-cost=enabled', namespaces: [], nodeLabelSelector: 'gpu.nvidia.com/count', pageSize: 500 });
+    expect(selection).toEqual({ podLabelSelector: 'gpu.nvidia.com/deletion-cost=enabled', podSelector: [{ key: 'gpu.nvidia.com/deletion-cost', operator: 'Equals', values: ['enabled'] }], namespaces: [], nodeLabelSelector: 'gpu.nvidia.com/count', pageSize: 500 });
     expect(settings.policy).toMatchObject({ activeRequestsWeight: 5, cacheHitRateWeight: 100, maxCost: 1000, warmupSeconds: 300, warmupCost: -50, noSignalCost: 0 });
     expect(settings.podDiscipline).toEqual({ bucketSize: 50, hysteresis: 10 });
     expect(settings.maxPodWritesPerRun).toBe(50);

@@ -44,7 +44,7 @@ function recordingWriter(outcome: PatchOutcome = 'written'): AnnotationWriter & 
   };
 }
 
-const cluster = (pods: V1Pod[]) => ({ listOptedInPods: async () => pods, listNodes: async (): Promise<V1Node[]> => [] });
+const cluster = (pods: V1Pod[]) => ({ listPods: async () => ({ optedIn: pods, all: pods }), listNodes: async (): Promise<V1Node[]> => [] });
 
 describe('reconcile under faults', () => {
   it('writes nothing when the metric read fails: no data must not look like "every pod went idle"', async () => {
@@ -68,7 +68,7 @@ describe('reconcile under faults', () => {
   it('a listing failure is a failed run and writes nothing', async () => {
     const writer = recordingWriter();
     const summary = await reconcile(settings, {
-      cluster: { listOptedInPods: () => Promise.reject(new Error('Forbidden')), listNodes: async () => [] },
+      cluster: { listPods: () => Promise.reject(new Error('Forbidden')), listNodes: async () => [] },
       writer,
       metrics: { latestValues: async () => new Map() },
       now: () => now,

@@ -45,3 +45,57 @@ describe('recordReconcile: opted-in pods no controller reads a cost of', () => {
     expect(warn).not.toHaveBeenCalled();
   });
 });
+
+describe('recordReconcile: cluster outcome and deletion costs', () => {
+  const gpus = (allocatable: number, allocated: number, stranded: number) => ({ nodes: 1, allocatable, allocated, idle: allocatable - allocated, stranded });
+  const calls = (record: ReturnType<typeof spiedTelemetry>['record'], name: string) =>
+    record.mock.calls.filter(([metric]) => metric.name === name).map(([, value, dimensions]) => (dimensions === undefined ? value : [value, dimensions]));
+
+  it('writes the GPU numbers overall and per model, unlisted models summed as Other', () => {
+    const { telemetry, record } = spiedTelemetry();
+    recordReconcile(
+      telemetry,
+      summary({
+        outcome: {
+          gpus: gpus(20, 12, 1),
+          byModel: { A100: gpus(8, 6, 1), X1: gpus(4, 2, 0), Y2: gpus(4, 4, 0), unknown: gpus(4, 0, 0) },
+          pending: { count: 0, oldestSeconds: undefined, reasons: [] },
+        },
+      }),
+    );
+    expect([calls(record, 'GpusAllocatable'), calls(record, 'GpusAllocated'), calls(record, 'GpusIdle'), calls(record, 'GpusStranded')]).toEqual([[20], [12], [8], [1]]);
+    expect(calls(record, 'GpusByModel').filter((c) => Array.isArray(c) && (c[1] as Record<string, string>).State === 'Allocated')).toEqual([
+      [6, { GpuModel: 'A100', State: 'Allocated' }],
+      [6, { GpuModel: 'Other', State: 'Allocated' }],
+      [0, { GpuModel: 'Unknown', State: 'Allocated' }],
+    ]);
+    // Nothing pending is a value (alarms must see it), reasons are not.
+    expect([calls(record, 'GpuPodsPending'), calls(record, 'OldestPendingGpuPodAge'), calls(record, 'GpuPodsPendingByReason')]).toEqual([[0], [0], []]);
+  });
+
+  it('writes pending GPU pods, the oldest age and the reasons', () => {
+    const { telemetry, record } = spiedTelemetry();
+    const pending = { count: 3, oldestSeconds: 420, reasons: [{ code: 'InsufficientGpus', pods: 2 } as const, { code: 'Other', pods: 1 } as const] };
+    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(0, 0, 0), byModel: {}, pending } }));
+    expect([calls(record, 'GpuPodsPending'), calls(record, 'OldestPendingGpuPodAge')]).toEqual([[3], [420]]);
+    expect(calls(record, 'GpuPodsPendingByReason')).toEqual([
+      [2, { Reason: 'InsufficientGpus' }],
+      [1, { Reason: 'Other' }],
+    ]);
+  });
+
+  it('writes no outcome when a listing failed, and the cost ranges only when pods were evaluated', () => {
+    const { telemetry, record } = spiedTelemetry();
+    recordReconcile(telemetry, summary({ podsEvaluated: 0 }));
+    expect([calls(record, 'GpusAllocatable'), calls(record, 'DeletionCosts')]).toEqual([[], []]);
+    recordReconcile(telemetry, summary({ deletionCosts: { Negative: 1, Zero: 2, '1-99': 0, '100-499': 0, '500-999': 3, '1000+': 0 } }));
+    expect(calls(record, 'DeletionCosts')).toEqual([
+      [1, { Range: 'Negative' }],
+      [2, { Range: 'Zero' }],
+      [0, { Range: '1-99' }],
+      [0, { Range: '100-499' }],
+      [3, { Range: '500-999' }],
+      [0, { Range: '1000+' }],
+    ]);
+  });
+});
