@@ -5,7 +5,8 @@ import { createRng } from './seeded-rng';
 import type { TraceNode, TracePod } from './trace-csv';
 import { parseNodeCsv, parsePodCsv } from './trace-csv';
 import type { PolicyName } from './trace-policies';
-import { createPolicyProfile } from './trace-policies';
+import { createPolicyProfile, runsThroughKubeScheduler } from './trace-policies';
+import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
 import type { TieBreak } from './trace-simulation';
 import { runTrace } from './trace-simulation';
 import { buildArrivalSequence } from './trace-workload';
@@ -50,7 +51,8 @@ export function runSeed(input: TraceInput, policy: PolicyName, seed: number, tie
   const rng = createRng(seed);
   const arrivals = buildArrivalSequence(input.pods, rng, { targetRatio: TARGET_RATIO, capacityGpuMilli: input.capacityGpuMilli });
   const profile = createPolicyProfile(policy, { random: rng.next, shapes: input.shapes });
-  const result = runTrace(input.nodes, arrivals, profile, rng, MAX_PERCENT, tieBreak);
+  const kubeScheduler = runsThroughKubeScheduler(policy) ? { extenderWeight: APP_CONFIG_DEFAULTS.scheduler.extender.weight } : undefined;
+  const result = runTrace(input.nodes, arrivals, profile, rng, MAX_PERCENT, tieBreak, kubeScheduler);
   return {
     policy,
     seed,

@@ -10,9 +10,19 @@ import { createRandomPlacement } from '../../lambdas/scheduling/plugins/random-d
 import { createFragmentationScore } from '../../lambdas/scheduling/plugins/fragmentation';
 import type { WorkloadShape } from '../../lambdas/scheduling/plugins/workload-shapes';
 
-export const POLICIES = ['random', 'spread', 'bestfit', 'packing', 'fgd', 'default'] as const;
+export const POLICIES = ['random', 'spread', 'bestfit', 'packing', 'fgd', 'default', 'extender'] as const;
 export type PolicyName = (typeof POLICIES)[number];
 export const DEFAULT_POLICIES: readonly PolicyName[] = ['random', 'spread', 'bestfit', 'packing', 'default'];
+
+/**
+ * `extender` is the default profile on the path the cluster runs it
+ * (runTrace's kube-scheduler path: percentageOfNodesToScore sampling, the
+ * extender's integer levels × the deployed weight, random ties); every other
+ * policy is scored continuously over all nodes, as the paper's simulator does.
+ */
+export function runsThroughKubeScheduler(policy: PolicyName): boolean {
+  return policy === 'extender';
+}
 
 export function isPolicyName(name: string): name is PolicyName {
   return (POLICIES as readonly string[]).includes(name);
@@ -41,6 +51,7 @@ export function createPolicyProfile(policy: PolicyName, context: PolicyContext):
     case 'fgd':
       return new ProfileClass({ name: policy, filters: FILTERS, scorers: [{ plugin: createFragmentationScore({ shapes: context.shapes }), weight: 1 }] });
     case 'default':
+    case 'extender':
       return createSimulatorProfile();
   }
 }

@@ -1,4 +1,6 @@
+import { toExtenderScores } from '../../lambdas/extender/extender-scores';
 import { chooseDevices } from '../../lambdas/scheduling/device-choice';
+import { nodeResourcesFit } from '../../lambdas/scheduling/plugins/node-resources-fit';
 import type { NodeInfo } from '../../lambdas/scheduling/node-info';
 import { NodeInfo as NodeInfoClass } from '../../lambdas/scheduling/node-info';
 import type { PodRequirements } from '../../lambdas/scheduling/pod-requirements';
@@ -51,8 +53,43 @@ export interface TraceRunResult {
 export type TieBreak = 'order' | 'random';
 
 /**
+ * How a node is chosen from the scores. `continuous`: every feasible node is
+ * scored and the highest 0..100 score wins (the paper's simulator).
+ * `kube-scheduler`: what the deployed second scheduler does with the
+ * extender — see pickLikeKubeScheduler.
+ */
+export type Selection = 'continuous' | 'kube-scheduler';
+
+/** kube-scheduler's minFeasibleNodesToFind and minFeasibleNodesPercentageToFind (pkg/scheduler/schedule_one.go). */
+const MIN_FEASIBLE_NODES_TO_FIND = 100;
+const MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5;
+
+/**
+ * kube-scheduler's numFeasibleNodesToFind with percentageOfNodesToScore
+ * unset (0: adaptive), as the deployed configuration leaves it: 50 % minus
+ * one point per 125 nodes, at least 5 % and at least 100 nodes.
+ */
+export function numFeasibleNodesToFind(allNodes: number, percentageOfNodesToScore = 0): number {
+  if (allNodes < MIN_FEASIBLE_NODES_TO_FIND) return allNodes;
+  let percentage = percentageOfNodesToScore;
+  if (percentage === 0) percentage = Math.max(MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND, 50 - Math.trunc(allNodes / 125));
+  const found = Math.trunc((allNodes * percentage) / 100);
+  return found < MIN_FEASIBLE_NODES_TO_FIND ? MIN_FEASIBLE_NODES_TO_FIND : found;
+}
+
+/** Options of the kube-scheduler path. */
+export interface KubeSchedulerPath {
+  /** The extender's weight in the scheduler configuration (the deployed default). */
+  readonly extenderWeight: number;
+  /** percentageOfNodesToScore; 0 = kube-scheduler's adaptive default. */
+  readonly percentageOfNodesToScore?: number;
+}
+
+/**
  * Replays an arrival sequence through one library Profile: filter, score,
  * pick the best node, let the dominant scorer pick devices, bind. No departures.
+ * With `kubeScheduler` set, nodes are found and chosen as the deployed
+ * second scheduler does (pickLikeKubeScheduler); tieBreak is then always random.
  */
 export function runTrace(
   nodes: readonly TraceNode[],
@@ -61,6 +98,7 @@ export function runTrace(
   rng: Rng,
   maxPercent: number,
   tieBreak: TieBreak = 'order',
+  kubeScheduler?: KubeSchedulerPath,
 ): TraceRunResult {
   const infos = nodes.map(nodeFromTrace);
   shuffleInPlace(infos, rng);
@@ -71,12 +109,30 @@ export function runTrace(
   let placed = 0;
   let unschedulable = 0;
 
+  const toFind = kubeScheduler === undefined ? infos.length : numFeasibleNodesToFind(infos.length, kubeScheduler.percentageOfNodesToScore);
+  let nextStartNodeIndex = 0;
+
   for (const trace of arrivals) {
     const pod = podFromTrace(trace);
     const state = profile.startCycle(snapshot, pod);
-    const feasible: NodeInfo[] = [];
-    for (const node of infos) if (quickFit(pod, node) && profile.filterNode(state, node).ok) feasible.push(node);
-    const node = feasible.length === 0 ? undefined : pickBest(feasible, profile.score(state, feasible), tieBreak === 'random' ? rng : undefined);
+    let node: NodeInfo | undefined;
+    if (kubeScheduler === undefined) {
+      const feasible: NodeInfo[] = [];
+      for (const candidate of infos) if (quickFit(pod, candidate) && profile.filterNode(state, candidate).ok) feasible.push(candidate);
+      node = feasible.length === 0 ? undefined : pickBest(feasible, profile.score(state, feasible), tieBreak === 'random' ? rng : undefined);
+    } else {
+      // kube-scheduler's findNodesThatPassFilters: in-tree filters from a
+      // rotating start until `toFind` nodes pass; then the extender's filter.
+      const inTree: NodeInfo[] = [];
+      let processed = 0;
+      for (; processed < infos.length && inTree.length < toFind; processed++) {
+        const candidate = infos[(nextStartNodeIndex + processed) % infos.length] as NodeInfo;
+        if (quickFit(pod, candidate) && nodeResourcesFit.filter(state, pod, candidate).ok) inTree.push(candidate);
+      }
+      nextStartNodeIndex = (nextStartNodeIndex + processed) % infos.length;
+      const feasible = inTree.filter((candidate) => profile.filterNode(state, candidate).ok);
+      node = feasible.length === 0 ? undefined : pickBest(feasible, kubeSchedulerTotals(profile.score(state, feasible), feasible, kubeScheduler.extenderWeight), rng);
+    }
     if (node === undefined) {
       unschedulable++;
     } else {
@@ -100,6 +156,18 @@ function quickFit(pod: PodRequirements, node: NodeInfo): boolean {
   const { cpuMilli, gpuCount, gpuMilli } = pod.demand;
   if (node.requestedCpuMilli + cpuMilli > node.allocatableCpuMilli) return false;
   return gpuCount === 0 || node.fitsGpus(gpuCount, gpuMilli);
+}
+
+/**
+ * What kube-scheduler adds up for the extender's nodes: the extender's
+ * integer 0..10 level (toExtenderScores, as /prioritize answers) × weight ×
+ * 10. The in-tree scores the deployed profile keeps (node affinity,
+ * inter-pod affinity, topology spread, taints) are equal on every trace node,
+ * so they add nothing that varies.
+ */
+function kubeSchedulerTotals(scores: Float64Array, nodes: readonly NodeInfo[], extenderWeight: number): Float64Array {
+  const levels = toExtenderScores(scores, nodes.map((n) => n.name));
+  return Float64Array.from(levels, (level) => level * extenderWeight * 10);
 }
 
 /** Highest score; ties go to the earliest node, or, given an rng, to a uniform pick (reservoir sampling). */

@@ -120,7 +120,7 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
   const { feasible, rejected } = profile.filter(state, nodes);
   tallied(tally, rejected);
   const breakdown = profile.explainScores(state, feasible);
-  const feasibleScores = toExtenderScores(breakdown.total);
+  const feasibleScores = toExtenderScores(breakdown.total, feasible.map((node) => node.name));
   const nodeScores = new Uint8Array(nodes.length);
   for (let i = 0, j = 0; i < nodes.length && j < feasible.length; i++) {
     if (nodes[i] === feasible[j]) {

@@ -5,8 +5,9 @@ import type { TraceNode, TracePod } from '../../../../bench/trace/trace-csv';
 import { parseNodeCsv, parsePodCsv } from '../../../../bench/trace/trace-csv';
 import { loadTraceInput, runSeed } from '../../../../bench/trace/trace-job';
 import { createPolicyProfile, POLICIES } from '../../../../bench/trace/trace-policies';
-import { nodeFromTrace, podFromTrace, runTrace } from '../../../../bench/trace/trace-simulation';
+import { nodeFromTrace, numFeasibleNodesToFind, podFromTrace, runTrace } from '../../../../bench/trace/trace-simulation';
 import { Snapshot } from '../../../../lambdas/scheduling/snapshot';
+import { Profile } from '../../../../lambdas/scheduling/profile';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -109,5 +110,46 @@ describe('trace replay', () => {
     expect(other.checkpoints).not.toEqual(one.checkpoints);
     // The inflated workload reaches the 130 % checkpoint.
     expect(one.checkpoints.some(([p]) => p === 130)).toBe(true);
+  });
+
+  it('the kube-scheduler path samples nodes as kube-scheduler does and chooses by integer extender levels', () => {
+    // pkg/scheduler/schedule_one.go numFeasibleNodesToFind, percentageOfNodesToScore unset.
+    expect(numFeasibleNodesToFind(50)).toBe(50);
+    expect(numFeasibleNodesToFind(150)).toBe(100); // 49 % of 150 = 73, raised to the minimum of 100
+    expect(numFeasibleNodesToFind(1213)).toBe(497); // 50 − 9 = 41 %
+    expect(numFeasibleNodesToFind(5000)).toBe(500); // 10 %
+    expect(numFeasibleNodesToFind(10_000)).toBe(500); // floor at 5 %
+    expect(numFeasibleNodesToFind(1213, 100)).toBe(1213);
+
+    const many = Array.from({ length: 300 }, (_, i) => node(`n${String(i).padStart(3, '0')}`, [1, 2, 4, 8][i % 4] ?? 1));
+    const arrivals = Array.from({ length: 400 }, (_, i) => pod(`p${i}`, i % 7 === 0 ? 2 : 1, i % 3 === 0 ? 500 : 1000));
+    const run = (path: 'continuous' | 'kube-scheduler', seed: number) => {
+      const rng = createRng(seed);
+      const profile = createSimulatorProfile();
+      return runTrace(many, arrivals, profile, rng, 130, 'order', path === 'kube-scheduler' ? { extenderWeight: 2 } : undefined);
+    };
+    const faithful = run('kube-scheduler', 42);
+    expect(faithful.placed + faithful.unschedulable).toBe(arrivals.length);
+    // kube-scheduler scores only the nodes it found: 48 % of 300 = 144, from a start that rotates past them.
+    const scored: string[][] = [];
+    const counting = new Profile({
+      name: 'counting',
+      filters: [],
+      scorers: [{ plugin: { name: 'Count', score: (_state: unknown, _pod: unknown, n: { name: string }) => (scored.at(-1)?.push(n.name), 50) }, weight: 1 }],
+    });
+    const original = counting.startCycle.bind(counting);
+    counting.startCycle = (snap, p) => (scored.push([]), original(snap, p));
+    const countingRun = (kube: boolean) => {
+      scored.length = 0;
+      const rng = createRng(1);
+      const twoPods = arrivals.slice(1, 3); // 1-GPU pods: every node fits
+      runTrace(many, twoPods, counting, rng, 130, 'order', kube ? { extenderWeight: 2 } : undefined);
+      return scored.map((names) => names.length);
+    };
+    expect(countingRun(false)).toEqual([300, 300]);
+    expect(countingRun(true)).toEqual([144, 144]);
+    // Reproducible per seed (its random tie-breaks come from the seeded rng).
+    expect([...run('kube-scheduler', 42).checkpoints]).toEqual([...faithful.checkpoints]);
+    expect(run('continuous', 42).placed).toBe(faithful.placed);
   });
 });

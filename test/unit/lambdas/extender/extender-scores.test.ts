@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { levelDrop, toExtenderScores } from '../../../../lambdas/extender/extender-scores';
+import { levelDrop, nodeTieKey, toExtenderScores } from '../../../../lambdas/extender/extender-scores';
 import { MAX_EXTENDER_PRIORITY } from '../../../../lambdas/extender/wire-types';
 
 const scoreArrays = fc.array(fc.double({ min: 0, max: 100, noNaN: true }), { minLength: 1, maxLength: 50 });
@@ -76,6 +76,44 @@ describe('toExtenderScores', () => {
             expect(Math.abs((out[i] as number) - (out[j] as number))).toBeLessThanOrEqual(Math.floor(d) + 1);
           }
         }
+      }),
+    );
+  });
+});
+
+describe('toExtenderScores with node names: one node at the top', () => {
+  it('leaves 10 to the best node alone; among equal best scores to the first in the stable name order', () => {
+    const names = ['ip-10-0-0-1', 'ip-10-0-0-2', 'ip-10-0-0-3', 'ip-10-0-0-4'];
+    // Three identical empty nodes and a worse one: kube-scheduler would pick among the three at random.
+    const levels = toExtenderScores([50, 50, 50, 40], names);
+    const first = [0, 1, 2].reduce((a, b) => (nodeTieKey(names[b] ?? '') < nodeTieKey(names[a] ?? '') ? b : a));
+    expect([...levels].filter((l) => l === 10)).toHaveLength(1);
+    expect(levels[first]).toBe(10);
+    expect([0, 1, 2].filter((i) => i !== first).map((i) => levels[i])).toEqual([9, 9]);
+    expect(levels[3]).toBe([...toExtenderScores([50, 50, 50, 40])][3]);
+    // The same preference in any order of the request: the winner is the node, not the position.
+    const reversed = toExtenderScores([40, 50, 50, 50], [...names].reverse());
+    expect([...names].reverse()[[...reversed].indexOf(10)]).toBe(names[first]);
+  });
+
+  it('a near tie (within half a point) goes to the higher score, not to the name order', () => {
+    const levels = toExtenderScores([50, 50.2], ['a', 'b']);
+    expect([...levels]).toEqual([9, 10]);
+  });
+
+  it('exactly one node at 10, the best one; nobody else moves by more than one level', () => {
+    fc.assert(
+      fc.property(scoreArrays, (scores) => {
+        const names = scores.map((_, i) => `node-${i}`);
+        const plain = toExtenderScores(scores);
+        const one = toExtenderScores(scores, names);
+        const top = [...one].flatMap((l, i) => (l === 10 ? [i] : []));
+        expect(top).toHaveLength(1);
+        expect(scores[top[0] ?? -1]).toBe(Math.max(...scores));
+        one.forEach((l, i) => {
+          expect(l).toBeLessThanOrEqual(plain[i] ?? 0);
+          expect(l).toBeGreaterThanOrEqual((plain[i] ?? 0) - 1);
+        });
       }),
     );
   });
