@@ -1,0 +1,114 @@
+// Issue 17: a job's 16 one-GPU pods created at once pack onto the same nodes
+// as the same pods created one by one, through the real kube-scheduler with
+// the deployed profile, extender settings and cache TTL. In the burst the
+// extender's cache does not see the members bound moments earlier, so every
+// empty node looks alike to it; packing then rests on its stable preference
+// among equal nodes (toExtenderScores' tie-break) while kube-scheduler, which
+// counts GPUs itself (ignoredByScheduler: false), drops a node once it is
+// full. Asserted on spec.nodeName only, plus the extender's own rankings to
+// show the burst really was scored against a stale cache.
+import type { V1Pod } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CACHE_TTL_MS } from '../../lambdas/extender/config';
+import { e2eHarness } from '../../local/e2e-context';
+import { createGpuNode, describeInstanceType, seedGpuLabels, type GpuNode } from '../../local/gpu-nodes';
+import type { ManagedProcess } from '../../local/managed-process';
+import { waitForPodScheduled } from '../../local/pod-status';
+import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
+import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
+import { sleep, waitFor } from '../../local/wait';
+
+const harness = e2eHarness();
+const { core } = harness;
+
+const JOB_SIZE = 16;
+/** Long enough for the extender's next snapshot to include whatever was bound before. */
+const PAST_TTL_MS = DEFAULT_CACHE_TTL_MS + 500;
+
+let extender: RecordingExtender | undefined;
+let scheduler: ManagedProcess | undefined;
+let namespace = '';
+let nodes: GpuNode[] = [];
+
+function member(prefix: string, rank: number): V1Pod {
+  return {
+    metadata: { name: `${prefix}-${rank}`, labels: { job: prefix } },
+    spec: {
+      schedulerName: GPU_SCHEDULER_NAME,
+      containers: [{ name: 'main', image: 'cuda', resources: { limits: { 'nvidia.com/gpu': '1' } } }],
+    },
+  };
+}
+
+/** Pods per node, e.g. { node-a: 8, node-b: 8 }. */
+function countByNode(placements: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const node of placements) counts[node] = (counts[node] ?? 0) + 1;
+  return counts;
+}
+
+/**
+ * Burst members (after the first) whose /prioritize ranking had the best node
+ * and the runner-up on equal scores: with every member bound so far in view,
+ * the node holding them would lead on packing instead.
+ */
+function scoredAsIfEmpty(prefix: string): number {
+  return (extender?.decisions ?? []).filter(
+    (d) =>
+      d.verb === 'prioritize' &&
+      d.summary.pod.startsWith(`${namespace}/${prefix}-`) &&
+      d.summary.pod !== `${namespace}/${prefix}-0` &&
+      d.summary.ranking?.runnerUp !== undefined &&
+      d.summary.ranking.best.total === d.summary.ranking.runnerUp.total,
+  ).length;
+}
+
+async function removeJob(prefix: string): Promise<void> {
+  await core.deleteCollectionNamespacedPod({ namespace, labelSelector: `job=${prefix}`, gracePeriodSeconds: 0 });
+  await waitFor(`the pods of ${prefix} to be gone`, async () =>
+    (await core.listNamespacedPod({ namespace, labelSelector: `job=${prefix}` })).items.length === 0 ? true : undefined,
+  );
+  await sleep(PAST_TTL_MS);
+}
+
+beforeAll(async () => {
+  await harness.resetCluster();
+  namespace = await harness.createNamespace('burst-packing');
+  // The deployed cache TTL (EXTENDER_CACHE_TTL unset): what a burst on EKS is scored against.
+  extender = await startRecordingExtender({ KUBECONFIG: harness.info.controlPlane.lambdaKubeconfigs.extender });
+  const facts = await describeInstanceType(harness.ec2, 'p4d.24xlarge');
+  // Four identical empty 8-GPU nodes: the job fits on two.
+  nodes = await Promise.all([0, 1, 2, 3].map(() => createGpuNode(harness.nodeClients, { instanceType: 'p4d.24xlarge', labels: seedGpuLabels(facts) })));
+  scheduler = await harness.startGpuScheduler(deployedExtenderSettings(extender.adapter.url));
+});
+
+afterAll(async () => {
+  await scheduler?.stop();
+  await extender?.stop();
+  if (namespace) await core.deleteNamespace({ name: namespace });
+  await harness.resetCluster();
+});
+
+describe('a burst of one-GPU pods, through the real kube-scheduler', () => {
+  it('16 pods created at once use the same nodes, as full, as the same pods created one by one', async () => {
+    const names = nodes.map((n) => n.name);
+
+    const oneByOne: string[] = [];
+    for (let rank = 0; rank < JOB_SIZE; rank++) {
+      await core.createNamespacedPod({ namespace, body: member('serial', rank) });
+      oneByOne.push(await waitForPodScheduled(core, { namespace, name: `serial-${rank}` }, 60_000));
+      await sleep(PAST_TTL_MS);
+    }
+    await removeJob('serial');
+
+    await Promise.all([...Array(JOB_SIZE).keys()].map((rank) => core.createNamespacedPod({ namespace, body: member('burst', rank) })));
+    const burst = await Promise.all([...Array(JOB_SIZE).keys()].map((rank) => waitForPodScheduled(core, { namespace, name: `burst-${rank}` }, 90_000)));
+
+    const serialCounts = countByNode(oneByOne);
+    expect(Object.values(serialCounts), `nodes=${names.join(',')}`).toEqual([8, 8]);
+    expect(countByNode(burst), `nodes=${names.join(',')}`).toEqual(serialCounts);
+    // The burst was decided on a cache that did not show its first members (else this proves nothing).
+    expect(scoredAsIfEmpty('burst')).toBeGreaterThan(0);
+    expect(extender?.responses.filter((r) => r.status !== 200)).toEqual([]);
+  });
+});
