@@ -34,7 +34,7 @@ export interface E2eHarness {
   /** A fresh namespace for this test file. */
   createNamespace(prefix: string): Promise<string>;
   /** Starts a kube-scheduler with only the gpu-scheduler profile, calling the extender. */
-  startGpuScheduler(extender: ExtenderSettings): Promise<ManagedProcess>;
+  startGpuScheduler(extender: ExtenderSettings, listen?: { address: string; port: number }): Promise<ManagedProcess>;
   /** Tails of every component log, including GPU schedulers started here. */
   logTails(lines?: number): string;
   /**
@@ -89,7 +89,7 @@ export function e2eHarness(): E2eHarness {
       if (!name) throw new Error('the apiserver returned a namespace without a name');
       return name;
     },
-    async startGpuScheduler(extender) {
+    async startGpuScheduler(extender, listen) {
       gpuSchedulerStarts += 1;
       const proc = await startKubeScheduler({
         binary: info.controlPlane.kubeSchedulerBinary,
@@ -98,6 +98,7 @@ export function e2eHarness(): E2eHarness {
         name: `${GPU_SCHEDULER_NAME}-${process.pid}-${gpuSchedulerStarts}`,
         profiles: [GPU_SCHEDULER_NAME],
         extender,
+        ...(listen && { listen }),
       });
       extraLogs.push(proc);
       return proc;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { httpGet } from './http-probe';
 import { ManagedProcess } from './managed-process';
 import { freeLoopbackPort } from './ports';
+import { ALWAYS_ALLOW_PATHS } from '../cdk/lib/scheduler/second-scheduler-manifests';
 import { schedulerConfiguration, type ExtenderSettings } from './scheduler-config';
 import { waitFor } from './wait';
 
@@ -16,11 +17,17 @@ export interface KubeSchedulerOptions {
   profiles: string[];
   extender?: ExtenderSettings;
   verbosity?: number;
+  /**
+   * Where its secure port listens; default a free loopback port. A pod IP must
+   * not be loopback for the API server's pod proxy to reach it.
+   */
+  listen?: { address: string; port: number };
 }
 
 /** Starts kube-scheduler and waits until /readyz answers 200 (informers synced). */
 export async function startKubeScheduler(options: KubeSchedulerOptions): Promise<ManagedProcess> {
-  const port = await freeLoopbackPort();
+  const address = options.listen?.address ?? '127.0.0.1';
+  const port = options.listen?.port ?? (await freeLoopbackPort());
   const configFile = join(options.workDir, `${options.name}.yaml`);
   writeFileSync(
     configFile,
@@ -32,12 +39,14 @@ export async function startKubeScheduler(options: KubeSchedulerOptions): Promise
     logFile: join(options.workDir, `${options.name}.log`),
     args: [
       `--config=${configFile}`,
-      '--bind-address=127.0.0.1',
+      `--bind-address=${address}`,
       `--secure-port=${port}`,
       `--authentication-kubeconfig=${options.kubeconfig}`,
       `--authorization-kubeconfig=${options.kubeconfig}`,
       // Clients use tokens, so there is no client-CA ConfigMap to look up.
       '--authentication-skip-lookup=true',
+      // As deployed: /metrics is read through the API server's pod proxy, which brings no credentials.
+      `--authorization-always-allow-paths=${ALWAYS_ALLOW_PATHS.join(',')}`,
       `--v=${options.verbosity ?? 2}`,
     ],
   });
@@ -45,7 +54,7 @@ export async function startKubeScheduler(options: KubeSchedulerOptions): Promise
     await waitFor(
       `${options.name} /readyz`,
       async () => {
-        const res = await httpGet(`https://127.0.0.1:${port}/readyz`, { insecureTls: true });
+        const res = await httpGet(`https://${address}:${port}/readyz`, { insecureTls: true });
         return res.status === 200 ? true : undefined;
       },
       { timeoutMs: 60_000, failFast: () => proc.assertRunning() },

@@ -76,7 +76,8 @@ export class GpuSchedulingStack extends Stack {
       description: 'Writes pod-deletion-cost on opted-in pods and GPU utilization on nodes from CloudWatch metrics',
       target,
       config: config.reconciler,
-      environment: props.functionEnvironment?.reconciler,
+      // Where the second scheduler runs, for reading its /metrics (lambdas/reconciler/scheduler-metrics-config.ts).
+      environment: { SCHEDULER_NAMESPACE: config.scheduler.namespace, GPU_SCHEDULER_NAME: config.scheduler.name, ...props.functionEnvironment?.reconciler },
       logRetention,
       unscopedActions: [
         {

@@ -9,6 +9,8 @@ import { createTelemetry } from '../observability/telemetry';
 import type { ReconcileSummary } from './reconcile';
 import { reconcile, runFailed } from './reconcile';
 import { recordReconcile } from './report';
+import { recordSchedulerMetrics } from './scheduler-metrics-report';
+import { observeSecondScheduler } from './scheduler-metrics-step';
 import type { ReconcilerOverrides } from './wiring';
 import { wireReconciler } from './wiring';
 
@@ -40,9 +42,10 @@ export function createReconcilerHandler(
   const wired = lazy(() => wireReconciler(env, options));
   return instrumentHandler(telemetry, async (event: Partial<ScheduledEvent> | undefined) => {
     try {
-      const { config, deps } = await wired();
+      const { config, deps, schedulerMetrics } = await wired();
       const summary = await reconcile(config.settings, deps);
       recordReconcile(telemetry, summary);
+      if (schedulerMetrics) recordSchedulerMetrics(telemetry, await observeSecondScheduler(schedulerMetrics));
       const context = { summary, eventId: event?.id, scheduledAt: event?.time };
       if (summary.errors.length > 0) telemetry.logger.error('reconcile finished with errors', context);
       else telemetry.logger.info('reconcile finished', context);

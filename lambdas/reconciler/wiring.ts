@@ -7,11 +7,17 @@ import type { ReconcilerConfig } from './config';
 import { reconcilerConfigFromEnv } from './config';
 import { kubeAnnotationWriter, kubeClusterReader } from './kube-objects';
 import type { ReconcileDeps } from './reconcile';
+import { SchedulerCounterTracker } from './scheduler-metrics';
+import { schedulerMetricsConfigFromEnv } from './scheduler-metrics-config';
+import { podProxySchedulerMetricsSource } from './scheduler-metrics-source';
+import type { SchedulerMetricsDeps } from './scheduler-metrics-step';
 
 /** What the reconciler's handler runs on, built once per container. */
 export interface ReconcilerDeps {
   readonly config: ReconcilerConfig;
   readonly deps: ReconcileDeps;
+  /** The second scheduler's /metrics; undefined when SCHEDULER_NAMESPACE is unset. */
+  readonly schedulerMetrics?: SchedulerMetricsDeps;
 }
 
 export interface ReconcilerOverrides {
@@ -30,6 +36,7 @@ export async function wireReconciler(env: Env, overrides: ReconcilerOverrides = 
   const kc = await kubeConfigFromEnvironment(env);
   const pods = createPodGateway(kc);
   const nodes = createNodeGateway(kc);
+  const schedulerConfig = schedulerMetricsConfigFromEnv(env);
   return {
     config,
     deps: {
@@ -38,5 +45,12 @@ export async function wireReconciler(env: Env, overrides: ReconcilerOverrides = 
       metrics: cloudWatchMetricReader(cloudWatch),
       now: () => new Date(),
     },
+    ...(schedulerConfig && {
+      schedulerMetrics: {
+        source: podProxySchedulerMetricsSource(kc, schedulerConfig),
+        tracker: new SchedulerCounterTracker(),
+        profile: schedulerConfig.profile,
+      },
+    }),
   };
 }

@@ -14,7 +14,16 @@ export interface SecondSchedulerManifestProps {
 const CONFIG_DIR = '/etc/kubernetes/gpu-scheduler';
 const CONFIG_FILE = 'scheduler-config.json';
 /** kube-scheduler's secure port; /healthz is served there without authentication. */
-const SECURE_PORT = 10259;
+export const SECURE_PORT = 10259;
+
+/**
+ * Paths kube-scheduler serves without asking the API server to authorize the
+ * caller: its default health paths, plus /metrics so the reconciler can read
+ * them through the API server's pod proxy, which connects without our
+ * credentials (docs/reconciler.md, "The second scheduler's metrics"). What is
+ * exposed: counts and latencies, no pod names; reachable only on the pod IP.
+ */
+export const ALWAYS_ALLOW_PATHS = ['/healthz', '/readyz', '/livez', '/metrics'] as const;
 
 /**
  * MIG profiles of the NVIDIA MIG user guide's supported-profiles tables (A30,
@@ -238,7 +247,12 @@ export function secondSchedulerManifests(props: SecondSchedulerManifestProps): K
               {
                 name: 'kube-scheduler',
                 image: `registry.k8s.io/kube-scheduler:v${scheduler.kubeSchedulerVersion}`,
-                command: ['/usr/local/bin/kube-scheduler', `--config=${CONFIG_DIR}/${CONFIG_FILE}`, `--v=${scheduler.verbosity}`],
+                command: [
+                  '/usr/local/bin/kube-scheduler',
+                  `--config=${CONFIG_DIR}/${CONFIG_FILE}`,
+                  `--authorization-always-allow-paths=${ALWAYS_ALLOW_PATHS.join(',')}`,
+                  `--v=${scheduler.verbosity}`,
+                ],
                 livenessProbe: healthProbe(15),
                 readinessProbe: healthProbe(0),
                 resources: {

@@ -2,6 +2,8 @@ import { Construct } from 'constructs';
 import type * as eks from 'aws-cdk-lib/aws-eks-v2';
 import type { SchedulerConfig } from '../../app-config/app-config';
 import type { ClusterTarget } from '../cluster/cluster-target';
+import { LAMBDA_KUBERNETES_ACCESS } from '../access/lambda-rbac-rules';
+import { schedulerMetricsReaderManifests } from '../access/scheduler-metrics-rbac';
 import { secondSchedulerManifests } from './second-scheduler-manifests';
 
 export interface SecondSchedulerProps {
@@ -11,7 +13,11 @@ export interface SecondSchedulerProps {
   readonly extenderUsesHttps: boolean;
 }
 
-/** The `gpu-scheduler` kube-scheduler Deployment and everything it needs, applied with kubectl at deploy time. */
+/**
+ * The `gpu-scheduler` kube-scheduler Deployment and everything it needs,
+ * applied with kubectl at deploy time, and the reconciler's right to read its
+ * /metrics (in the scheduler's namespace, which only this knows).
+ */
 export class SecondScheduler extends Construct {
   readonly manifest: eks.KubernetesManifest;
 
@@ -20,6 +26,7 @@ export class SecondScheduler extends Construct {
     this.manifest = props.target.cluster.addManifest(
       'GpuSecondScheduler',
       ...secondSchedulerManifests({ scheduler: props.config, extenderUrlPrefix: props.extenderUrlPrefix, extenderUsesHttps: props.extenderUsesHttps }),
+      ...schedulerMetricsReaderManifests(props.config.namespace, LAMBDA_KUBERNETES_ACCESS.reconciler.group),
     );
     for (const ready of props.target.computeReady) this.manifest.node.addDependency(ready);
   }

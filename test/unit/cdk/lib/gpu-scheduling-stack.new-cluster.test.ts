@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRIC } from '../../../../lambdas/observability/metric-catalog';
 import { LAMBDA_KUBERNETES_ACCESS, type LambdaKubernetesAccess } from '../../../../cdk/lib/access/lambda-rbac-rules';
 import { lambdaWriteLimitManifests } from '../../../../cdk/lib/access/write-limit-policy';
+import { schedulerMetricsConfigFromEnv } from '../../../../lambdas/reconciler/scheduler-metrics-config';
 import { EXTENDER_MANAGED_RESOURCES, gpuSchedulerProfile } from '../../../../cdk/lib/scheduler/second-scheduler-manifests';
 import { runCfnLint } from '../support/cfn-lint';
 import { expectOnlyEmittedMetrics, expectOnlyKnownSearches } from '../support/metric-coverage';
@@ -87,6 +88,29 @@ describe('second scheduler', () => {
     expect(deployment.spec.replicas).toBe(2);
     expect(deployment.spec.template.spec.containers[0]?.image).toBe('registry.k8s.io/kube-scheduler:v1.35.4');
     expect(findObject(objects, 'PodDisruptionBudget', 'gpu-scheduler')).toMatchObject({ spec: { minAvailable: 1 } });
+  });
+
+  it('lets the reconciler read its /metrics through the pod proxy: the path always allowed, pods list and pods/proxy get in kube-system only', () => {
+    const objects = kubernetesObjects(synth.json);
+    const deployment = findObject(objects, 'Deployment', 'gpu-scheduler') as {
+      spec: { template: { metadata: { labels: Record<string, string> }; spec: { containers: { command: string[] }[] } } };
+    };
+    expect(deployment.spec.template.spec.containers[0]?.command).toContain('--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics');
+    const reader = `${LAMBDA_KUBERNETES_ACCESS.reconciler.group}-scheduler-metrics`;
+    const role = objects.find((o) => o.kind === 'Role' && (o.metadata as { name: string }).name === reader);
+    expect(role).toMatchObject({ metadata: { namespace: 'kube-system' } });
+    expect(role?.rules).toEqual([
+      { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
+      { apiGroups: [''], resources: ['pods/proxy'], verbs: ['get'] },
+    ]);
+    expect(objects.filter((o) => o.kind === 'RoleBinding' && (o.metadata as { name: string }).name === reader)).toHaveLength(1);
+    // The reconciler finds the replicas by the Deployment's own label, in the scheduler's namespace.
+    const reconciler = ourFunctions().find(([id]) => id.startsWith('ReconcilerFunction'))?.[1];
+    const variables = (reconciler?.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables).toMatchObject({ SCHEDULER_NAMESPACE: 'kube-system', GPU_SCHEDULER_NAME: 'gpu-scheduler' });
+    const config = schedulerMetricsConfigFromEnv(variables as Record<string, string>);
+    const [key, value] = (config?.podSelector ?? '').split('=');
+    expect(deployment.spec.template.metadata.labels[key ?? '']).toBe(value);
   });
 
   it('points the extender at the internal ALB over HTTP with the configured protocol settings', () => {

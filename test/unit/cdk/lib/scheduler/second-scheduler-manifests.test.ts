@@ -88,7 +88,13 @@ describe('second scheduler objects', () => {
     expect(deployment.spec.template.spec.serviceAccountName).toBe('gpu-scheduler');
     expect(container).toMatchObject({
       image: 'registry.k8s.io/kube-scheduler:v1.35.4',
-      command: ['/usr/local/bin/kube-scheduler', '--config=/etc/kubernetes/gpu-scheduler/scheduler-config.json', '--v=2'],
+      command: [
+        '/usr/local/bin/kube-scheduler',
+        '--config=/etc/kubernetes/gpu-scheduler/scheduler-config.json',
+        // Health paths and /metrics, which the reconciler reads through the API server's pod proxy.
+        '--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics',
+        '--v=2',
+      ],
       resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
       securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
       livenessProbe: { httpGet: { path: '/healthz', port: 10259, scheme: 'HTTPS' } },
