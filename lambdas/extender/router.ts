@@ -95,7 +95,7 @@ export function createRouter(deps: RouterDeps): Router {
       const durationMs = now() - started;
       if (result.error !== undefined) deps.observer.failure(verb, result.status, result.error, durationMs);
       else if (result.summary !== undefined) deps.observer.decision(verb, result.summary, durationMs);
-      return { status: result.status, body: result.body };
+      return { status: result.status, body: result.body, ...(result.headers ? { headers: result.headers } : {}) };
     } catch (error) {
       return fail(500, `internal error: ${errorMessage(error)}`);
     }

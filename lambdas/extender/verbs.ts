@@ -1,6 +1,6 @@
 import { errorMessage } from '../common/error-message';
 import type { NodeInfo, Profile, RejectedNode, RejectionReason, ScoreBreakdown, Snapshot } from '../scheduling';
-import { explainChoice, metadataOf, parsePodRequirements, stringField } from '../scheduling';
+import { metadataOf, nodeExplanation, parsePodRequirements, stringField } from '../scheduling';
 import type { CandidateResolver } from './candidate-nodes';
 import type { ClusterCache } from './cluster-cache';
 import type { DecisionSummary, ExtenderRanking } from './decision';
@@ -24,7 +24,17 @@ export interface VerbResult {
   readonly summary?: DecisionSummary;
   /** Set when the call failed as a whole (counted as an extender error). */
   readonly error?: string;
+  /** Extra response headers (kube-scheduler ignores them; people and the demo read them). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
+
+/**
+ * /prioritize: the nodes that shared the best score when there were several,
+ * comma-separated, the one given the top level first (toExtenderScores keeps
+ * 10 for one of them). So `curl -i` and the local demo can say "tie" although
+ * the reply itself no longer shows one.
+ */
+export const TIE_HEADER = 'x-gpu-extender-tie';
 
 function podName(pod: Readonly<Record<string, unknown>>): string {
   const metadata = metadataOf(pod);
@@ -143,25 +153,48 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
   }
   const summary = tally.summary(pod, args.nodes.mode, nodes.length + unknown.length, feasible.length);
   const ranking = rankingOf(feasible, breakdown, feasibleScores);
-  return { status: 200, body, summary: ranking === undefined ? summary : { ...summary, ranking } };
+  const tied = tiedAtTop(feasible, breakdown.total, feasibleScores);
+  return {
+    status: 200,
+    body,
+    summary: ranking === undefined ? summary : { ...summary, ranking },
+    ...(tied.length > 1 ? { headers: { [TIE_HEADER]: tied.join(',') } } : {}),
+  };
+}
+
+/** Nodes with the best score when several share it, the one at the top level first. */
+function tiedAtTop(feasible: readonly NodeInfo[], scores: Float64Array, levels: Uint8Array): string[] {
+  let best = -Infinity;
+  for (const s of scores) if (s > best) best = s;
+  const tied: string[] = [];
+  for (let i = 0; i < feasible.length; i++) {
+    if (scores[i] !== best) continue;
+    const name = (feasible[i] as NodeInfo).name;
+    if (levels[i] === MAX_EXTENDER_PRIORITY) tied.unshift(name);
+    else tied.push(name);
+  }
+  return tied;
 }
 
 /**
  * Our top two nodes for the decision log, each with its extender level
  * (what kube-scheduler adds, × weight × 10) and every plugin's score; a tie
- * when they got the same level, since kube-scheduler cannot tell them apart
- * by our score then.
+ * when they had the same score (the top level then went to the first in the
+ * stable node order, see toExtenderScores).
  */
 function rankingOf(feasible: readonly NodeInfo[], breakdown: ScoreBreakdown, levels: Uint8Array): ExtenderRanking | undefined {
-  const choice = explainChoice(feasible, breakdown);
-  if (choice === undefined) return undefined;
-  const levelOf = (node: string): number => levels[feasible.findIndex((n) => n.name === node)] ?? 0;
-  const { best, runnerUp } = choice;
-  return {
-    best: { ...best, level: levelOf(best.node) },
-    ...(runnerUp === undefined ? {} : { runnerUp: { ...runnerUp, level: levelOf(runnerUp.node) } }),
-    tie: runnerUp !== undefined && levelOf(runnerUp.node) === levelOf(best.node),
-  };
+  if (feasible.length === 0) return undefined;
+  // Our first choice is the node at the top level (unique, see toExtenderScores); the runner-up the best of the rest.
+  let top = levels.indexOf(MAX_EXTENDER_PRIORITY);
+  if (top < 0) top = 0;
+  let second = -1;
+  for (let i = 0; i < feasible.length; i++) {
+    if (i !== top && (second < 0 || (breakdown.total[i] ?? 0) > (breakdown.total[second] ?? 0))) second = i;
+  }
+  const best = { ...nodeExplanation(feasible, breakdown, top), level: levels[top] ?? 0 };
+  if (second < 0) return { best, tie: false };
+  const runnerUp = { ...nodeExplanation(feasible, breakdown, second), level: levels[second] ?? 0 };
+  return { best, runnerUp, tie: breakdown.total[second] === breakdown.total[top] };
 }
 
 /**

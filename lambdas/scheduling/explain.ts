@@ -25,7 +25,8 @@ const TIE_EPSILON = 1e-9;
 
 const round2 = (value: number): number => Math.round(value * 100) / 100;
 
-function nodeExplanation(nodes: readonly NodeInfo[], breakdown: ScoreBreakdown, index: number): NodeScoreExplanation {
+/** One node's part of a breakdown (totals and plugin scores rounded to 2 decimals). */
+export function nodeExplanation(nodes: readonly NodeInfo[], breakdown: ScoreBreakdown, index: number): NodeScoreExplanation {
   const plugins: Record<string, number> = {};
   for (const part of breakdown.plugins) plugins[part.plugin] = round2(part.scores[index] ?? 0);
   return { node: (nodes[index] as NodeInfo).name, total: round2(breakdown.total[index] ?? 0), plugins };

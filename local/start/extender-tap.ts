@@ -3,6 +3,7 @@
 // its scores), so the demo can say why a pod landed where it did. It reads the
 // exchange; it never changes it.
 import type { ALBEvent, ALBResult } from 'aws-lambda';
+import { TIE_HEADER } from '../../lambdas/extender/verbs';
 
 export interface ExtenderView {
   /** Nodes the last /filter kept. */
@@ -11,6 +12,8 @@ export interface ExtenderView {
   rejected: Record<string, string>;
   /** node → 0..10, from the last /prioritize. */
   scores: Record<string, number>;
+  /** Nodes that shared the best score in the last /prioritize (its x-gpu-extender-tie header), the one given 10 first. */
+  tied: string[];
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -47,7 +50,7 @@ export class ExtenderTap {
     const key = podKey(parse(body));
     if (!key) return;
     const reply = parse(result.body);
-    const view = this.views.get(key) ?? { kept: [], rejected: {}, scores: {} };
+    const view = this.views.get(key) ?? { kept: [], rejected: {}, scores: {}, tied: [] };
     const verb = event.path.split('/').pop();
     if (verb === 'filter' && isRecord(reply)) {
       const names = reply['NodeNames'];
@@ -59,7 +62,10 @@ export class ExtenderTap {
           : [];
       view.rejected = { ...stringMap(reply['FailedNodes']), ...stringMap(reply['FailedAndUnresolvableNodes']) };
       view.scores = {};
+      view.tied = [];
     } else if (verb === 'prioritize' && Array.isArray(reply)) {
+      const tie = result.headers?.[TIE_HEADER];
+      view.tied = typeof tie === 'string' && tie !== '' ? tie.split(',') : [];
       view.scores = Object.fromEntries(
         reply.filter(isRecord).flatMap((p) => (typeof p['Host'] === 'string' && typeof p['Score'] === 'number' ? [[p['Host'], p['Score']]] : [])),
       );

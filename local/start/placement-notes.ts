@@ -8,10 +8,11 @@ const SHOWN_SCORES = 4;
 
 /**
  * The WHY column of the GPU jobs table: how many nodes passed the extender's
- * filter and its top prioritize scores, named with `label`. Equal top scores
- * are called a tie: kube-scheduler adds its own plugins' scores (equal on
- * look-alike nodes) and picks at random among the highest totals, so a rerun
- * can land elsewhere.
+ * filter and its top prioritize scores, named with `label`. Nodes that had
+ * equal best scores (the extender's tie header) are called a tie, decided by
+ * the extender's stable node order; equal top levels in the reply (another
+ * extender, or none of ours) are a tie kube-scheduler breaks at random, so a
+ * rerun can land elsewhere.
  */
 export function placementWhy(view: ExtenderView | undefined, landedOn: string, label: (node: string) => string): string {
   if (!view) return 'extender not consulted';
@@ -25,7 +26,11 @@ export function placementWhy(view: ExtenderView | undefined, landedOn: string, l
   const top = scores[0]?.[1];
   const tied = scores.filter(([, score]) => score === top).map(([node]) => node);
   const landedScore = view.scores[landedOn];
-  if (tied.length > 1 && tied.includes(landedOn)) {
+  if (view.tied.length > 1 && view.tied[0] === landedOn) {
+    // Equal scores: the extender gave 10 to one of them, by its stable node order.
+    const others = view.tied.slice(1).map(label).sort((a, b) => a.localeCompare(b));
+    parts.push(`tie with ${others.join(', ')} (equal scores): the extender gives the top level to one of them by a stable node order, so every run agrees`);
+  } else if (tied.length > 1 && tied.includes(landedOn)) {
     parts.push(`tie at ${top} (${tied.map(label).join(', ')}): kube-scheduler picks at random among equal totals, so a rerun may land on another`);
   } else if (landedScore !== undefined && top !== undefined && landedScore < top) {
     parts.push(`not our top score: kube-scheduler adds its own plugins' scores to ours`);

@@ -193,6 +193,25 @@ describe('prioritize', () => {
     expect(ranking?.best.total).toBeGreaterThan(ranking?.runnerUp?.total ?? 100);
   });
 
+  it('equal best scores: one node gets 10 (stable node order), the tie header and the decision log name them', async () => {
+    const twin = (name: string) => ({
+      metadata: { name, labels: { 'gpu.nvidia.com/model': 'A10G', 'gpu.nvidia.com/count': '1' } },
+      status: { allocatable: { cpu: '4', memory: '16Gi', pods: '110', 'nvidia.com/gpu': '1' } },
+    });
+    const names = ['ip-10-0-9-1.ec2.internal', 'ip-10-0-9-2.ec2.internal'];
+    const { post, observer } = harness({ cache: stateCache({ nodes: names.map(twin), pods: [] }) });
+    const pod = { metadata: { name: 'p', namespace: 'ml' }, spec: { containers: [{ name: 'c', resources: { limits: { 'nvidia.com/gpu': '1' } } }] } };
+    const response = await post('/prioritize', { Pod: pod, NodeNames: names });
+    const list = response.body as { Host: string; Score: number }[];
+    const top = list.find((h) => h.Score === 10)?.Host;
+    expect(list.map((h) => h.Score).sort()).toEqual([10, 9]);
+    expect(response.headers?.['x-gpu-extender-tie']).toBe(`${top},${names.find((n) => n !== top)}`);
+    // The same node wins whatever the order kube-scheduler lists them in.
+    const again = (await post('/prioritize', { Pod: pod, NodeNames: [...names].reverse() })).body as { Host: string; Score: number }[];
+    expect(again.find((h) => h.Score === 10)?.Host).toBe(top);
+    expect(observer.decisions[0]?.summary.ranking).toMatchObject({ best: { node: top, level: 10 }, runnerUp: { level: 9 }, tie: true });
+  });
+
   it('the default extender profile scores the only fitting node above 0 and the rest 0', async () => {
     const { post } = harness({ cache: cluster() });
     const list = (await post('/prioritize', fixture('extender-args-node-names.json'))).body as { Host: string; Score: number }[];

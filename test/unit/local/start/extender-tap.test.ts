@@ -19,7 +19,10 @@ describe('ExtenderTap', () => {
     const tap = new ExtenderTap();
     tap.record(alb('/filter', args), reply({ NodeNames: ['a', 'b'], FailedNodes: {}, FailedAndUnresolvableNodes: { c: 'GPU model mismatch' } }));
     tap.record(alb('/prioritize', { ...args, NodeNames: ['a', 'b'] }), reply([{ Host: 'a', Score: 7 }, { Host: 'b', Score: 3 }]));
-    expect(tap.view('demo', 'job')).toEqual({ kept: ['a', 'b'], rejected: { c: 'GPU model mismatch' }, scores: { a: 7, b: 3 } });
+    expect(tap.view('demo', 'job')).toEqual({ kept: ['a', 'b'], rejected: { c: 'GPU model mismatch' }, scores: { a: 7, b: 3 }, tied: [] });
+    // The extender's tie header: nodes that had equal best scores, the one it gave 10 first.
+    tap.record(alb('/prioritize', { ...args, NodeNames: ['a', 'b'] }), { ...reply([{ Host: 'a', Score: 10 }, { Host: 'b', Score: 9 }]), headers: { 'x-gpu-extender-tie': 'a,b' } });
+    expect(tap.view('demo', 'job')?.tied).toEqual(['a', 'b']);
     expect(tap.view('demo', 'other')).toBeUndefined();
   });
 

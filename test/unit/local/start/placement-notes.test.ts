@@ -5,11 +5,19 @@ import type { ExtenderView } from '../../../../local/start/extender-tap';
 const ids: Record<string, string> = { 'ip-10-0-0-1.ec2.internal': 'a10g-a', 'ip-10-0-0-2.ec2.internal': 'a10g-b', 'ip-10-0-0-3.ec2.internal': 'a10g-x4-a', 'ip-10-0-0-4.ec2.internal': 'a10g-x4-b' };
 const label = (node: string): string => ids[node] ?? node;
 
-function view(scores: Record<string, number>, rejected = 8): ExtenderView {
-  return { kept: Object.keys(scores), rejected: Object.fromEntries(Array.from({ length: rejected }, (_, i) => [`other-${i}`, 'GPU model mismatch'])), scores };
+function view(scores: Record<string, number>, rejected = 8, tied: string[] = []): ExtenderView {
+  return { kept: Object.keys(scores), rejected: Object.fromEntries(Array.from({ length: rejected }, (_, i) => [`other-${i}`, 'GPU model mismatch'])), scores, tied };
 }
 
 describe('placementWhy', () => {
+  it('names the nodes that had equal scores (the extender\'s tie header) and says the extender decided', () => {
+    const scores = { 'ip-10-0-0-2.ec2.internal': 10, 'ip-10-0-0-1.ec2.internal': 9, 'ip-10-0-0-3.ec2.internal': 1 };
+    const tied = ['ip-10-0-0-2.ec2.internal', 'ip-10-0-0-1.ec2.internal'];
+    expect(placementWhy(view(scores, 0, tied), 'ip-10-0-0-2.ec2.internal', label)).toBe(
+      '3 of 3 nodes fit; scores a10g-b 10, a10g-a 9, a10g-x4-a 1; tie with a10g-a (equal scores): the extender gives the top level to one of them by a stable node order, so every run agrees',
+    );
+  });
+
   it('calls equal top scores a tie: kube-scheduler picks at random among them', () => {
     const scores = { 'ip-10-0-0-2.ec2.internal': 10, 'ip-10-0-0-1.ec2.internal': 10, 'ip-10-0-0-3.ec2.internal': 1, 'ip-10-0-0-4.ec2.internal': 1 };
     expect(placementWhy(view(scores), 'ip-10-0-0-2.ec2.internal', label)).toBe(
