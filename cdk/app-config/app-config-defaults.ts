@@ -148,5 +148,7 @@ export const APP_CONFIG_DEFAULTS: AppConfigDefaults = {
     extenderErrorsThreshold: 1,
     extenderP99LatencyMs: 1000,
     lambdaErrorsThreshold: 1,
+    gpuPodPendingMinutes: 15,
+    strandedGpuPercent: 25,
   },
 };

@@ -278,6 +278,10 @@ export interface AlarmsConfig {
   readonly extenderP99LatencyMs: number;
   /** @default 1 */
   readonly lambdaErrorsThreshold: number;
+  /** Alarm when the oldest GPU pod pending for the GPU scheduler has waited longer than this. @default 15 */
+  readonly gpuPodPendingMinutes: number;
+  /** Alarm when more than this share of the GPUs is stranded (idle, but of no use to the workload's typical shapes). @default 25 */
+  readonly strandedGpuPercent: number;
 }
 
 export interface AppConfig {

@@ -364,6 +364,8 @@ function parseAlarms(reader: ConfigReader): AlarmsConfig {
     extenderErrorsThreshold: reader.integer('extenderErrorsThreshold', { default: defaults.extenderErrorsThreshold, min: 1, max: 1_000_000 }),
     extenderP99LatencyMs: reader.integer('extenderP99LatencyMs', { default: defaults.extenderP99LatencyMs, min: 10, max: 30_000 }),
     lambdaErrorsThreshold: reader.integer('lambdaErrorsThreshold', { default: defaults.lambdaErrorsThreshold, min: 1, max: 1_000_000 }),
+    gpuPodPendingMinutes: reader.integer('gpuPodPendingMinutes', { default: defaults.gpuPodPendingMinutes, min: 1, max: 1440 }),
+    strandedGpuPercent: reader.integer('strandedGpuPercent', { default: defaults.strandedGpuPercent, min: 1, max: 100 }),
   };
   reader.done();
   return alarms;

@@ -125,14 +125,15 @@ export class GpuSchedulingStack extends Stack {
 
     const fnMap = { extender: extender.function, labeler: labeler.function, reconciler: reconciler.function };
     const deadLetterQueues = { labeler: labelerInvocation.deadLetterQueue, reconciler: reconcilerInvocation.deadLetterQueue };
+    const alarms = new PipelineAlarms(this, 'Alarms', { config: config.alarms, loadBalancer: endpoint.loadBalancer, functions: fnMap, deadLetterQueues });
     new PipelineDashboard(this, 'Dashboard', {
       dashboardName: config.dashboardName,
       clusterName: config.clusterName,
       loadBalancer: endpoint.loadBalancer,
       functions: fnMap,
       deadLetterQueues,
+      alarms: alarms.alarms,
     });
-    new PipelineAlarms(this, 'Alarms', { config: config.alarms, loadBalancer: endpoint.loadBalancer, functions: fnMap, deadLetterQueues });
 
     if (target instanceof AttachedCluster) {
       // kubectl is refused until the provider's access entry exists.

@@ -46,3 +46,15 @@ export function catalogMetric(metric: MetricDefinition, dimensions: Readonly<Rec
 export function catalogMetricsByDimension(metric: MetricDefinition, options: CatalogMetricOptions): cloudwatch.Metric[] {
   return dimensionCombinations(metric).map((dimensions) => catalogMetric(metric, dimensions, options));
 }
+
+/**
+ * The sum over every dimension value of a metric, as math-expression parts
+ * (`FILL(a, 0) + FILL(b, 0) …` and its metrics): a value with no datapoint
+ * counts as 0. Ids are `prefix` + the values, lower-cased.
+ */
+export function catalogSumParts(metric: MetricDefinition, prefix: string, options: CatalogMetricOptions): { expression: string; usingMetrics: Record<string, cloudwatch.IMetric> } {
+  const usingMetrics = Object.fromEntries(
+    dimensionCombinations(metric).map((dimensions) => [`${prefix}${Object.values(dimensions).join('').toLowerCase()}`, catalogMetric(metric, dimensions, options)]),
+  );
+  return { expression: Object.keys(usingMetrics).map((id) => `FILL(${id}, 0)`).join(' + '), usingMetrics };
+}

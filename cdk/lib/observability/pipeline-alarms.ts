@@ -12,7 +12,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRIC } from '../../../lambdas/observability/metric-catalog';
 import type { AlarmsConfig } from '../../app-config/app-config';
-import { catalogMetric, dimensionCombinations } from './catalog-metrics';
+import { catalogMetric, catalogSumParts, dimensionCombinations } from './catalog-metrics';
 
 export interface PipelineAlarmsProps {
   readonly config: AlarmsConfig;
@@ -22,8 +22,14 @@ export interface PipelineAlarmsProps {
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
+const ONE_MINUTE = Duration.minutes(1);
 
-/** Alarms on extender 5xx and p99 latency, any dead-lettered event, and Lambda errors; optionally notifying an SNS topic. */
+/**
+ * Alarms on the outcome (GPU pods pending too long, stranded GPUs, the second
+ * scheduler not scheduling or without a ready replica) and on the plumbing
+ * (extender 5xx and p99 latency, any dead-lettered event, Lambda errors);
+ * optionally notifying an SNS topic. docs/deploy.md says what each means and what to do.
+ */
 export class PipelineAlarms extends Construct {
   readonly alarms: cloudwatch.Alarm[] = [];
   readonly topic: sns.ITopic | undefined;
@@ -86,6 +92,7 @@ export class PipelineAlarms extends Construct {
         alarmDescription: `Events for the ${name} were dead-lettered after retries; inspect the queue messages.`,
       });
     }
+    this.outcomeAlarms(config);
     for (const [name, fn] of Object.entries(props.functions)) {
       this.add(`${name}Errors`, {
         metric: fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }),
@@ -95,6 +102,56 @@ export class PipelineAlarms extends Construct {
         alarmDescription: `The ${name} Lambda failed; see its log group.`,
       });
     }
+  }
+
+  /** From the reconciler's per-minute outcome metrics and its reading of the second scheduler's /metrics. */
+  private outcomeAlarms(config: AlarmsConfig): void {
+    this.add('GpuPodsPendingTooLong', {
+      metric: catalogMetric(METRIC.oldestPendingGpuPodAge, {}, { statistic: 'Maximum', period: ONE_MINUTE, label: 'oldest pending GPU pod (s)' }),
+      threshold: config.gpuPodPendingMinutes * 60,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      alarmDescription: `A GPU pod has waited more than ${config.gpuPodPendingMinutes} min for the GPU scheduler: see GpuPodsPendingByReason on the dashboard and the pod's FailedScheduling events.`,
+    });
+    this.add('GpusStranded', {
+      metric: new cloudwatch.MathExpression({
+        // No GPUs, no share: a division by zero gives no datapoint, not a breach.
+        expression: '100 * stranded / allocatable',
+        usingMetrics: {
+          stranded: catalogMetric(METRIC.gpusStranded, {}, { statistic: 'Average', period: FIVE_MINUTES }),
+          allocatable: catalogMetric(METRIC.gpusAllocatable, {}, { statistic: 'Average', period: FIVE_MINUTES }),
+        },
+        label: 'stranded GPUs (% of allocatable)',
+        period: FIVE_MINUTES,
+      }),
+      threshold: config.strandedGpuPercent,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      alarmDescription: `More than ${config.strandedGpuPercent} % of the GPUs are idle but of no use to the typical GPU pod shapes (fragmentation) for 15 min.`,
+    });
+    this.add('GpuSchedulerNoReadyReplica', {
+      metric: catalogMetric(METRIC.gpuSchedulerReadyReplicas, {}, { statistic: 'Maximum', period: ONE_MINUTE, label: 'ready gpu-scheduler replicas' }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      alarmDescription: 'No gpu-scheduler replica has been Ready for 3 min: GPU pods are not scheduled at all.',
+    });
+    // Attempts summed over results; a missing result series is no attempt.
+    const attempts = catalogSumParts(METRIC.gpuSchedulerAttempts, 'attempts', { statistic: 'Sum', period: FIVE_MINUTES });
+    this.add('GpuSchedulerNotScheduling', {
+      metric: new cloudwatch.MathExpression({
+        expression: `IF(pending > 0 AND (${attempts.expression}) == 0, 1, 0)`,
+        usingMetrics: { ...attempts.usingMetrics, pending: catalogMetric(METRIC.gpuPodsPending, {}, { statistic: 'Minimum', period: FIVE_MINUTES }) },
+        label: 'GPU pods pending and no scheduling attempt',
+        period: FIVE_MINUTES,
+      }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      // kube-scheduler retries unschedulable pods at least every 5 min, so 10 min without an attempt is a stuck scheduler.
+      evaluationPeriods: 2,
+      alarmDescription: 'GPU pods have been pending for 10 min and the gpu-scheduler made no scheduling attempt: it is stuck, not leading, or not running.',
+    });
   }
 
   private add(id: string, props: cloudwatch.AlarmProps): void {

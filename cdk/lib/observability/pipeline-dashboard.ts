@@ -7,6 +7,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRIC } from '../../../lambdas/observability/metric-catalog';
 import { catalogMetric, catalogMetricsByDimension } from './catalog-metrics';
+import { outcomeGraphs, outcomeTopRow, READING_GUIDE } from './outcome-widgets';
 
 export interface PipelineDashboardProps {
   readonly dashboardName: string;
@@ -14,6 +15,8 @@ export interface PipelineDashboardProps {
   readonly loadBalancer: elbv2.IApplicationLoadBalancer;
   readonly functions: Readonly<Record<'extender' | 'labeler' | 'reconciler', lambda.IFunction>>;
   readonly deadLetterQueues: Readonly<Record<'labeler' | 'reconciler', sqs.IQueue>>;
+  /** Shown in the top row's alarm status widget. */
+  readonly alarms: readonly cloudwatch.IAlarm[];
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -31,7 +34,12 @@ export function gpuUtilizationSearch(clusterName: string): cloudwatch.MathExpres
   });
 }
 
-/** One dashboard for the whole pipeline: extender, labeler, reconciler, GPUs, failures. */
+/**
+ * One dashboard for the whole pipeline: first the outcome (are GPU pods
+ * placed, how many GPUs are idle or stranded, is the second scheduler
+ * working, the alarms), then the outcome graphs, then the plumbing
+ * (extender, labeler, reconciler, failures).
+ */
 export class PipelineDashboard extends Construct {
   readonly dashboard: cloudwatch.Dashboard;
 
@@ -52,6 +60,10 @@ export class PipelineDashboard extends Construct {
         height: 2,
       }),
     );
+    this.dashboard.addWidgets(...outcomeTopRow(props.alarms));
+    this.dashboard.addWidgets(new cloudwatch.TextWidget({ markdown: READING_GUIDE, width: 24, height: 5 }));
+    for (const row of outcomeGraphs()) this.dashboard.addWidgets(...row);
+    this.dashboard.addWidgets(new cloudwatch.TextWidget({ markdown: '## Plumbing\nRequests, latencies and errors of the extender, labeler and reconciler.', width: 24, height: 1 }));
     this.dashboard.addWidgets(
       graph('Extender requests per verb', catalogMetricsByDimension(METRIC.extenderRequests, { statistic: 'Sum' })),
       graph('Extender latency p50 / p99 per verb (ms)', [

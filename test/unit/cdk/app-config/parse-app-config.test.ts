@@ -72,6 +72,8 @@ describe('parseAppConfig rejects bad values, naming the key and what is allowed'
     [{ labeler: { retryAttempts: 3 } }, 'labeler.retryAttempts', 'from 0 to 2'],
     [{ alarms: { email: 'ops@example.com' } }, 'alarms.email', 'createSnsTopic'],
     [{ alarms: { extenderP99LatencyMs: 5000 } }, 'alarms.extenderP99LatencyMs', 'httpTimeoutSeconds'],
+    [{ alarms: { gpuPodPendingMinutes: 0 } }, 'alarms.gpuPodPendingMinutes', 'integer from 1 to 1440'],
+    [{ alarms: { strandedGpuPercent: 101 } }, 'alarms.strandedGpuPercent', 'integer from 1 to 100'],
   ])('%j → %s', (raw, key, allowed) => {
     const message = errorOf(raw);
     expect(message).toContain(`${key}:`);

@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRIC } from '../../../../lambdas/observability/metric-catalog';
+import { APP_CONFIG_DEFAULTS } from '../../../../cdk/app-config/app-config-defaults';
+import { dashboardLayoutSvg } from '../../../../cdk/tools/dashboard-layout';
+import { DASHBOARD_LAYOUT_SVG, dashboardBodies } from '../../../../cdk/tools/render-dashboard-layout';
 import { LAMBDA_KUBERNETES_ACCESS, type LambdaKubernetesAccess } from '../../../../cdk/lib/access/lambda-rbac-rules';
 import { lambdaWriteLimitManifests } from '../../../../cdk/lib/access/write-limit-policy';
 import { schedulerMetricsConfigFromEnv } from '../../../../lambdas/reconciler/scheduler-metrics-config';
@@ -90,7 +93,7 @@ describe('second scheduler', () => {
     expect(findObject(objects, 'PodDisruptionBudget', 'gpu-scheduler')).toMatchObject({ spec: { minAvailable: 1 } });
   });
 
-  it('lets the reconciler read its /metrics through the pod proxy: the path always allowed, pods list and pods/proxy get in kube-system only', () => {
+  it('lets the reconciler read its /metrics through the pod proxy: the path always allowed, pods list and pods/proxy get in kube-system only, narrowed by a policy', () => {
     const objects = kubernetesObjects(synth.json);
     const deployment = findObject(objects, 'Deployment', 'gpu-scheduler') as {
       spec: { template: { metadata: { labels: Record<string, string> }; spec: { containers: { command: string[] }[] } } };
@@ -103,7 +106,12 @@ describe('second scheduler', () => {
       { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
       { apiGroups: [''], resources: ['pods/proxy'], verbs: ['get'] },
     ]);
-    expect(objects.filter((o) => o.kind === 'RoleBinding' && (o.metadata as { name: string }).name === reader)).toHaveLength(1);
+    const named = (kind: string) => objects.filter((o) => o.kind === kind && (o.metadata as { name: string }).name === reader);
+    expect(named('RoleBinding')).toHaveLength(1);
+    // The proxy narrowed further, by the API server, to the Deployment's pods on 10259 and /metrics.
+    expect(named('ValidatingAdmissionPolicy')[0]).toMatchObject({ spec: { failurePolicy: 'Fail' } });
+    expect(JSON.stringify(named('ValidatingAdmissionPolicy')[0])).toContain('^https:gpu-scheduler-[a-z0-9]+-[a-z0-9]+:10259$');
+    expect(named('ValidatingAdmissionPolicyBinding')).toHaveLength(1);
     // The reconciler finds the replicas by the Deployment's own label, in the scheduler's namespace.
     const reconciler = ourFunctions().find(([id]) => id.startsWith('ReconcilerFunction'))?.[1];
     const variables = (reconciler?.Environment as { Variables: Record<string, unknown> }).Variables;
@@ -315,7 +323,11 @@ describe('least privilege', () => {
       const labels = Object.fromEntries(Object.entries(metadata.labels).filter(([key]) => !key.startsWith('aws.cdk.eks/prune-')));
       return { ...object, metadata: { ...metadata, labels } };
     };
-    const deployed = objects.filter((o) => String(o.kind).startsWith('ValidatingAdmissionPolicy')).map(withoutPruneLabel);
+    // The scheduler-metrics reader's proxy policy is checked with the second scheduler.
+    const reader = `${LAMBDA_KUBERNETES_ACCESS.reconciler.group}-scheduler-metrics`;
+    const deployed = objects
+      .filter((o) => String(o.kind).startsWith('ValidatingAdmissionPolicy') && (o.metadata as { name: string }).name !== reader)
+      .map(withoutPruneLabel);
     expect(deployed).toEqual(lambdaWriteLimitManifests());
   });
 });
@@ -323,7 +335,7 @@ describe('least privilege', () => {
 describe('observability', () => {
   it('alarms on extender 5xx, handler errors, p99 latency, each DLQ and each Lambda’s errors', () => {
     const alarms = resourcesOfType(synth.json, 'AWS::CloudWatch::Alarm');
-    expect(alarms).toHaveLength(8);
+    expect(alarms).toHaveLength(12);
     synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'TargetResponseTime',
       ExtendedStatistic: 'p99',
@@ -332,6 +344,38 @@ describe('observability', () => {
     });
     synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
     for (const [, alarm] of alarms) expect(alarm.AlarmActions).toBeUndefined();
+  });
+
+  it('alarms on the outcome: GPU pods pending too long, stranded GPUs, the second scheduler idle with pods pending or without a ready replica', () => {
+    const byDescription = (text: string) => resourcesOfType(synth.json, 'AWS::CloudWatch::Alarm').filter(([, alarm]) => String(alarm.AlarmDescription).includes(text));
+    const [[, pending] = []] = byDescription('has waited more than');
+    expect(pending).toMatchObject({ Threshold: APP_CONFIG_DEFAULTS.alarms.gpuPodPendingMinutes * 60, ComparisonOperator: 'GreaterThanThreshold' });
+    expect(JSON.stringify(pending?.Metrics)).toContain(`"MetricName":"${METRIC.oldestPendingGpuPodAge.name}"`);
+    const [[, noReplica] = []] = byDescription('No gpu-scheduler replica');
+    expect(noReplica).toMatchObject({ Threshold: 1, ComparisonOperator: 'LessThanThreshold' });
+    expect(JSON.stringify(noReplica?.Metrics)).toContain(`"MetricName":"${METRIC.gpuSchedulerReadyReplicas.name}"`);
+    const [[, stranded] = []] = byDescription('of no use to the typical GPU pod shapes');
+    expect(stranded?.Threshold).toBe(APP_CONFIG_DEFAULTS.alarms.strandedGpuPercent);
+    expect(JSON.stringify(stranded?.Metrics)).toContain('100 * stranded / allocatable');
+    const [[, notScheduling] = []] = byDescription('made no scheduling attempt');
+    expect(JSON.stringify(notScheduling?.Metrics)).toContain('IF(pending > 0 AND (FILL(attemptsscheduled, 0) + FILL(attemptsunschedulable, 0) + FILL(attemptserror, 0)) == 0, 1, 0)');
+  });
+
+  it('starts the dashboard with the outcome: single values and the alarm status, then the outcome graphs, then the plumbing', () => {
+    const [body] = dashboardBodies(synth.json);
+    const widgets = body?.widgets ?? [];
+    const topRow = widgets.filter((w) => w.y === widgets[1]?.y);
+    expect(topRow.map((w) => w.type === 'alarm' ? 'alarm' : w.properties?.view)).toEqual(['singleValue', 'singleValue', 'singleValue', 'alarm']);
+    const alarmWidget = topRow.find((w) => w.type === 'alarm') as { properties?: { alarms?: unknown[] } } | undefined;
+    expect(alarmWidget?.properties?.alarms).toHaveLength(resourcesOfType(synth.json, 'AWS::CloudWatch::Alarm').length);
+    const firstOf = (title: string) => widgets.findIndex((w) => w.properties?.title === title);
+    expect(firstOf('GPUs allocated per model')).toBeGreaterThan(firstOf('GPUs: allocated %, idle, stranded'));
+    expect(firstOf('Extender requests per verb')).toBeGreaterThan(firstOf('gpu-scheduler ready replicas'));
+  });
+
+  it('matches the dashboard picture in docs/deploy.md (re-draw it with npx tsx cdk/tools/render-dashboard-layout.ts)', () => {
+    const [body] = dashboardBodies(synth.json);
+    expect(body && dashboardLayoutSvg(body)).toBe(readFileSync(DASHBOARD_LAYOUT_SVG, 'utf8'));
   });
 
   it('references only metrics the Lambdas emit (namespace, name, dimensions) or AWS publishes', () => {

@@ -7,6 +7,7 @@ import { parseAppConfig } from '../../../../cdk/app-config/parse-app-config';
 import type { AppConfig } from '../../../../cdk/app-config/app-config';
 import { buildApp } from '../../../../cdk/lib/build-app';
 import type { GpuSchedulingStack } from '../../../../cdk/lib/gpu-scheduling-stack';
+import { renderCfnString } from '../../../../cdk/tools/cfn-string';
 import { cdkJsonContext } from './cdk-json';
 
 export interface Synthesized {
@@ -48,23 +49,8 @@ export function resourcesOfType(json: CloudFormationTemplate, type: string): [st
     .map(([id, resource]) => [id, resource.Properties ?? {}]);
 }
 
-/**
- * Renders a CloudFormation string value (a literal or Fn::Join of literals
- * and references) to text, each reference replaced by `<ref:LogicalId>`.
- */
-export function renderCfnString(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'object' && value !== null) {
-    const record = value as Record<string, unknown>;
-    if ('Fn::Join' in record) {
-      const [separator, parts] = record['Fn::Join'] as [string, unknown[]];
-      return parts.map(renderCfnString).join(separator);
-    }
-    if ('Ref' in record) return `<ref:${String(record.Ref)}>`;
-    if ('Fn::GetAtt' in record) return `<ref:${(record['Fn::GetAtt'] as string[]).join('.')}>`;
-  }
-  throw new Error(`cannot render ${JSON.stringify(value)} as a string`);
-}
+// Shared with cdk/tools (the dashboard layout picture reads the synthesized body the same way).
+export { renderCfnString };
 
 /** The Kubernetes objects of every Custom::AWSCDK-EKS-KubernetesResource in the template. */
 export function kubernetesObjects(json: CloudFormationTemplate): Record<string, unknown>[] {
