@@ -198,7 +198,10 @@ async function runWorkload(options: Options, workload: Workload, workerFile: str
   });
   const results = options.policies.map((p) => aggregate(p, (byPolicy.get(p) ?? []).sort((a, b) => a.seed - b.seed)));
   mkdirSync(path.dirname(workload.plotPath), { recursive: true });
-  writeFileSync(workload.plotPath, renderSvg(results, `GPU allocation vs arrived workload — ${workloadKey(workload.podsPath)}, ${options.seeds} seeds`, MAX_PERCENT));
+  const key = workloadKey(workload.podsPath);
+  const published: PublishedRow[] = existsSync(workload.publishedPath) ? parsePublishedCsv(readFileSync(workload.publishedPath, 'utf8')) : [];
+  const marks = published.filter((row) => row.workload === key).map((row) => ({ policy: row.policy, at100: row.alloc100, at130: row.alloc130 }));
+  writeFileSync(workload.plotPath, renderSvg(results, `GPU allocation vs arrived workload — ${key}, ${options.seeds} seeds`, MAX_PERCENT, marks));
   return results;
 }
 

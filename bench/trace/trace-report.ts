@@ -61,15 +61,27 @@ const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b
 const escapeXml = (s: string): string => s.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c] ?? c);
 
 /** SVG line plot of allocation (y, %) against arrived workload (x, % of GPU capacity). */
-export function renderSvg(results: readonly PolicyResult[], title: string, maxPercent: number): string {
+/** A published value to mark on the plot: the paper's policy and its allocation at 100 % and 130 % arrived. */
+export interface PublishedMark {
+  readonly policy: string;
+  readonly at100: number;
+  readonly at130: number;
+}
+
+/**
+ * The allocation curves from 80 % arrived on, over 85..100 % allocation, where
+ * the policies differ (below, every policy places everything), with the
+ * paper's published values marked at 100 % and 130 %.
+ */
+export function renderSvg(results: readonly PolicyResult[], title: string, maxPercent: number, marks: readonly PublishedMark[] = []): string {
   const width = 760;
   const height = 460;
   const m = { left: 60, right: 150, top: 40, bottom: 50 };
   const plotW = width - m.left - m.right;
   const plotH = height - m.top - m.bottom;
-  // Below half the capacity every policy places everything (allocation = arrivals): show where they differ.
-  const yMin = 50;
-  const xMin = 50;
+  // Below ~85 % every policy places everything (allocation = arrivals): show where they differ.
+  const yMin = 85;
+  const xMin = 80;
   const x = (p: number): number => m.left + ((p - xMin) / (maxPercent - xMin)) * plotW;
   const y = (v: number): number => m.top + plotH - ((Math.max(v, yMin) - yMin) / (100 - yMin)) * plotH;
   const parts: string[] = [
@@ -81,7 +93,7 @@ export function renderSvg(results: readonly PolicyResult[], title: string, maxPe
     parts.push(`<line x1="${x(p)}" y1="${m.top}" x2="${x(p)}" y2="${m.top + plotH}" stroke="#eee"/>`);
     parts.push(`<text x="${x(p)}" y="${m.top + plotH + 16}" text-anchor="middle">${p}</text>`);
   }
-  for (let v = yMin; v <= 100; v += 10) {
+  for (let v = yMin; v <= 100; v += 5) {
     parts.push(`<line x1="${m.left}" y1="${y(v)}" x2="${m.left + plotW}" y2="${y(v)}" stroke="#eee"/>`);
     parts.push(`<text x="${m.left - 6}" y="${y(v) + 4}" text-anchor="end">${v}</text>`);
   }
@@ -100,6 +112,16 @@ export function renderSvg(results: readonly PolicyResult[], title: string, maxPe
     const ly = m.top + 10 + i * 18;
     parts.push(`<line x1="${m.left + plotW + 12}" y1="${ly}" x2="${m.left + plotW + 32}" y2="${ly}" stroke="${color}" stroke-width="2"/>`);
     parts.push(`<text x="${m.left + plotW + 38}" y="${ly + 4}">${escapeXml(r.policy)} ${fmt(valueAt(r, maxPercent))}</text>`);
+  });
+  marks.forEach((mark, i) => {
+    for (const [at, value] of [[100, mark.at100], [130, mark.at130]] as const) {
+      if (at > maxPercent) continue;
+      parts.push(`<path d="M${(x(at) - 5).toFixed(1)},${y(value).toFixed(1)} l10,0 M${x(at).toFixed(1)},${(y(value) - 5).toFixed(1)} l0,10" stroke="black" stroke-width="1.5"/>`);
+      parts.push(`<text x="${(x(at) + (at === 130 ? -8 : 7)).toFixed(1)}" y="${(y(value) - 6).toFixed(1)}" font-size="10" text-anchor="${at === 130 ? 'end' : 'start'}">${escapeXml(`paper ${mark.policy}`)}</text>`);
+    }
+    const ly = m.top + 10 + (results.length + i) * 18;
+    parts.push(`<path d="M${m.left + plotW + 17},${ly} l10,0 M${m.left + plotW + 22},${ly - 5} l0,10" stroke="black" stroke-width="1.5"/>`);
+    parts.push(`<text x="${m.left + plotW + 38}" y="${ly + 4}">paper ${escapeXml(mark.policy)} ${fmt(mark.at130)}</text>`);
   });
   parts.push('</svg>');
   return parts.join('\n');

@@ -29,6 +29,17 @@ describe('trace report', () => {
     expect(svg.match(/<polyline/g)).toHaveLength(2);
     expect(svg).toContain('title &lt;&amp;&gt;');
     expect(svg).toContain('default 94.70');
+    expect(svg).not.toContain('paper');
+  });
+
+  it('marks the published values at 100 % and 130 % arrived, over the 85..100 % region', () => {
+    const svg = renderSvg(results, 't', 130, [{ policy: 'FGD', at100: 95.23, at130: 95.39 }]);
+    // Two crosses (100 % and 130 %) and one legend cross, each a short horizontal and vertical stroke.
+    expect(svg.match(/<path d="M[\d.]+,[\d.]+ l10,0 M/g)).toHaveLength(3);
+    expect(svg).toContain('paper FGD 95.39');
+    // The y axis starts at 85 % allocation, in steps of 5.
+    expect(svg).toMatch(/>85<\/text>[\s\S]*>90<\/text>[\s\S]*>95<\/text>[\s\S]*>100<\/text>/);
+    expect(svg).not.toMatch(/>50<\/text>/);
   });
 
   it('rejects a published file without the expected columns', () => {
