@@ -22,7 +22,9 @@ export interface SchedulerMetricsSource {
  * credentials (the API server connects on its own, without a client
  * certificate), which is why our scheduler allows /metrics without
  * authorization (--authorization-always-allow-paths). RBAC: pods list and
- * pods/proxy get in the scheduler's namespace (cdk/lib/access/scheduler-metrics-rbac.ts).
+ * pods/proxy get in the scheduler's namespace, the proxy narrowed by an
+ * admission policy to its pods' port and /metrics
+ * (cdk/lib/access/scheduler-metrics-rbac.ts).
  */
 export function podProxySchedulerMetricsSource(kc: KubeConfig, config: SchedulerMetricsConfig): SchedulerMetricsSource {
   const core = kc.makeApiClient(CoreV1Api);

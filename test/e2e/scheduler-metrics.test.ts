@@ -1,13 +1,13 @@
 // The second scheduler's own metrics reach CloudWatch: the reconciler reads
 // the real kube-scheduler's /metrics through the real API server's pod proxy,
-// with the reconciler's least-privilege identity and the very Role the CDK
-// app applies, after kube-scheduler scheduled (and failed to schedule) GPU
+// with the reconciler's least-privilege identity and the very Role and
+// admission policy the CDK app applies, after kube-scheduler scheduled (and failed to schedule) GPU
 // pods, and the EMF lines it writes are parsed here. The scheduler process
 // stands in for a replica: a Pod object labelled like the Deployment's pods,
 // whose podIP is a non-loopback address of this machine where it listens.
-import { KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { schedulerMetricsReaderManifests } from '../../cdk/lib/access/scheduler-metrics-rbac';
+import { schedulerMetricsReaderManifests, schedulerMetricsReaderName } from '../../cdk/lib/access/scheduler-metrics-rbac';
 import { LAMBDA_KUBERNETES_ACCESS } from '../../cdk/lib/access/lambda-rbac-rules';
 import { SECURE_PORT } from '../../cdk/lib/scheduler/second-scheduler-manifests';
 import { METRICS_NAMESPACE, SERVICE } from '../../lambdas/observability/metric-catalog';
@@ -31,6 +31,9 @@ const harness = e2eHarness();
 const { core } = harness;
 const objects = KubernetesObjectApi.makeApiClient(harness.kubeConfig);
 const address = podLikeHostAddress();
+const group = LAMBDA_KUBERNETES_ACCESS.reconciler.group;
+/** Named as a Deployment names its pods: the admission policy admits the proxy only to such names. */
+const REPLICA = `${GPU_SCHEDULER_NAME}-5d8f7c9b4-x7k2p`;
 
 let namespace = '';
 let node: GpuNode | undefined;
@@ -97,27 +100,29 @@ const attempts = (samples: ReturnType<typeof parsePrometheusText>, result: strin
 
 beforeAll(async () => {
   namespace = await harness.createNamespace('scheduler-metrics');
-  for (const manifest of schedulerMetricsReaderManifests(namespace, LAMBDA_KUBERNETES_ACCESS.reconciler.group)) {
-    await objects.create(manifest as KubernetesObject);
-  }
+  port = await freeLoopbackPort();
+  for (const manifest of readerManifests()) await objects.create(manifest as KubernetesObject);
   const facts = await describeInstanceType(harness.ec2, 'g5.xlarge');
   node = await createGpuNode(harness.nodeClients, { instanceType: 'g5.xlarge', labels: { ...seedGpuLabels(facts), 'scheduler-metrics-e2e': namespace } });
   extender = await startRecordingExtender({ KUBECONFIG: harness.info.controlPlane.lambdaKubeconfigs.extender, EXTENDER_CACHE_TTL: '1s' });
-  port = await freeLoopbackPort();
   scheduler = await harness.startGpuScheduler(deployedExtenderSettings(extender.adapter.url), { address, port });
 
   // The replica as the Deployment would make it: its label, Running and Ready, its pod IP.
   await core.createNamespacedPod({
     namespace,
     body: {
-      metadata: { name: `${GPU_SCHEDULER_NAME}-replica`, labels: { [SCHEDULER_NAME_LABEL]: GPU_SCHEDULER_NAME } },
+      metadata: { name: REPLICA, labels: { [SCHEDULER_NAME_LABEL]: GPU_SCHEDULER_NAME } },
       spec: { nodeName: node.name, containers: [{ name: 'kube-scheduler', image: 'registry.k8s.io/kube-scheduler:v1.35.4' }] },
     },
   });
-  await markPodRunning(core, { namespace, name: `${GPU_SCHEDULER_NAME}-replica` }, address);
+  await markPodRunning(core, { namespace, name: REPLICA }, address);
 });
 
 afterAll(async () => {
+  // The policy and its binding are cluster-scoped: they outlive the namespace.
+  for (const manifest of readerManifests().filter((o) => !(o.metadata as { namespace?: string }).namespace)) {
+    await objects.delete(manifest as KubernetesObject).catch(() => undefined);
+  }
   await scheduler?.stop();
   await extender?.stop();
   if (namespace) await core.deleteNamespace({ name: namespace }).catch(() => undefined);
@@ -137,6 +142,9 @@ const schedulerMetricsReconciler = () =>
     }),
     telemetry: createTelemetry(SERVICE.reconciler),
   });
+
+/** The objects the CDK app applies, for this file's namespace and the local scheduler's port. */
+const readerManifests = () => schedulerMetricsReaderManifests({ namespace, schedulerName: GPU_SCHEDULER_NAME, port, group });
 
 const gpuPod = (name: string) => ({
   metadata: { name },
@@ -197,9 +205,30 @@ describe('the second scheduler’s metrics through the pod proxy', () => {
     expect(extender?.responses.filter((r) => r.status !== 200)).toEqual([]);
   });
 
+  it('admits the reconciler’s proxy only to /metrics of the scheduler’s pods, though RBAC grants pods/proxy on every pod here', async () => {
+    const kc = new KubeConfig();
+    kc.loadFromFile(harness.info.controlPlane.lambdaKubeconfigs.reconciler);
+    const reconcilerCore = kc.makeApiClient(CoreV1Api);
+    // Another pod of the namespace, reachable at the same address (the scheduler answers for it).
+    await core.createNamespacedPod({ namespace, body: { metadata: { name: 'other' }, spec: { nodeName: node?.name, containers: [{ name: 'c', image: 'x' }] } } });
+    await markPodRunning(core, { namespace, name: 'other' }, address);
+    const refusal = async (name: string, path: string): Promise<string> => {
+      try {
+        await reconcilerCore.connectGetNamespacedPodProxyWithPath({ name: `https:${name}:${port}`, namespace, path });
+        return 'admitted';
+      } catch (error) {
+        return String((error as { body?: unknown }).body ?? error);
+      }
+    };
+    const policy = `ValidatingAdmissionPolicy '${schedulerMetricsReaderName(group)}'`;
+    expect(await waitFor('the policy to refuse another pod', async () => ((await refusal('other', 'metrics')).includes(policy) ? true : undefined))).toBe(true);
+    expect(await refusal('other', 'metrics')).toContain(`may proxy only to the ${GPU_SCHEDULER_NAME} pods' port ${port}`);
+    expect(await refusal(REPLICA, 'configz')).toContain('may proxy only to /metrics');
+    expect(await refusal(REPLICA, 'metrics')).toBe('admitted');
+  });
+
   it('counts a scrape the API server refuses (no pods/proxy right) as a SchedulerMetrics error and still reports the replicas', async () => {
-    const binding = schedulerMetricsReaderManifests(namespace, LAMBDA_KUBERNETES_ACCESS.reconciler.group).find((o) => o.kind === 'RoleBinding');
-    const name = (binding?.metadata as { name: string }).name;
+    const name = schedulerMetricsReaderName(group);
     // Without the Role the reconciler can still list pods here (the harness grants pods cluster-wide, as the
     // CDK app does when POD_NAMESPACES is unset) but not proxy to them.
     await objects.delete({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name, namespace } });

@@ -8,6 +8,8 @@ import { ownedLabelKeys } from '../../../lambdas/labeler/gpu-labels';
 import { POD_DELETION_COST_ANNOTATION } from '../../../lambdas/reconciler/pod-view';
 import { NODE_ANNOTATION, NODE_TAINT } from '../../../lambdas/scheduling/keys';
 import type { KubernetesObject } from '../scheduler/second-scheduler-manifests';
+import type { Validation } from './identity-policy';
+import { identityPolicyManifests } from './identity-policy';
 import { LAMBDA_KUBERNETES_ACCESS } from './lambda-rbac-rules';
 
 /** What one identity may change on one kind of object; everything else must stay as it was. */
@@ -87,12 +89,6 @@ const VARIABLES = [
 // manager's entry) and resourceVersion.
 const SERVER_MANAGED_METADATA = ['managedFields', 'resourceVersion'] as const;
 
-interface Validation {
-  readonly expression: string;
-  readonly message: string;
-  readonly reason: 'Forbidden';
-}
-
 const keysPhrase = (what: string, keys: readonly string[]): string =>
   keys.length === 0 ? `no ${what}` : `only these ${what}: ${keys.join(', ')}`;
 
@@ -143,46 +139,16 @@ function objectValidations(group: string, resource: 'nodes' | 'pods', limit: Obj
   return validations;
 }
 
-/**
- * One identity's policy and its binding. Matched only on requests whose user
- * is in the identity's group (matchConditions), so it can never refuse a
- * kubelet's, a controller's or a person's write; failurePolicy Fail then
- * means that if the policy cannot be evaluated, our Lambda's write is refused
- * rather than let through.
- */
+/** One identity's policy and its binding (identity-policy.ts: its group only, failing closed). */
 export function writeLimitManifests(limit: IdentityWriteLimit): KubernetesObject[] {
-  const name = writeLimitPolicyName(limit.group);
-  const labels = { 'app.kubernetes.io/part-of': 'gpu-scheduling' };
-  return [
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicy',
-      metadata: { name, labels },
-      spec: {
-        failurePolicy: 'Fail',
-        matchConstraints: {
-          resourceRules: [
-            // Subresources too: pods/status, pods/ephemeralcontainers, pods/resize, nodes/status carry the whole object.
-            { apiGroups: [''], apiVersions: ['*'], operations: ['UPDATE'], resources: ['nodes', 'nodes/*', 'pods', 'pods/*'] },
-          ],
-        },
-        matchConditions: [
-          {
-            name: 'from-this-identity',
-            expression: `has(request.userInfo.groups) && ${JSON.stringify(limit.group)} in request.userInfo.groups`,
-          },
-        ],
-        variables: VARIABLES.map((variable) => ({ ...variable })),
-        validations: [...objectValidations(limit.group, 'nodes', limit.nodes), ...objectValidations(limit.group, 'pods', limit.pods)],
-      },
-    },
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicyBinding',
-      metadata: { name, labels },
-      spec: { policyName: name, validationActions: ['Deny'] },
-    },
-  ];
+  return identityPolicyManifests({
+    name: writeLimitPolicyName(limit.group),
+    group: limit.group,
+    // Subresources too: pods/status, pods/ephemeralcontainers, pods/resize, nodes/status carry the whole object.
+    resourceRules: [{ apiGroups: [''], apiVersions: ['*'], operations: ['UPDATE'], resources: ['nodes', 'nodes/*', 'pods', 'pods/*'] }],
+    variables: VARIABLES,
+    validations: [...objectValidations(limit.group, 'nodes', limit.nodes), ...objectValidations(limit.group, 'pods', limit.pods)],
+  });
 }
 
 /** Every writing Lambda's policy and binding. */

@@ -4,7 +4,7 @@ import type { SchedulerConfig } from '../../app-config/app-config';
 import type { ClusterTarget } from '../cluster/cluster-target';
 import { LAMBDA_KUBERNETES_ACCESS } from '../access/lambda-rbac-rules';
 import { schedulerMetricsReaderManifests } from '../access/scheduler-metrics-rbac';
-import { secondSchedulerManifests } from './second-scheduler-manifests';
+import { SECURE_PORT, secondSchedulerManifests } from './second-scheduler-manifests';
 
 export interface SecondSchedulerProps {
   readonly target: ClusterTarget;
@@ -26,7 +26,12 @@ export class SecondScheduler extends Construct {
     this.manifest = props.target.cluster.addManifest(
       'GpuSecondScheduler',
       ...secondSchedulerManifests({ scheduler: props.config, extenderUrlPrefix: props.extenderUrlPrefix, extenderUsesHttps: props.extenderUsesHttps }),
-      ...schedulerMetricsReaderManifests(props.config.namespace, LAMBDA_KUBERNETES_ACCESS.reconciler.group),
+      ...schedulerMetricsReaderManifests({
+        namespace: props.config.namespace,
+        schedulerName: props.config.name,
+        port: SECURE_PORT,
+        group: LAMBDA_KUBERNETES_ACCESS.reconciler.group,
+      }),
     );
     for (const ready of props.target.computeReady) this.manifest.node.addDependency(ready);
   }
