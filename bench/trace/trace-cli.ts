@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { build } from 'esbuild';
 import type { PublishedRow } from './published-results';
-import { parsePublishedCsv, workloadKey } from './published-results';
+import { PAPER_POLICY, parsePublishedCsv, workloadKey } from './published-results';
 import type { SeedResult } from './trace-job';
 import { MAX_PERCENT } from './trace-job';
 import type { PolicyName } from './trace-policies';
@@ -200,7 +200,9 @@ async function runWorkload(options: Options, workload: Workload, workerFile: str
   mkdirSync(path.dirname(workload.plotPath), { recursive: true });
   const key = workloadKey(workload.podsPath);
   const published: PublishedRow[] = existsSync(workload.publishedPath) ? parsePublishedCsv(readFileSync(workload.publishedPath, 'utf8')) : [];
-  const marks = published.filter((row) => row.workload === key).map((row) => ({ policy: row.policy, at100: row.alloc100, at130: row.alloc130 }));
+  // The paper's counterparts of the policies run, and FGD, its best.
+  const shown = new Set(['FGD', ...options.policies.flatMap((p) => PAPER_POLICY[p] ?? [])]);
+  const marks = published.filter((row) => row.workload === key && shown.has(row.policy)).map((row) => ({ policy: row.policy, at100: row.alloc100, at130: row.alloc130 }));
   writeFileSync(workload.plotPath, renderSvg(results, `GPU allocation vs arrived workload — ${key}, ${options.seeds} seeds`, MAX_PERCENT, marks));
   return results;
 }

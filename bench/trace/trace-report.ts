@@ -117,7 +117,7 @@ export function renderSvg(results: readonly PolicyResult[], title: string, maxPe
     for (const [at, value] of [[100, mark.at100], [130, mark.at130]] as const) {
       if (at > maxPercent) continue;
       parts.push(`<path d="M${(x(at) - 5).toFixed(1)},${y(value).toFixed(1)} l10,0 M${x(at).toFixed(1)},${(y(value) - 5).toFixed(1)} l0,10" stroke="black" stroke-width="1.5"/>`);
-      parts.push(`<text x="${(x(at) + (at === 130 ? -8 : 7)).toFixed(1)}" y="${(y(value) - 6).toFixed(1)}" font-size="10" text-anchor="${at === 130 ? 'end' : 'start'}">${escapeXml(`paper ${mark.policy}`)}</text>`);
+      if (at === maxPercent) parts.push(`<text x="${(x(at) - 8).toFixed(1)}" y="${(y(value) - 6).toFixed(1)}" font-size="10" text-anchor="end">${escapeXml(`paper ${mark.policy}`)}</text>`);
     }
     const ly = m.top + 10 + (results.length + i) * 18;
     parts.push(`<path d="M${m.left + plotW + 17},${ly} l10,0 M${m.left + plotW + 22},${ly - 5} l0,10" stroke="black" stroke-width="1.5"/>`);
