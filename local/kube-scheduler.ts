@@ -16,6 +16,10 @@ export interface KubeSchedulerOptions {
   name: string;
   profiles: string[];
   extender?: ExtenderSettings;
+  /** The deployed gpu-scheduler profile; default: with an extender (schedulerConfiguration). */
+  gpuProfile?: boolean;
+  /** Its API client's rate limit (schedulerConfiguration's default otherwise). */
+  clientRateLimit?: { qps: number; burst: number };
   verbosity?: number;
   /**
    * Where its secure port listens; default a free loopback port. A pod IP must
@@ -31,7 +35,13 @@ export async function startKubeScheduler(options: KubeSchedulerOptions): Promise
   const configFile = join(options.workDir, `${options.name}.yaml`);
   writeFileSync(
     configFile,
-    schedulerConfiguration({ kubeconfig: options.kubeconfig, profiles: options.profiles, extender: options.extender }),
+    schedulerConfiguration({
+      kubeconfig: options.kubeconfig,
+      profiles: options.profiles,
+      extender: options.extender,
+      gpuProfile: options.gpuProfile,
+      clientRateLimit: options.clientRateLimit,
+    }),
   );
   const proc = new ManagedProcess({
     name: options.name,

@@ -12,7 +12,8 @@ export interface RecordingExtender {
   readonly adapter: AlbAdapter;
   readonly decisions: readonly { verb: string; summary: DecisionSummary }[];
   readonly failures: readonly { verb: string | undefined; status: number; message: string }[];
-  readonly responses: readonly { path: string; status: number }[];
+  /** Every answer, with the handler's own time (what the Lambda would bill, without the ALB's hop). */
+  readonly responses: readonly { path: string; status: number; handlerMs: number }[];
   /** The extender's filter decisions for one pod, oldest first. */
   filterDecisionsOf(namespace: string, pod: string): DecisionSummary[];
   stop(): Promise<void>;
@@ -22,7 +23,7 @@ export interface RecordingExtender {
 export async function startRecordingExtender(env: Env): Promise<RecordingExtender> {
   const decisions: { verb: string; summary: DecisionSummary }[] = [];
   const failures: { verb: string | undefined; status: number; message: string }[] = [];
-  const responses: { path: string; status: number }[] = [];
+  const responses: { path: string; status: number; handlerMs: number }[] = [];
   const observer: ExtenderObserver = {
     decision: (verb, summary) => decisions.push({ verb, summary }),
     failure: (verb, status, message) => failures.push({ verb, status, message }),
@@ -32,8 +33,9 @@ export async function startRecordingExtender(env: Env): Promise<RecordingExtende
   const adapter = await startAlbAdapter({
     functionName: 'gpu-extender',
     handler: async (event) => {
+      const startedAt = performance.now();
       const result = await handler(event);
-      responses.push({ path: event.path, status: result.statusCode });
+      responses.push({ path: event.path, status: result.statusCode, handlerMs: performance.now() - startedAt });
       return result;
     },
   });

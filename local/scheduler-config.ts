@@ -42,17 +42,30 @@ export interface SchedulerConfigInput {
   kubeconfig: string;
   profiles: string[];
   extender?: ExtenderSettings;
+  /**
+   * Run the deployed gpu-scheduler profile. Default: with an extender. Set
+   * without one to measure the same scheduler minus the extender (npm run bench).
+   */
+  gpuProfile?: boolean;
+  /** kube-scheduler's API client rate limit; default qps 100, burst 200. It bounds binds per second. */
+  clientRateLimit?: { qps: number; burst: number };
 }
 
-export function schedulerConfiguration({ kubeconfig, profiles, extender }: SchedulerConfigInput): string {
+export function schedulerConfiguration({
+  kubeconfig,
+  profiles,
+  extender,
+  gpuProfile = extender !== undefined,
+  clientRateLimit = { qps: 100, burst: 200 },
+}: SchedulerConfigInput): string {
   const config: Record<string, unknown> = {
     apiVersion: 'kubescheduler.config.k8s.io/v1',
     kind: 'KubeSchedulerConfiguration',
-    clientConnection: { kubeconfig, qps: 100, burst: 200 },
+    clientConnection: { kubeconfig, ...clientRateLimit },
     leaderElection: { leaderElect: false },
     // A scheduler with the extender runs the deployed gpu-scheduler profile
     // (in-tree scores without intent off, no default spreading), so local placements match EKS.
-    profiles: profiles.map((schedulerName) => (extender ? gpuSchedulerProfile(schedulerName) : { schedulerName })),
+    profiles: profiles.map((schedulerName) => (gpuProfile ? gpuSchedulerProfile(schedulerName) : { schedulerName })),
   };
   if (extender) {
     config.extenders = [

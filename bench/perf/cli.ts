@@ -12,6 +12,8 @@ import { measureBundles } from './bundles';
 import { runInChild } from './child-process';
 import type { ClusterHarness, LabelerResult, ReconcilerResult } from './cluster-bench';
 import { benchLabeler, benchReconciler, startClusterHarness } from './cluster-bench';
+import type { ThroughputResult } from './scheduler-throughput';
+import { benchSchedulerThroughput } from './scheduler-throughput';
 import { largestFullNodesCount } from './extender-fixtures';
 import type { LatencyCase, LatencyResult } from './extender-latency';
 import type { MemoryResult } from './extender-memory';
@@ -20,7 +22,7 @@ import { count, formatTable, kib, mib, ms, ratio } from './report-table';
 import { defineCli, isEntryPoint, readCommandLine, UsageError, type CliValues } from '../../lambdas/common/command-line';
 import { errorMessage } from '../../lambdas/common/error-message';
 
-const SECTIONS = ['extender', 'memory', 'bundles', 'reconciler', 'labeler'] as const;
+const SECTIONS = ['extender', 'memory', 'bundles', 'reconciler', 'labeler', 'e2e'] as const;
 type Section = (typeof SECTIONS)[number];
 
 export const BENCH_CLI = defineCli({
@@ -39,12 +41,14 @@ export const BENCH_CLI = defineCli({
     'init-runs': { type: 'string', value: 'n', default: '15', description: 'fresh-process imports per bundle (cold start)' },
     pods: { type: 'string', value: 'n', default: '10000', description: 'opted-in pods for the reconciler' },
     nodes: { type: 'string', value: 'n', default: '1000', description: 'nodes for the labeler' },
+    'e2e-nodes': { type: 'string', value: 'n', default: '100', description: '8-GPU nodes for e2e (kube-scheduler throughput)' },
+    'e2e-pods': { type: 'string', value: 'n', default: '400', description: 'one-GPU pods for e2e, scheduled once without and once with the extender' },
   },
-  examples: ['npm run bench', 'npm run bench -- --only extender,memory,bundles', 'npm run bench -- --out results.json --iterations 500'],
+  examples: ['npm run bench', 'npm run bench -- --only extender,memory,bundles', 'npm run bench -- --only e2e --e2e-pods 800', 'npm run bench -- --out results.json --iterations 500'],
 });
 
 /** Targets from issue 9. */
-const TARGET = { ratioToJson: 2, medianMs5000: 5, extenderBundleBytes: 500_000 } as const;
+const TARGET = { ratioToJson: 2, medianMs5000: 5, extenderBundleBytes: 500_000, throughputRatio: 0.8 } as const;
 
 function benchOptions(values: CliValues<typeof BENCH_CLI.options>) {
   const positive = (name: string, text: string): number => {
@@ -67,6 +71,8 @@ function benchOptions(values: CliValues<typeof BENCH_CLI.options>) {
     initRuns: positive('init-runs', values['init-runs']),
     pods: positive('pods', values.pods),
     nodes: positive('nodes', values.nodes),
+    e2eNodes: positive('e2e-nodes', values['e2e-nodes']),
+    e2ePods: positive('e2e-pods', values['e2e-pods']),
   };
 }
 
@@ -178,6 +184,31 @@ function labelerRows(r: LabelerResult): BenchRow[] {
   ];
 }
 
+function throughputRows(r: ThroughputResult): BenchRow[] {
+  const section = 'kube-scheduler throughput (real scheduler, ALB adapter + real handler)';
+  const perSecond = (n: number): string => `${n.toFixed(0)} pods/s`;
+  const rows: BenchRow[] = [];
+  for (const c of r.comparisons) {
+    const limit = `${c.label} (qps ${c.clientRateLimit.qps}, burst ${c.clientRateLimit.burst})`;
+    const statuses = Object.entries(c.with.extenderStatuses ?? {}).map(([status, n]) => `${n} × ${status}`).join(', ');
+    rows.push(
+      {
+        section,
+        measurement: `${count(r.pods)} one-GPU pods on ${count(r.nodes)} ${r.instanceType}, ${limit}: without the extender`,
+        value: `${perSecond(c.without.podsPerSecond)} (${ms(c.without.firstToLastBindMs)} first to last bind)`,
+      },
+      {
+        section,
+        measurement: `same pods, same cluster, ${c.label}: with the extender`,
+        value: `${perSecond(c.with.podsPerSecond)} (${ms(c.with.firstToLastBindMs)}); ${c.with.extenderCalls ?? 0} extender calls: ${statuses}, handler median ${ms(c.with.extenderHandlerMedianMs ?? 0)}`,
+      },
+      { section, measurement: `${c.label}: with / without`, value: ratio(c.ratio), target: `≥ ${TARGET.throughputRatio}×`, ok: c.ratio >= TARGET.throughputRatio },
+    );
+  }
+  rows.push({ section, measurement: `creating ${count(r.nodes)} nodes + instances (setup)`, value: ms(r.nodeCreationMs) });
+  return rows;
+}
+
 async function main(): Promise<void> {
   const options = readCommandLine(BENCH_CLI, process.argv.slice(2), benchOptions);
   const cpu = cpus();
@@ -226,7 +257,7 @@ async function main(): Promise<void> {
       json.bundles = r.results;
     });
   }
-  if (options.only.has('reconciler') || options.only.has('labeler')) {
+  if (options.only.has('reconciler') || options.only.has('labeler') || options.only.has('e2e')) {
     let harness: ClusterHarness | undefined;
     await attempt('cluster', async () => {
       log('[bench] starting moto and the control plane');
@@ -244,6 +275,13 @@ async function main(): Promise<void> {
           const r = await benchReconciler(h, { pods: options.pods, podsWithMetrics: Math.min(300, options.pods), writeCap: 50, concurrency: 24 }, log);
           rows.push(...reconcilerRows(r));
           json.reconciler = r;
+        });
+      }
+      if (options.only.has('e2e')) {
+        await attempt('e2e', async () => {
+          const r = await benchSchedulerThroughput(h, { nodes: options.e2eNodes, pods: options.e2ePods }, log);
+          rows.push(...throughputRows(r));
+          json.e2e = r;
         });
       }
     });

@@ -69,4 +69,10 @@ describe('schedulerConfiguration', () => {
     expect(config).not.toHaveProperty('extenders');
     expect(config.profiles).toEqual([{ schedulerName: 'default-scheduler' }]);
   });
+
+  it('runs the deployed profile without an extender when asked (the bench baseline)', () => {
+    const config = parse(schedulerConfiguration({ kubeconfig: 'k', profiles: ['gpu-scheduler'], gpuProfile: true })) as Record<string, unknown>;
+    expect(config).not.toHaveProperty('extenders');
+    expect(config.profiles).toEqual([JSON.parse(JSON.stringify(gpuSchedulerProfile('gpu-scheduler')))]);
+  });
 });
