@@ -30,11 +30,24 @@ export interface VerbResult {
 
 /**
  * /prioritize: the nodes that shared the best score when there were several,
- * comma-separated, the one given the top level first (toExtenderScores keeps
+ * comma-separated (at most TIE_HEADER_MAX_NAMES, then "+N" for the rest),
+ * the one given the top level first (toExtenderScores keeps
  * 10 for one of them). So `curl -i` and the local demo can say "tie" although
  * the reply itself no longer shows one.
  */
 export const TIE_HEADER = 'x-gpu-extender-tie';
+
+/**
+ * Names listed in the tie header at most; the rest are counted ("+4990"). A
+ * cluster of identical empty nodes ties everywhere, and the ALB caps what
+ * a Lambda may return in headers far below the 1 MiB of a body.
+ */
+export const TIE_HEADER_MAX_NAMES = 8;
+
+function tieHeaderValue(tied: readonly string[]): string {
+  const shown = tied.slice(0, TIE_HEADER_MAX_NAMES);
+  return tied.length > shown.length ? `${shown.join(',')},+${tied.length - shown.length}` : shown.join(',');
+}
 
 function podName(pod: Readonly<Record<string, unknown>>): string {
   const metadata = metadataOf(pod);
@@ -158,7 +171,7 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
     status: 200,
     body,
     summary: ranking === undefined ? summary : { ...summary, ranking },
-    ...(tied.length > 1 ? { headers: { [TIE_HEADER]: tied.join(',') } } : {}),
+    ...(tied.length > 1 ? { headers: { [TIE_HEADER]: tieHeaderValue(tied) } } : {}),
   };
 }
 

@@ -210,6 +210,13 @@ describe('prioritize', () => {
     const again = (await post('/prioritize', { Pod: pod, NodeNames: [...names].reverse() })).body as { Host: string; Score: number }[];
     expect(again.find((h) => h.Score === 10)?.Host).toBe(top);
     expect(observer.decisions[0]?.summary.ranking).toMatchObject({ best: { node: top, level: 10 }, runnerUp: { level: 9 }, tie: true });
+
+    // Many identical nodes: the header names the first eight and counts the rest, whatever the cluster size.
+    const many = Array.from({ length: 500 }, (_, i) => `ip-10-1-${Math.floor(i / 250)}-${i % 250}.ec2.internal`);
+    const big = harness({ cache: stateCache({ nodes: many.map(twin), pods: [] }) });
+    const header = (await big.post('/prioritize', { Pod: pod, NodeNames: many })).headers?.['x-gpu-extender-tie'] ?? '';
+    expect(header.split(',')).toHaveLength(9);
+    expect(header.endsWith(',+492')).toBe(true);
   });
 
   it('the default extender profile scores the only fitting node above 0 and the rest 0', async () => {
