@@ -46,7 +46,9 @@ function finish(t: Totals): GpuOutcome {
  * idle and stranded GPUs, overall and per model, with stranded measured
  * against the typical shapes of the bound GPU pods (the same measure the
  * Fragmentation score and the trace benchmark use). Nodes without GPUs, or
- * whose GPU data is invalid, are left out.
+ * whose GPU data is invalid, are left out; so are MIG `mixed` devices, which
+ * the model counts per profile rather than as GPUs (a node partitioned that
+ * way entirely has no whole-GPU devices to report).
  */
 export function clusterOutcome(snapshot: Snapshot, shapes: readonly WorkloadShape[] = snapshotShapes(snapshot)): ClusterOutcome {
   const stranded = createStrandedMeasure(shapes);
