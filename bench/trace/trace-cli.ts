@@ -16,7 +16,7 @@ import { MAX_PERCENT } from './trace-job';
 import type { PolicyName } from './trace-policies';
 import { DEFAULT_POLICIES, isPolicyName, POLICIES } from './trace-policies';
 import type { PolicyResult } from './trace-report';
-import { formatTable, renderSvg, toJson } from './trace-report';
+import { formatTable, renderSvg, sampleSd, toJson } from './trace-report';
 import type { TieBreak } from './trace-simulation';
 import type { WorkerJob } from './trace-worker';
 import { defineCli, isEntryPoint, readCommandLine, UsageError, type CliValues } from '../../lambdas/common/command-line';
@@ -183,6 +183,7 @@ function aggregate(policy: PolicyName, results: readonly SeedResult[]): PolicyRe
     seeds: results.length,
     curve: Array.from(sums, (s, i) => ((counts[i] ?? 0) === 0 ? Number.NaN : s / (counts[i] ?? 1))),
     secondsPerSeed: results.reduce((sum, r) => sum + r.seconds, 0) / Math.max(1, results.length),
+    sd130: sampleSd(results.flatMap((r) => r.checkpoints.filter(([p]) => p === MAX_PERCENT).map(([, v]) => v))),
   };
 }
 

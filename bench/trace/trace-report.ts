@@ -9,6 +9,15 @@ export interface PolicyResult {
   readonly curve: readonly number[];
   /** Mean seconds one seed took (inside a worker). */
   readonly secondsPerSeed: number;
+  /** Sample standard deviation over seeds of allocation at 130 % arrived; NaN with fewer than 2 seeds. */
+  readonly sd130?: number;
+}
+
+/** Sample standard deviation; NaN for fewer than two values. */
+export function sampleSd(values: readonly number[]): number {
+  if (values.length < 2) return Number.NaN;
+  const mean = values.reduce((a, b) => a + b, 0) / values.length;
+  return Math.sqrt(values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (values.length - 1));
 }
 
 export function valueAt(result: PolicyResult, percent: number): number {
@@ -31,7 +40,7 @@ function fmt(v: number | undefined): string {
 /** A plain-text table: our numbers beside the paper's where the policy exists there. */
 export function formatTable(results: readonly PolicyResult[], published: readonly PublishedRow[], workload: string): string {
   const paper = (name: string): PublishedRow | undefined => published.find((row) => row.workload === workload && row.policy === name);
-  const rows: string[][] = [['policy', 'seeds', 'alloc@100%', 'alloc@130%', 'paper policy', 'paper@100%', 'paper@130%', 'Δ@130%', 's/seed']];
+  const rows: string[][] = [['policy', 'seeds', 'alloc@100%', 'alloc@130%', 'sd@130%', 'paper policy', 'paper@100%', 'paper@130%', 'Δ@130%', 's/seed']];
   for (const r of results) {
     const paperName = PAPER_POLICY[r.policy];
     const p = paperName === undefined ? undefined : paper(paperName);
@@ -41,6 +50,7 @@ export function formatTable(results: readonly PolicyResult[], published: readonl
       String(r.seeds),
       fmt(valueAt(r, 100)),
       fmt(a130),
+      r.sd130 === undefined || Number.isNaN(r.sd130) ? '-' : r.sd130.toFixed(2),
       paperName ?? '',
       fmt(p?.alloc100),
       fmt(p?.alloc130),
@@ -50,7 +60,7 @@ export function formatTable(results: readonly PolicyResult[], published: readonl
   }
   for (const name of ['BestFit', 'FGD']) {
     const p = paper(name);
-    if (p) rows.push([`(paper ${name})`, '10', '', '', name, fmt(p.alloc100), fmt(p.alloc130), '', '']);
+    if (p) rows.push([`(paper ${name})`, '10', '', '', '', name, fmt(p.alloc100), fmt(p.alloc130), '', '']);
   }
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => (row[c] ?? '').length)));
   return rows.map((row) => row.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join('  ').trimEnd()).join('\n');

@@ -50,7 +50,8 @@ describe('npm run bench:trace (CLI)', () => {
     const dir = tinyTrace();
     const { code, stdout } = run(['--data-dir', dir, '--seeds', '1', '--policy', 'bestfit', '--plot', path.join(dir, 'p.svg')]);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/bestfit\s+1\s+[\d.]+\s+[\d.]+\s+BestFit\s+90\.00\s+91\.00/);
+    // One seed: no spread (a dash).
+    expect(stdout).toMatch(/bestfit\s+1\s+[\d.]+\s+[\d.]+\s+-\s+BestFit\s+90\.00\s+91\.00/);
   }, SPAWN_TIMEOUT_MS);
 
   it('runs several workloads in one command, including a multi-GPU list without gpu_spec (the public multigpu format)', () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parsePublishedCsv, workloadKey } from '../../../../bench/trace/published-results';
 import type { PolicyResult } from '../../../../bench/trace/trace-report';
-import { formatTable, renderSvg, toJson } from '../../../../bench/trace/trace-report';
+import { formatTable, renderSvg, sampleSd, toJson } from '../../../../bench/trace/trace-report';
 
 const curve = (at100: number, at130: number) => Array.from({ length: 131 }, (_, p) => (p === 100 ? at100 : p === 130 ? at130 : p < 100 ? p * 0.9 : Number.NaN));
 const results: PolicyResult[] = [
-  { policy: 'bestfit', seeds: 10, curve: curve(92.861, 93.077), secondsPerSeed: 1.5 },
+  { policy: 'bestfit', seeds: 10, curve: curve(92.861, 93.077), secondsPerSeed: 1.5, sd130: 0.123 },
   { policy: 'default', seeds: 10, curve: curve(94.5, 94.7), secondsPerSeed: 12 },
 ];
 const published = parsePublishedCsv(
@@ -19,8 +19,11 @@ describe('trace report', () => {
 
   it('the table puts the paper value and the difference beside each reproduced policy', () => {
     const table = formatTable(results, published, workloadKey('/data/openb_pod_list_default.csv'));
-    expect(table).toMatch(/bestfit\s+10\s+92\.86\s+93\.08\s+BestFit\s+92\.86\s+93\.08\s+[+-]0\.00\s+1\.5/);
-    expect(table).toMatch(/default\s+10\s+94\.50\s+94\.70\s+-\s+-\s+12\.0/);
+    expect(table).toMatch(/bestfit\s+10\s+92\.86\s+93\.08\s+0\.12\s+BestFit\s+92\.86\s+93\.08\s+[+-]0\.00\s+1\.5/);
+    // No spread known: a dash.
+    expect(table).toMatch(/default\s+10\s+94\.50\s+94\.70\s+-\s+-\s+-\s+12\.0/);
+    expect(sampleSd([1, 2, 3])).toBeCloseTo(1, 12);
+    expect(sampleSd([5])).toBeNaN();
     expect(table).toMatch(/\(paper FGD\)\s+10\s+FGD\s+95\.23\s+95\.39/);
   });
 
