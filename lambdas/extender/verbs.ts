@@ -1,6 +1,6 @@
 import { errorMessage } from '../common/error-message';
 import type { NodeInfo, Profile, RejectedNode, RejectionReason, ScoreBreakdown, Snapshot } from '../scheduling';
-import { metadataOf, nodeExplanation, parsePodRequirements, stringField } from '../scheduling';
+import { explainChoice, metadataOf, parsePodRequirements, stringField } from '../scheduling';
 import type { CandidateResolver } from './candidate-nodes';
 import type { ClusterCache } from './cluster-cache';
 import type { DecisionSummary, ExtenderRanking } from './decision';
@@ -196,18 +196,13 @@ function tiedAtTop(feasible: readonly NodeInfo[], scores: Float64Array, levels: 
  * stable node order, see toExtenderScores).
  */
 function rankingOf(feasible: readonly NodeInfo[], breakdown: ScoreBreakdown, levels: Uint8Array): ExtenderRanking | undefined {
-  if (feasible.length === 0) return undefined;
-  // Our first choice is the node at the top level (unique, see toExtenderScores); the runner-up the best of the rest.
-  let top = levels.indexOf(MAX_EXTENDER_PRIORITY);
-  if (top < 0) top = 0;
-  let second = -1;
-  for (let i = 0; i < feasible.length; i++) {
-    if (i !== top && (second < 0 || (breakdown.total[i] ?? 0) > (breakdown.total[second] ?? 0))) second = i;
-  }
-  const best = { ...nodeExplanation(feasible, breakdown, top), level: levels[top] ?? 0 };
-  if (second < 0) return { best, tie: false };
-  const runnerUp = { ...nodeExplanation(feasible, breakdown, second), level: levels[second] ?? 0 };
-  return { best, runnerUp, tie: breakdown.total[second] === breakdown.total[top] };
+  // Our first choice is the node at the top level (unique, see toExtenderScores).
+  const choice = explainChoice(feasible, breakdown, Math.max(0, levels.indexOf(MAX_EXTENDER_PRIORITY)));
+  if (choice === undefined) return undefined;
+  const levelOf = (node: string): number => levels[feasible.findIndex((n) => n.name === node)] ?? 0;
+  const best = { ...choice.best, level: levelOf(choice.best.node) };
+  if (choice.runnerUp === undefined) return { best, tie: false };
+  return { best, runnerUp: { ...choice.runnerUp, level: levelOf(choice.runnerUp.node) }, tie: choice.tie };
 }
 
 /**

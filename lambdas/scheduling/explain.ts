@@ -25,8 +25,7 @@ const TIE_EPSILON = 1e-9;
 
 const round2 = (value: number): number => Math.round(value * 100) / 100;
 
-/** One node's part of a breakdown (totals and plugin scores rounded to 2 decimals). */
-export function nodeExplanation(nodes: readonly NodeInfo[], breakdown: ScoreBreakdown, index: number): NodeScoreExplanation {
+function nodeExplanation(nodes: readonly NodeInfo[], breakdown: ScoreBreakdown, index: number): NodeScoreExplanation {
   const plugins: Record<string, number> = {};
   for (const part of breakdown.plugins) plugins[part.plugin] = round2(part.scores[index] ?? 0);
   return { node: (nodes[index] as NodeInfo).name, total: round2(breakdown.total[index] ?? 0), plugins };
@@ -34,14 +33,15 @@ export function nodeExplanation(nodes: readonly NodeInfo[], breakdown: ScoreBrea
 
 /**
  * The best node and the runner-up of one cycle, as selectNode picks them
- * (highest total; on equal totals the earliest node). Undefined when no node
- * was scored.
+ * (highest total; on equal totals the earliest node), or with `chosen` the
+ * node a caller picked otherwise (the extender's top level). Undefined when
+ * no node was scored.
  */
-export function explainChoice(nodes: readonly NodeInfo[], breakdown: ScoreBreakdown): ChoiceExplanation | undefined {
+export function explainChoice(nodes: readonly NodeInfo[], breakdown: ScoreBreakdown, chosen?: number): ChoiceExplanation | undefined {
   const { total } = breakdown;
   if (nodes.length === 0) return undefined;
-  let best = 0;
-  for (let i = 1; i < nodes.length; i++) if ((total[i] ?? 0) > (total[best] ?? 0)) best = i;
+  let best = chosen !== undefined && chosen >= 0 && chosen < nodes.length ? chosen : 0;
+  if (chosen === undefined) for (let i = 1; i < nodes.length; i++) if ((total[i] ?? 0) > (total[best] ?? 0)) best = i;
   let second = -1;
   for (let i = 0; i < nodes.length; i++) {
     if (i === best) continue;
