@@ -44,6 +44,12 @@ export interface E2eHarness {
    * cluster (e.g. the extender's scores) calls this first.
    */
   resetCluster(): Promise<void>;
+  /**
+   * A file's teardown: stops what it started (in the order given: the
+   * scheduler before the extender it calls), deletes its namespace and
+   * resets the cluster. Each argument may be undefined (setup failed early).
+   */
+  tearDown(namespace: string, ...running: ({ stop(): Promise<void> } | undefined)[]): Promise<void>;
 }
 
 let gpuSchedulerStarts = 0;
@@ -76,6 +82,22 @@ export function e2eHarness(): E2eHarness {
     });
   });
 
+  async function resetCluster(): Promise<void> {
+    const nodes = await core.listNode();
+    for (const node of nodes.items) {
+      if (node.metadata?.name) await core.deleteNode({ name: node.metadata.name });
+    }
+    // Without kubelets, bound pods never finish a graceful deletion: delete them at once.
+    const pods = await core.listPodForAllNamespaces({ fieldSelector: 'spec.nodeName!=' });
+    for (const pod of pods.items) {
+      const { name, namespace } = pod.metadata ?? {};
+      if (!name || !namespace) continue;
+      await core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0 }).catch((error: unknown) => {
+        if (!/404|not found/i.test(String(error))) throw error;
+      });
+    }
+  }
+
   return {
     info,
     kubeConfig,
@@ -104,20 +126,11 @@ export function e2eHarness(): E2eHarness {
       return proc;
     },
     logTails,
-    async resetCluster() {
-      const nodes = await core.listNode();
-      for (const node of nodes.items) {
-        if (node.metadata?.name) await core.deleteNode({ name: node.metadata.name });
-      }
-      // Without kubelets, bound pods never finish a graceful deletion: delete them at once.
-      const pods = await core.listPodForAllNamespaces({ fieldSelector: 'spec.nodeName!=' });
-      for (const pod of pods.items) {
-        const { name, namespace } = pod.metadata ?? {};
-        if (!name || !namespace) continue;
-        await core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0 }).catch((error: unknown) => {
-          if (!/404|not found/i.test(String(error))) throw error;
-        });
-      }
+    async tearDown(namespace, ...running) {
+      for (const process of running) await process?.stop();
+      if (namespace) await core.deleteNamespace({ name: namespace });
+      await resetCluster();
     },
+    resetCluster,
   };
 }

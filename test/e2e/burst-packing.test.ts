@@ -82,12 +82,7 @@ beforeAll(async () => {
   scheduler = await harness.startGpuScheduler(deployedExtenderSettings(extender.adapter.url));
 });
 
-afterAll(async () => {
-  await scheduler?.stop();
-  await extender?.stop();
-  if (namespace) await core.deleteNamespace({ name: namespace });
-  await harness.resetCluster();
-});
+afterAll(() => harness.tearDown(namespace, scheduler, extender));
 
 describe('a burst of one-GPU pods, through the real kube-scheduler', () => {
   it('16 pods created at once use the same nodes, as full, as the same pods created one by one', async () => {

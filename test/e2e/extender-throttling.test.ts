@@ -56,12 +56,7 @@ beforeAll(async () => {
   scheduler = await harness.startGpuScheduler(deployedExtenderSettings(extender.adapter.url));
 });
 
-afterAll(async () => {
-  await scheduler?.stop();
-  await extender?.stop();
-  if (namespace) await core.deleteNamespace({ name: namespace });
-  await harness.resetCluster();
-});
+afterAll(() => harness.tearDown(namespace, scheduler, extender));
 
 describe('a throttled extender Lambda (ALB 503), ignorable: false', () => {
   it('keeps A10G pods Pending with the extender error in their events, then a cold container places them on the A10G node', async () => {

@@ -146,12 +146,7 @@ beforeAll(async () => {
   await Promise.all(pods.map((pod) => core.createNamespacedPod({ namespace, body: gpuPod(pod) })));
 });
 
-afterAll(async () => {
-  await scheduler?.stop();
-  await extender?.stop();
-  if (namespace) await core.deleteNamespace({ name: namespace });
-  await harness.resetCluster();
-});
+afterAll(() => harness.tearDown(namespace, scheduler, extender));
 
 describe('GPU nodes as production clusters label them, through the real kube-scheduler', () => {
   it('1: schedules an A100/40Gi pod on a node only Karpenter has labelled', async () => {

@@ -49,12 +49,7 @@ beforeAll(async () => {
   scheduler = await harness.startGpuScheduler(deployedExtenderSettings(extender.adapter.url));
 });
 
-afterAll(async () => {
-  await scheduler?.stop();
-  await extender?.stop();
-  if (namespace) await core.deleteNamespace({ name: namespace });
-  await harness.resetCluster();
-});
+afterAll(() => harness.tearDown(namespace, scheduler, extender));
 
 describe('sharers only, through the real kube-scheduler', () => {
   it('13 sharers fill the node in use (GPU after GPU) and leave the other node untouched', async () => {

@@ -80,12 +80,7 @@ beforeAll(async () => {
   scheduler = await harness.startGpuScheduler(deployedExtenderSettings(extender.adapter.url));
 });
 
-afterAll(async () => {
-  await scheduler?.stop();
-  await extender?.stop();
-  if (namespace) await core.deleteNamespace({ name: namespace });
-  await harness.resetCluster();
-});
+afterAll(() => harness.tearDown(namespace, scheduler, extender));
 
 describe('whole-job blocks through the real kube-scheduler', () => {
   it('a 3-rank job lands whole in the 3-node block while single pods keep packing elsewhere', async () => {
