@@ -2,7 +2,10 @@ import type { KubeConnection, KubeHttpClient, KubeHttpClientOptions } from '../k
 import { createKubeHttpClient } from '../kube/kube-http-client';
 import type { NodeInfo, PodInfo } from '../scheduling';
 import { nodeInfoFromKubernetes, podInfoFromKubernetes, Snapshot } from '../scheduling';
+import { metadataOf, stringField } from '../scheduling/kube-json';
+import type { WatchLimits } from '../kube/watch-stream';
 import type { ClusterSource } from './cluster-cache';
+import { WatchedCollection } from './watched-collection';
 
 /**
  * Only pods that hold resources: bound to a node and not finished. The API
@@ -13,24 +16,40 @@ export const BOUND_POD_FIELD_SELECTOR = 'spec.nodeName!=,status.phase!=Succeeded
 
 export const DEFAULT_LIST_PAGE_SIZE = 2000;
 
+/**
+ * A refresh reads each watch until it has caught up: the API server sends the
+ * backlog since our version at once (from its watch cache, computed before
+ * the response starts), so 50 ms without an event means it is drained even on
+ * a loaded server, and costs a waiting request little. Under constant churn
+ * the stream is never idle, so it is closed after 1 s. Either way what was
+ * read is a prefix of the history, and an event that arrives after we close
+ * is not lost: the next refresh resumes from the last version read.
+ */
+export const DEFAULT_WATCH_LIMITS: WatchLimits = { idleMs: 50, maxMs: 1000 };
+
 export interface KubernetesClusterSourceOptions {
   /** Limits the nodes listed (e.g. only GPU nodes); all nodes when unset. */
   readonly nodeLabelSelector?: string;
   /** Items per list call; bigger pages mean fewer round trips at 50,000 pods. */
   readonly pageSize?: number;
-  /** Timeout and response-size limit per list call. */
+  /** Timeout, response-size limit and the onResponse counter hook, per API call. */
   readonly http?: KubeHttpClientOptions;
+  /** When a refresh stops reading a watch (see DEFAULT_WATCH_LIMITS). */
+  readonly watch?: WatchLimits;
 }
 
 /**
- * Lists nodes and bound pods from the Kubernetes API (list nodes and pods is
- * all the extender's RBAC allows) and builds a snapshot. Each page is reduced
- * to the library's slim NodeInfo/PodInfo as it arrives, so the full API
- * objects of a big cluster are never all in memory at once. The connection
- * comes from a factory so it is resolved lazily (DescribeCluster, when the
- * endpoint is not in the environment, on first use) and a failure surfaces as
- * a failed refresh, not a failed cold start. It uses the small read-only HTTP
- * client, not client-node, to keep the extender's bundle and cold start small.
+ * Mirrors nodes and bound pods from the Kubernetes API (list and watch nodes
+ * and pods is all the extender's RBAC allows) and builds a snapshot from them.
+ * The first load lists; every later one asks only for the changes since
+ * (WatchedCollection), so a refresh costs what changed, not the cluster.
+ * Objects are reduced to the library's slim NodeInfo/PodInfo as they arrive,
+ * so the full API objects of a big cluster are never all in memory at once.
+ * The connection comes from a factory so it is resolved lazily
+ * (DescribeCluster, when the endpoint is not in the environment, on first
+ * use) and a failure surfaces as a failed refresh, not a failed cold start.
+ * It uses the small read-only HTTP client, not client-node, to keep the
+ * extender's bundle and cold start small.
  */
 export function kubernetesClusterSource(connection: () => Promise<KubeConnection>, options: KubernetesClusterSourceOptions = {}): ClusterSource {
   let client: Promise<KubeHttpClient> | undefined;
@@ -46,35 +65,56 @@ export function kubernetesClusterSource(connection: () => Promise<KubeConnection
     return client;
   };
   const pageSize = options.pageSize ?? DEFAULT_LIST_PAGE_SIZE;
-
-  async function listNodes(kube: KubeHttpClient): Promise<NodeInfo[]> {
-    const infos: NodeInfo[] = [];
-    const selector = options.nodeLabelSelector ? { labelSelector: options.nodeLabelSelector } : {};
-    for await (const page of kube.listPages('/api/v1/nodes', { limit: pageSize, ...selector })) {
-      for (const node of page) {
-        const info = nodeInfoFromKubernetes(node);
-        if (info !== undefined) infos.push(info);
-      }
-    }
-    return infos;
-  }
-
-  async function listPods(kube: KubeHttpClient): Promise<PodInfo[]> {
-    const infos: PodInfo[] = [];
-    for await (const page of kube.listPages('/api/v1/pods', { limit: pageSize, fieldSelector: BOUND_POD_FIELD_SELECTOR })) {
-      for (const pod of page) {
-        const info = podInfoFromKubernetes(pod);
-        if (info !== undefined) infos.push(info);
-      }
-    }
-    return infos;
-  }
+  const limits = options.watch ?? DEFAULT_WATCH_LIMITS;
+  const nodes = new WatchedCollection<NodeInfo>(
+    {
+      path: '/api/v1/nodes',
+      pageSize,
+      ...(options.nodeLabelSelector ? { labelSelector: options.nodeLabelSelector } : {}),
+      key: nodeKey,
+      reduce: nodeInfoFromKubernetes,
+    },
+    limits,
+  );
+  const pods = new WatchedCollection<PodInfo>(
+    { path: '/api/v1/pods', pageSize, fieldSelector: BOUND_POD_FIELD_SELECTOR, key: podKey, reduce: podInfoFromKubernetes },
+    limits,
+  );
+  let built: Snapshot | undefined;
 
   return {
     async load(): Promise<Snapshot> {
       const kube = await connect();
-      const [nodeInfos, podInfos] = await Promise.all([listNodes(kube), listPods(kube)]);
-      return new Snapshot(nodeInfos, podInfos);
+      const [nodeSync, podSync] = await Promise.all([nodes.sync(kube), pods.sync(kube)]);
+      // Both fetched: apply both at once, so a failure of either leaves both as they were.
+      const nodesChanged = nodeSync.commit();
+      const podsChanged = podSync.commit();
+      if (built === undefined || nodesChanged || podsChanged) built = buildSnapshot(nodes.values(), pods.values());
+      return built;
     },
   };
+}
+
+/**
+ * The mirrored NodeInfos hold no pods: each snapshot binds the pods to copies,
+ * so a snapshot being served is never changed by a later refresh.
+ */
+function buildSnapshot(nodes: Iterable<NodeInfo>, pods: Iterable<PodInfo>): Snapshot {
+  const copies: NodeInfo[] = [];
+  for (const node of nodes) copies.push(node.clone());
+  return new Snapshot(copies, pods);
+}
+
+function nodeKey(node: unknown): string | undefined {
+  const name = stringField(metadataOf(node).name);
+  return name === '' ? undefined : name;
+}
+
+/** The same identity podInfoFromKubernetes gives a PodInfo, also for a DELETED pod it no longer reduces. */
+function podKey(pod: unknown): string | undefined {
+  const metadata = metadataOf(pod);
+  const uid = stringField(metadata.uid);
+  if (uid !== undefined && uid !== '') return uid;
+  const name = stringField(metadata.name);
+  return name === undefined ? undefined : `${stringField(metadata.namespace) ?? 'default'}/${name}`;
 }

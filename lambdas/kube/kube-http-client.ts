@@ -1,12 +1,14 @@
 import { Agent, request } from 'node:https';
-import type { IncomingMessage } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { BearerTokenSource } from './eks-token-source';
 import { isRecord } from '../scheduling/kube-json';
 import { errorMessage } from '../common/error-message';
+import type { WatchEnd, WatchLimits } from './watch-stream';
+import { readWatchStream } from './watch-stream';
 
 /**
- * A read-only Kubernetes list client over node:https. The extender only lists
- * nodes and pods; @kubernetes/client-node (with its generated models and
+ * A read-only Kubernetes list and watch client over node:https. The extender
+ * only lists and watches nodes and pods; @kubernetes/client-node (with its generated models and
  * dependencies) is most of a Lambda bundle and cannot be tree-shaken, so the
  * extender uses this instead. Writers (labeler, reconciler) keep client-node.
  */
@@ -21,10 +23,23 @@ export interface KubeConnection {
 }
 
 export interface KubeHttpClientOptions {
-  /** Whole-request deadline (connect, headers and body). */
+  /** Whole-request deadline for a list (connect, headers and body); for a watch, until its headers arrive. */
   readonly timeoutMs?: number;
   /** A response body larger than this is refused rather than buffered. */
   readonly maxResponseBytes?: number;
+  /** Told about every response once its body is read (or the watch is closed): what the API server cost, for benchmarks and tests. */
+  readonly onResponse?: (response: KubeResponseInfo) => void;
+}
+
+/** One API call as the onResponse hook sees it. */
+export interface KubeResponseInfo {
+  /** `GET <path>?<query>` as sent. */
+  readonly request: string;
+  readonly watch: boolean;
+  /** HTTP status; 0 when no response arrived (connection error, timeout). */
+  readonly status: number;
+  /** Body bytes read: all of a list's, or what a watch delivered until it was closed. */
+  readonly bytes: number;
 }
 
 export interface KubeListQuery {
@@ -38,13 +53,31 @@ export interface KubeListQuery {
 export interface KubeList {
   readonly items: readonly unknown[];
   readonly continueToken: string | undefined;
+  /** The list's resourceVersion: a watch from it sees every change after this list. */
+  readonly resourceVersion: string | undefined;
+}
+
+export interface KubeWatchQuery {
+  /** Changes after this version are sent (the API server's backlog first, then live ones). */
+  readonly resourceVersion: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  /** The API server ends the watch after this long: a guard should we fail to close it. */
+  readonly timeoutSeconds?: number;
 }
 
 export interface KubeHttpClient {
   /** One page of a collection, e.g. `/api/v1/pods`. */
   list(path: string, query?: KubeListQuery): Promise<KubeList>;
   /** Every page of a collection, following `continue` until the server has no more. */
-  listPages(path: string, query?: Omit<KubeListQuery, 'continue'>): AsyncGenerator<readonly unknown[]>;
+  listPages(path: string, query?: Omit<KubeListQuery, 'continue'>): AsyncGenerator<KubeList>;
+  /**
+   * Watches a collection (bookmarks on) and hands each event, parsed but
+   * unchecked, to `onEvent` until the stream goes idle, `maxMs` passes, the
+   * server ends it or `onEvent` returns false. A non-2xx answer rejects with a
+   * KubeApiError (410 Gone: the version is too old to resume from).
+   */
+  watch(path: string, query: KubeWatchQuery, onEvent: (event: unknown) => boolean | void, limits: WatchLimits): Promise<WatchEnd>;
 }
 
 export const DEFAULT_KUBE_TIMEOUT_MS = 20_000;
@@ -73,30 +106,47 @@ export function createKubeHttpClient(connection: KubeConnection, options: KubeHt
   const basePath = base.pathname.replace(/\/+$/, '');
   const timeoutMs = options.timeoutMs ?? DEFAULT_KUBE_TIMEOUT_MS;
   const maxBytes = options.maxResponseBytes ?? DEFAULT_KUBE_MAX_RESPONSE_BYTES;
+  const report = options.onResponse ?? (() => undefined);
   // Keep-alive: a warm Lambda reuses the TLS session across refreshes and pages.
   const agent = new Agent({ keepAlive: true, ca: connection.caPem });
 
-  async function get(path: string, params: URLSearchParams): Promise<unknown> {
+  /** Sends a GET; `onResponse` gets the response (any status), `onError` a failure before it. */
+  async function send(what: string, signal: AbortSignal, onResponse: (res: IncomingMessage) => void, onError: (error: Error) => void): Promise<ClientRequest> {
     const token = await connection.tokens.token();
-    const search = params.size > 0 ? `?${params.toString()}` : '';
-    const target = `${basePath}${path}${search}`;
-    const what = `GET ${path}${search}`;
+    const req = request(
+      {
+        protocol: 'https:',
+        hostname: base.hostname,
+        port: base.port || 443,
+        path: `${basePath}${what.slice('GET '.length)}`,
+        method: 'GET',
+        agent,
+        headers: { Accept: 'application/json', Authorization: `Bearer ${token}` },
+        signal,
+      },
+      onResponse,
+    );
+    req.on('error', onError);
+    req.end();
+    return req;
+  }
+
+  async function get(path: string, params: URLSearchParams): Promise<unknown> {
+    const what = `GET ${path}${params.size > 0 ? `?${params.toString()}` : ''}`;
     return new Promise<unknown>((resolve, reject) => {
-      const req = request(
-        {
-          protocol: 'https:',
-          hostname: base.hostname,
-          port: base.port || 443,
-          path: target,
-          method: 'GET',
-          agent,
-          headers: { Accept: 'application/json', Authorization: `Bearer ${token}` },
-          signal: AbortSignal.timeout(timeoutMs),
-        },
+      let status = 0;
+      const fail = (error: unknown, direction = 'to') => {
+        report({ request: what, watch: false, status, bytes: 0 });
+        reject(new Error(`${what} ${direction} ${base.host}: ${failure(error as Error, timeoutMs)}`));
+      };
+      const sent = send(
+        what,
+        AbortSignal.timeout(timeoutMs),
         (res) => {
+          status = res.statusCode ?? 0;
           readBody(res, maxBytes).then(
             (body) => {
-              const status = res.statusCode ?? 0;
+              report({ request: what, watch: false, status, bytes: body.length });
               if (status < 200 || status >= 300) {
                 reject(apiError(what, status, body));
                 return;
@@ -108,14 +158,14 @@ export function createKubeHttpClient(connection: KubeConnection, options: KubeHt
               }
             },
             (error: unknown) => {
-              req.destroy();
-              reject(new Error(`${what} from ${base.host}: ${failure(error as Error, timeoutMs)}`));
+              res.destroy();
+              fail(error, 'from');
             },
           );
         },
+        fail,
       );
-      req.on('error', (error) => reject(new Error(`${what} to ${base.host}: ${failure(error, timeoutMs)}`)));
-      req.end();
+      sent.catch(reject);
     });
   }
 
@@ -129,19 +179,68 @@ export function createKubeHttpClient(connection: KubeConnection, options: KubeHt
     if (!isRecord(body) || !Array.isArray(body.items)) throw new Error(`GET ${path}: response is not a Kubernetes list (no items array)`);
     const metadata = isRecord(body.metadata) ? body.metadata : {};
     const token = typeof metadata.continue === 'string' && metadata.continue !== '' ? metadata.continue : undefined;
-    return { items: body.items as unknown[], continueToken: token };
+    const resourceVersion = typeof metadata.resourceVersion === 'string' && metadata.resourceVersion !== '' ? metadata.resourceVersion : undefined;
+    return { items: body.items as unknown[], continueToken: token, resourceVersion };
   }
 
-  async function* listPages(path: string, query: Omit<KubeListQuery, 'continue'> = {}): AsyncGenerator<readonly unknown[]> {
+  async function* listPages(path: string, query: Omit<KubeListQuery, 'continue'> = {}): AsyncGenerator<KubeList> {
     let token: string | undefined;
     do {
       const page = await list(path, token === undefined ? query : { ...query, continue: token });
-      yield page.items;
+      yield page;
       token = page.continueToken;
     } while (token !== undefined);
   }
 
-  return { list, listPages };
+  async function watch(path: string, query: KubeWatchQuery, onEvent: (event: unknown) => boolean | void, limits: WatchLimits): Promise<WatchEnd> {
+    const params = new URLSearchParams({ watch: '1', allowWatchBookmarks: 'true', resourceVersion: query.resourceVersion });
+    if (query.labelSelector) params.set('labelSelector', query.labelSelector);
+    if (query.fieldSelector) params.set('fieldSelector', query.fieldSelector);
+    if (query.timeoutSeconds !== undefined) params.set('timeoutSeconds', String(query.timeoutSeconds));
+    const what = `GET ${path}?${params.toString()}`;
+    // Aborted by us to close the stream; the timeout covers only the wait for headers.
+    const controller = new AbortController();
+    const headersDeadline = setTimeout(() => controller.abort(new TimeoutError()), timeoutMs);
+    return new Promise<WatchEnd>((resolve, reject) => {
+      let status = 0;
+      const fail = (error: unknown) => {
+        clearTimeout(headersDeadline);
+        report({ request: what, watch: true, status, bytes: 0 });
+        reject(new Error(`${what} to ${base.host}: ${failure(error as Error, timeoutMs)}`));
+      };
+      const onResponse = (res: IncomingMessage) => {
+        clearTimeout(headersDeadline);
+        status = res.statusCode ?? 0;
+        if (status < 200 || status >= 300) {
+          readBody(res, maxBytes).then(
+            (body) => {
+              report({ request: what, watch: true, status, bytes: body.length });
+              reject(apiError(what, status, body));
+            },
+            (error: unknown) => fail(error),
+          );
+          return;
+        }
+        void readWatchStream(res, { ...limits, maxBytes }, onEvent).then(({ end, bytes, error }) => {
+          // Destroys the socket unless the server ended the response: an open watch cannot go back to the pool.
+          if (end !== 'closed') controller.abort();
+          report({ request: what, watch: true, status, bytes });
+          if (error === undefined) resolve(end);
+          else reject(new Error(`${what} from ${base.host}: ${errorMessage(error)}`));
+        });
+      };
+      send(what, controller.signal, onResponse, fail).catch((error: unknown) => {
+        clearTimeout(headersDeadline);
+        reject(error as Error);
+      });
+    });
+  }
+
+  return { list, listPages, watch };
+}
+
+class TimeoutError extends Error {
+  override readonly name = 'TimeoutError';
 }
 
 /** The deadline aborts the request; say so rather than "This operation was aborted". */

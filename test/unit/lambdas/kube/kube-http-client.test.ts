@@ -71,7 +71,7 @@ describe('KubeHttpClient.listPages', () => {
     const client = createKubeHttpClient(connection({ tokens: { token: () => Promise.resolve(`t${++calls}`) } }));
     const got: unknown[][] = [];
     for await (const page of client.listPages('/api/v1/pods', { limit: 2, labelSelector: 'gpu=true', fieldSelector: 'spec.nodeName!=' })) {
-      got.push([...page]);
+      got.push([...page.items]);
     }
     expect(got).toEqual([[{ n: 1 }, { n: 2 }], [{ n: 3 }]]);
     const queries = seen.map((s) => Object.fromEntries(new URL(s.url, 'https://x').searchParams));
