@@ -12,6 +12,8 @@ import { measureBundles } from './bundles';
 import { runInChild } from './child-process';
 import type { ClusterHarness, LabelerResult, ReconcilerResult } from './cluster-bench';
 import { benchLabeler, benchReconciler, startClusterHarness } from './cluster-bench';
+import { benchScale } from './scale-bench';
+import { scaleRows } from './scale-rows';
 import type { ThroughputResult } from './scheduler-throughput';
 import { benchSchedulerThroughput } from './scheduler-throughput';
 import { largestFullNodesCount } from './extender-fixtures';
@@ -22,7 +24,7 @@ import { count, formatTable, kib, mib, ms, ratio } from './report-table';
 import { defineCli, isEntryPoint, readCommandLine, UsageError, type CliValues } from '../../lambdas/common/command-line';
 import { errorMessage } from '../../lambdas/common/error-message';
 
-const SECTIONS = ['extender', 'memory', 'bundles', 'reconciler', 'labeler', 'e2e'] as const;
+const SECTIONS = ['extender', 'memory', 'bundles', 'reconciler', 'labeler', 'e2e', 'scale'] as const;
 type Section = (typeof SECTIONS)[number];
 
 export const BENCH_CLI = defineCli({
@@ -30,7 +32,9 @@ export const BENCH_CLI = defineCli({
   summary: [
     'Speed and memory: the extender hot path against a JSON baseline, its memory with a big',
     'cluster cached, the Lambda bundles (size, cold start), and the reconciler and labeler at',
-    'scale against moto and a local kube-apiserver. Progress goes to stderr; stdout gets one',
+    'scale against moto and a local kube-apiserver, kube-scheduler throughput with and without',
+    'the extender, and a cold and a warm extender container against a big cluster in a local',
+    'kube-apiserver (scale). Progress goes to stderr; stdout gets one',
     'Markdown table with the machine\'s CPU, and the same figures go to a JSON file. Exit 1',
     'if a section failed. Everything takes several minutes; the in-process parts about 4.',
   ].join('\n'),
@@ -43,8 +47,19 @@ export const BENCH_CLI = defineCli({
     nodes: { type: 'string', value: 'n', default: '1000', description: 'nodes for the labeler' },
     'e2e-nodes': { type: 'string', value: 'n', default: '100', description: '8-GPU nodes for e2e (kube-scheduler throughput)' },
     'e2e-pods': { type: 'string', value: 'n', default: '400', description: 'one-GPU pods for e2e, scheduled once without and once with the extender' },
+    'scale-nodes': { type: 'string', value: 'n', default: '1000', description: 'GPU nodes in the API server for scale (the issue\'s full size: 5000)' },
+    'scale-pods': { type: 'string', value: 'n', default: '10000', description: 'pods bound to them for scale (full size: 50000)' },
+    'scale-seconds': { type: 'string', value: 'n', default: '60', description: 'length of the warm container\'s steady scheduling period for scale' },
+    'scale-commit': { type: 'string', value: 'rev', description: 'for scale: bundle the extender of this commit (git archive) instead of the working tree' },
+    'scale-rate': { type: 'string', value: 'n', default: '5', description: 'pods scheduled (and as many deleted) per second during that period' },
   },
-  examples: ['npm run bench', 'npm run bench -- --only extender,memory,bundles', 'npm run bench -- --only e2e --e2e-pods 800', 'npm run bench -- --out results.json --iterations 500'],
+  examples: [
+    'npm run bench',
+    'npm run bench -- --only extender,memory,bundles',
+    'npm run bench -- --only e2e --e2e-pods 800',
+    'npm run bench -- --only scale --scale-nodes 5000 --scale-pods 50000',
+    'npm run bench -- --out results.json --iterations 500',
+  ],
 });
 
 /** Targets from issue 9. */
@@ -73,6 +88,11 @@ function benchOptions(values: CliValues<typeof BENCH_CLI.options>) {
     nodes: positive('nodes', values.nodes),
     e2eNodes: positive('e2e-nodes', values['e2e-nodes']),
     e2ePods: positive('e2e-pods', values['e2e-pods']),
+    scaleNodes: positive('scale-nodes', values['scale-nodes']),
+    scalePods: positive('scale-pods', values['scale-pods']),
+    scaleSeconds: positive('scale-seconds', values['scale-seconds']),
+    scaleRate: positive('scale-rate', values['scale-rate']),
+    scaleCommit: values['scale-commit'],
   };
 }
 
@@ -286,6 +306,25 @@ async function main(): Promise<void> {
       }
     });
     await harness?.stop();
+  }
+
+  if (options.only.has('scale')) {
+    await attempt('scale', async () => {
+      log(`[bench] scale: ${options.scaleNodes} nodes, ${options.scalePods} pods in a local kube-apiserver`);
+      const r = await benchScale(
+        {
+          nodes: options.scaleNodes,
+          pods: options.scalePods,
+          seconds: options.scaleSeconds,
+          ratePerSecond: options.scaleRate,
+          outDir: resolve(dirname(options.out), 'scale'),
+          ...(options.scaleCommit === undefined ? {} : { commit: options.scaleCommit }),
+        },
+        log,
+      );
+      rows.push(...scaleRows(r));
+      json.scale = r;
+    });
   }
 
   json.durationMs = Date.now() - started;

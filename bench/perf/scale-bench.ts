@@ -1,0 +1,170 @@
+// `npm run bench -- --only scale`: the extender against a real kube-apiserver
+// (and etcd) holding a big cluster. A cold container (the CDK bundle in a
+// fresh node) answers its first NodeNames /filter, then the warm container
+// runs under steady scheduling; a counting proxy in front of the API server
+// (scale-proxy.ts) measures what the container read, per call, on the wire.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
+import { DEFAULT_CACHE_TTL_MS } from '../../lambdas/extender/config';
+import { ensureKubeBinaries } from '../../local/build-binaries';
+import { startControlPlane } from '../../local/control-plane';
+import { nodeNamesArgs } from './extender-fixtures';
+import { populateCluster } from './scale-cluster';
+import { bundleContainer, startExtenderContainer, type ContainerStats } from './scale-container';
+import { countsBetween, startCountingProxy, type ProxyCounts } from './scale-proxy';
+import { createKubeWriter, type KubeWriterConnection } from './scale-kube-writer';
+import { runSteady, type SteadyResult } from './scale-steady';
+
+export interface ScaleOptions {
+  readonly nodes: number;
+  readonly pods: number;
+  /** Length of the steady period. */
+  readonly seconds: number;
+  readonly ratePerSecond: number;
+  /** Where the bundles go. */
+  readonly outDir: string;
+  /** Measure the extender of this commit instead of the working tree. */
+  readonly commit?: string;
+}
+
+export interface ScaleResult {
+  readonly nodes: number;
+  readonly pods: number;
+  /** The commit measured, and the extender files changed on top of it (uncommitted) when it ran. */
+  readonly commit: string;
+  readonly uncommitted: readonly string[];
+  readonly setup: { readonly controlPlaneMs: number; readonly nodesMs: number; readonly podsMs: number };
+  readonly cold: {
+    /** Import of the bundle (the Lambda's INIT). */
+    readonly initMs: number;
+    /** fork to the ALB adapter listening: node start, init, adapter. */
+    readonly startMs: number;
+    /** The first /filter, request sent to answer received (the listing happens inside it). */
+    readonly firstFilterMs: number;
+    readonly status: number;
+    readonly keptNodes: number;
+    readonly api: ProxyCounts;
+    /** RSS once the adapter listened, before any request. */
+    readonly readyRssMiB: number;
+    /** After the first answer. */
+    readonly stats: ContainerStats;
+  };
+  readonly warm: SteadyResult & { readonly api: ProxyCounts };
+  /** Peak RSS over the container's whole life. */
+  readonly peakRssMiB: number;
+  readonly lambdaMemoryMiB: number;
+  readonly httpTimeoutSeconds: number;
+  readonly cacheTtlSeconds: number;
+}
+
+const WRITE_CONCURRENCY = 32;
+
+function connectionOf(kubeconfigPath: string): KubeWriterConnection {
+  const config = new KubeConfig();
+  config.loadFromFile(kubeconfigPath);
+  const cluster = config.getCurrentCluster();
+  const token = config.getCurrentUser()?.token;
+  if (!cluster?.caData || !token) throw new Error(`${kubeconfigPath}: expected a cluster with CA data and a token user`);
+  return { server: cluster.server, caPem: Buffer.from(cluster.caData, 'base64').toString('utf8'), token };
+}
+
+/** JSON, which the extender reads without loading a YAML parser (the deployed Lambda reads no kubeconfig at all). */
+function writeJsonKubeconfig(path: string, server: string, { caPem, token }: KubeWriterConnection): void {
+  const config = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'local', cluster: { server, 'certificate-authority-data': Buffer.from(caPem).toString('base64') } }],
+    users: [{ name: 'extender', user: { token } }],
+    contexts: [{ name: 'local', context: { cluster: 'local', user: 'extender' } }],
+    'current-context': 'local',
+  };
+  writeFileSync(path, JSON.stringify(config), { mode: 0o600 });
+}
+
+function gitState(commit: string | undefined): { commit: string; uncommitted: string[] } {
+  const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim();
+  if (commit !== undefined) return { commit: git('rev-parse', '--short', commit), uncommitted: [] };
+  return {
+    commit: git('rev-parse', '--short', 'HEAD'),
+    uncommitted: git('status', '--porcelain', '--', 'lambdas/extender', 'lambdas/kube', 'lambdas/scheduling')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.slice(3)),
+  };
+}
+
+export async function benchScale(options: ScaleOptions, log: (message: string) => void): Promise<ScaleResult> {
+  const git = gitState(options.commit);
+  const bundles = await bundleContainer(options.outDir, options.commit);
+  const binaries = await ensureKubeBinaries(log);
+  const startedAt = performance.now();
+  const controlPlane = await startControlPlane({ binaries, defaultScheduler: false, log });
+  const controlPlaneMs = performance.now() - startedAt;
+  try {
+    const admin = connectionOf(controlPlane.info.adminKubeconfig);
+    const writer = createKubeWriter(admin, WRITE_CONCURRENCY);
+    const cluster = await populateCluster(writer, options.nodes, options.pods, WRITE_CONCURRENCY, log);
+
+    const certDir = dirname(controlPlane.info.caFile);
+    const proxy = await startCountingProxy({
+      target: controlPlane.info.apiServerUrl,
+      caPem: admin.caPem,
+      certPem: readFileSync(controlPlane.info.caFile, 'utf8'),
+      keyPem: readFileSync(join(certDir, 'apiserver.key'), 'utf8'),
+    });
+    // The extender's least-privilege identity (list nodes and pods), through the proxy.
+    const kubeconfig = join(controlPlane.info.workDir, 'extender-via-proxy.kubeconfig');
+    writeJsonKubeconfig(kubeconfig, proxy.url, connectionOf(controlPlane.info.lambdaKubeconfigs.extender));
+    try {
+      log(`[bench] scale: cold extender container, first /filter over ${options.nodes} node names`);
+      const before = proxy.counts();
+      const container = await startExtenderContainer(bundles, { KUBECONFIG: kubeconfig });
+      try {
+        const first = await container.post('/filter', nodeNamesArgs(cluster.nodes));
+        const answer = first.status === 200 ? (JSON.parse(first.body) as { NodeNames?: string[] | null; Error?: string }) : {};
+        if (first.status !== 200 || answer.Error) {
+          throw new Error(`the cold extender answered ${first.status} ${answer.Error ?? first.body.slice(0, 300)}\n${container.stderrTail()}`);
+        }
+        const cold = {
+          initMs: container.initMs,
+          startMs: container.startMs,
+          firstFilterMs: first.ms,
+          status: first.status,
+          keptNodes: (answer.NodeNames ?? []).length,
+          api: countsBetween(before, proxy.counts()),
+          readyRssMiB: container.readyStats.rssMiB,
+          stats: await container.stats(),
+        };
+        log(`[bench] scale: first /filter ${cold.firstFilterMs.toFixed(0)} ms; steady scheduling for ${options.seconds} s at ${options.ratePerSecond} pods/s`);
+
+        const warmBefore = proxy.counts();
+        const steady = await runSteady(container, writer, cluster, { seconds: options.seconds, ratePerSecond: options.ratePerSecond });
+        const warm = { ...steady, api: countsBetween(warmBefore, proxy.counts()) };
+        const last = await container.stats();
+        const defaults = APP_CONFIG_DEFAULTS;
+        return {
+          nodes: options.nodes,
+          pods: options.pods,
+          ...git,
+          setup: { controlPlaneMs, nodesMs: cluster.nodesMs, podsMs: cluster.podsMs },
+          cold,
+          warm,
+          peakRssMiB: last.peakRssMiB,
+          lambdaMemoryMiB: defaults.extender.memorySizeMiB,
+          httpTimeoutSeconds: defaults.scheduler.extender.httpTimeoutSeconds,
+          cacheTtlSeconds: DEFAULT_CACHE_TTL_MS / 1000,
+        };
+      } finally {
+        await container.stop();
+      }
+    } finally {
+      await proxy.stop();
+      writer.close();
+    }
+  } finally {
+    await controlPlane.stop();
+  }
+}

@@ -1,0 +1,118 @@
+// A counting reverse proxy in front of kube-apiserver for one client (the
+// extender container): it terminates TLS with the API server's own serving
+// certificate, so the client verifies it with the same CA, and forwards every
+// request over HTTPS. What it counts is what crossed the wire, not what the
+// code under test says it did: each request by verb and resource, the
+// response bytes the API server sent, and the raw bytes (TLS included) the
+// client's sockets received.
+import { Agent, createServer, request } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export interface ProxyCounts {
+  /** Requests by "VERB /path" (LIST, WATCH or GET; namespaces and names kept as sent). */
+  readonly calls: Readonly<Record<string, number>>;
+  /** Response body bytes from the API server (as sent: the client asked for no compression, so JSON). */
+  readonly responseBytes: number;
+  /** Bytes written to the client's TCP sockets: headers, bodies and TLS framing. */
+  readonly wireBytes: number;
+}
+
+export interface CountingProxy {
+  readonly url: string;
+  /** Totals since the proxy started. */
+  counts(): ProxyCounts;
+  stop(): Promise<void>;
+}
+
+export interface CountingProxyOptions {
+  /** https URL of the API server. */
+  readonly target: string;
+  readonly caPem: string;
+  /** The API server's serving certificate and key (its --cert-dir). */
+  readonly certPem: string;
+  readonly keyPem: string;
+}
+
+/** "LIST /api/v1/pods", "WATCH /api/v1/nodes", "GET /api/v1/nodes/x". */
+export function callKey(method: string, url: string): string {
+  const parsed = new URL(url, 'https://proxy.local');
+  const watch = parsed.searchParams.get('watch');
+  const verb = method !== 'GET' ? method : watch === 'true' || watch === '1' ? 'WATCH' : isCollection(parsed.pathname) ? 'LIST' : 'GET';
+  return `${verb} ${parsed.pathname}`;
+}
+
+/** /api/v1/pods, /api/v1/namespaces/x/pods, /apis/g/v/res: an even number of segments after the group version. */
+function isCollection(path: string): boolean {
+  const parts = path.split('/').filter(Boolean);
+  const rest = parts[0] === 'api' ? parts.slice(2) : parts.slice(3);
+  return rest.length % 2 === 1;
+}
+
+/** Difference b − a of two count snapshots. */
+export function countsBetween(a: ProxyCounts, b: ProxyCounts): ProxyCounts {
+  const calls: Record<string, number> = {};
+  for (const [key, n] of Object.entries(b.calls)) {
+    const d = n - (a.calls[key] ?? 0);
+    if (d > 0) calls[key] = d;
+  }
+  return { calls, responseBytes: b.responseBytes - a.responseBytes, wireBytes: b.wireBytes - a.wireBytes };
+}
+
+export async function startCountingProxy(options: CountingProxyOptions): Promise<CountingProxy> {
+  const target = new URL(options.target);
+  const upstream = new Agent({ keepAlive: true, ca: options.caPem });
+  const calls: Record<string, number> = {};
+  let responseBytes = 0;
+  let closedSocketBytes = 0;
+  const sockets = new Set<Socket>();
+
+  const forward = (req: IncomingMessage, res: ServerResponse): void => {
+    const key = callKey(req.method ?? 'GET', req.url ?? '/');
+    calls[key] = (calls[key] ?? 0) + 1;
+    const out = request(
+      { hostname: target.hostname, port: target.port || 443, path: req.url, method: req.method, headers: { ...req.headers, host: target.host }, agent: upstream },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.on('data', (chunk: Buffer) => {
+          responseBytes += chunk.length;
+        });
+        answer.pipe(res);
+      },
+    );
+    out.on('error', () => res.destroy());
+    // A client that goes away (a watch it stopped) ends the upstream request too.
+    res.on('close', () => {
+      if (!res.writableFinished) out.destroy();
+    });
+    req.pipe(out);
+  };
+
+  const server = createServer({ cert: options.certPem, key: options.keyPem }, forward);
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => {
+      closedSocketBytes += socket.bytesWritten;
+      sockets.delete(socket);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `https://127.0.0.1:${port}`,
+    counts: () => ({
+      calls: { ...calls },
+      responseBytes,
+      wireBytes: closedSocketBytes + [...sockets].reduce((sum, s) => sum + s.bytesWritten, 0),
+    }),
+    async stop() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      upstream.destroy();
+      await closed;
+    },
+  };
+}

@@ -1,0 +1,82 @@
+/*
+ * The counting proxy against an in-process HTTPS server standing in for the
+ * API server: what is tested is the proxy's own counting, which needs exact,
+ * known response sizes; the benchmark runs it in front of the real
+ * kube-apiserver.
+ */
+import { createServer, request, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callKey, countsBetween, startCountingProxy, type CountingProxy } from '../../../../bench/perf/scale-proxy';
+import { selfSignedCert, type SelfSignedCert } from '../../lambdas/kube/tls-fixture';
+
+describe('callKey', () => {
+  it('names list, watch and get calls by path', () => {
+    expect(callKey('GET', '/api/v1/pods?limit=2000&fieldSelector=spec.nodeName%21%3D')).toBe('LIST /api/v1/pods');
+    expect(callKey('GET', '/api/v1/pods?watch=true&resourceVersion=12')).toBe('WATCH /api/v1/pods');
+    expect(callKey('GET', '/api/v1/namespaces/ml/pods')).toBe('LIST /api/v1/namespaces/ml/pods');
+    expect(callKey('GET', '/api/v1/nodes/ip-10-0-0-1')).toBe('GET /api/v1/nodes/ip-10-0-0-1');
+    expect(callKey('GET', '/apis/apps/v1/replicasets')).toBe('LIST /apis/apps/v1/replicasets');
+    expect(callKey('POST', '/api/v1/namespaces/ml/pods')).toBe('POST /api/v1/namespaces/ml/pods');
+  });
+});
+
+describe('countsBetween', () => {
+  it('keeps only what grew', () => {
+    const a = { calls: { 'LIST /api/v1/pods': 2, 'LIST /api/v1/nodes': 2 }, responseBytes: 100, wireBytes: 150 };
+    const b = { calls: { 'LIST /api/v1/pods': 5, 'LIST /api/v1/nodes': 2, 'WATCH /api/v1/pods': 1 }, responseBytes: 400, wireBytes: 600 };
+    expect(countsBetween(a, b)).toEqual({ calls: { 'LIST /api/v1/pods': 3, 'WATCH /api/v1/pods': 1 }, responseBytes: 300, wireBytes: 450 });
+  });
+});
+
+describe('startCountingProxy', () => {
+  let cert: SelfSignedCert;
+  let upstream: Server;
+  let proxy: CountingProxy;
+  const body = 'x'.repeat(100_000);
+
+  beforeAll(async () => {
+    cert = selfSignedCert('scale-proxy-test');
+    upstream = createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'x-path': req.url ?? '', 'x-auth': req.headers.authorization ?? '' });
+      res.end(body);
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    proxy = await startCountingProxy({
+      target: `https://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      caPem: cert.certPem,
+      certPem: cert.certPem,
+      keyPem: cert.keyPem,
+    });
+  });
+
+  afterAll(async () => {
+    await proxy.stop();
+    upstream.closeAllConnections();
+    await new Promise((resolve) => upstream.close(resolve));
+  });
+
+  const get = (path: string) =>
+    new Promise<{ status: number; headers: Record<string, unknown>; bytes: number }>((resolve, reject) => {
+      const req = request(`${proxy.url}${path}`, { ca: cert.certPem, headers: { authorization: 'Bearer t0' } }, (res) => {
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it('forwards each request with its path and token, and counts calls, response bytes and wire bytes', async () => {
+    const before = proxy.counts();
+    const first = await get('/api/v1/pods?limit=10');
+    await get('/api/v1/nodes');
+    await get('/api/v1/pods?limit=10&continue=abc');
+    expect(first).toMatchObject({ status: 200, bytes: body.length, headers: { 'x-path': '/api/v1/pods?limit=10', 'x-auth': 'Bearer t0' } });
+    const counts = countsBetween(before, proxy.counts());
+    expect(counts.calls).toEqual({ 'LIST /api/v1/pods': 2, 'LIST /api/v1/nodes': 1 });
+    expect(counts.responseBytes).toBe(3 * body.length);
+    // Headers and TLS records come on top of the bodies.
+    expect(counts.wireBytes).toBeGreaterThan(3 * body.length);
+  });
+});
