@@ -51,6 +51,8 @@ export interface ScaleResult {
     readonly readyRssMiB: number;
     /** After the first answer. */
     readonly stats: ContainerStats;
+    /** A second cold container's first /filter straight to the API server, no proxy: what the proxy adds. */
+    readonly directFirstFilterMs: number;
   };
   readonly warm: SteadyResult & { readonly api: ProxyCounts };
   /** Peak RSS over the container's whole life. */
@@ -117,7 +119,10 @@ export async function benchScale(options: ScaleOptions, log: (message: string) =
     });
     // The extender's least-privilege identity (list nodes and pods), through the proxy.
     const kubeconfig = join(controlPlane.info.workDir, 'extender-via-proxy.kubeconfig');
-    writeJsonKubeconfig(kubeconfig, proxy.url, connectionOf(controlPlane.info.lambdaKubeconfigs.extender));
+    const extenderIdentity = connectionOf(controlPlane.info.lambdaKubeconfigs.extender);
+    writeJsonKubeconfig(kubeconfig, proxy.url, extenderIdentity);
+    const directKubeconfig = join(controlPlane.info.workDir, 'extender-direct.kubeconfig');
+    writeJsonKubeconfig(directKubeconfig, controlPlane.info.apiServerUrl, extenderIdentity);
     try {
       log(`[bench] scale: cold extender container, first /filter over ${options.nodes} node names`);
       const before = proxy.counts();
@@ -128,17 +133,24 @@ export async function benchScale(options: ScaleOptions, log: (message: string) =
         if (first.status !== 200 || answer.Error) {
           throw new Error(`the cold extender answered ${first.status} ${answer.Error ?? first.body.slice(0, 300)}\n${container.stderrTail()}`);
         }
+        const coldApi = countsBetween(before, proxy.counts());
+        const stats = await container.stats();
+        log(`[bench] scale: first /filter ${first.ms.toFixed(0)} ms through the proxy; once more from a fresh container without it`);
+        const direct = await startExtenderContainer(bundles, { KUBECONFIG: directKubeconfig });
+        const directFirst = await direct.post('/filter', nodeNamesArgs(cluster.nodes)).finally(() => direct.stop());
+        if (directFirst.status !== 200) throw new Error(`the cold extender without the proxy answered ${directFirst.status}`);
         const cold = {
           initMs: container.initMs,
           startMs: container.startMs,
           firstFilterMs: first.ms,
           status: first.status,
           keptNodes: (answer.NodeNames ?? []).length,
-          api: countsBetween(before, proxy.counts()),
+          api: coldApi,
           readyRssMiB: container.readyStats.rssMiB,
-          stats: await container.stats(),
+          stats,
+          directFirstFilterMs: directFirst.ms,
         };
-        log(`[bench] scale: first /filter ${cold.firstFilterMs.toFixed(0)} ms; steady scheduling for ${options.seconds} s at ${options.ratePerSecond} pods/s`);
+        log(`[bench] scale: without the proxy ${cold.directFirstFilterMs.toFixed(0)} ms; steady scheduling for ${options.seconds} s at ${options.ratePerSecond} pods/s`);
 
         const warmBefore = proxy.counts();
         const steady = await runSteady(container, writer, cluster, { seconds: options.seconds, ratePerSecond: options.ratePerSecond });

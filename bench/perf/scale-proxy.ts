@@ -12,6 +12,8 @@ import type { AddressInfo, Socket } from 'node:net';
 export interface ProxyCounts {
   /** Requests by "VERB /path" (LIST, WATCH or GET; namespaces and names kept as sent). */
   readonly calls: Readonly<Record<string, number>>;
+  /** Milliseconds the calls of each key were open (request received to response finished or closed), summed. */
+  readonly openMs: Readonly<Record<string, number>>;
   /** Response body bytes from the API server (as sent: the client asked for no compression, so JSON). */
   readonly responseBytes: number;
   /** Bytes written to the client's TCP sockets: headers, bodies and TLS framing. */
@@ -52,17 +54,22 @@ function isCollection(path: string): boolean {
 /** Difference b − a of two count snapshots. */
 export function countsBetween(a: ProxyCounts, b: ProxyCounts): ProxyCounts {
   const calls: Record<string, number> = {};
+  const openMs: Record<string, number> = {};
   for (const [key, n] of Object.entries(b.calls)) {
     const d = n - (a.calls[key] ?? 0);
-    if (d > 0) calls[key] = d;
+    if (d > 0) {
+      calls[key] = d;
+      openMs[key] = (b.openMs[key] ?? 0) - (a.openMs[key] ?? 0);
+    }
   }
-  return { calls, responseBytes: b.responseBytes - a.responseBytes, wireBytes: b.wireBytes - a.wireBytes };
+  return { calls, openMs, responseBytes: b.responseBytes - a.responseBytes, wireBytes: b.wireBytes - a.wireBytes };
 }
 
 export async function startCountingProxy(options: CountingProxyOptions): Promise<CountingProxy> {
   const target = new URL(options.target);
   const upstream = new Agent({ keepAlive: true, ca: options.caPem });
   const calls: Record<string, number> = {};
+  const openMs: Record<string, number> = {};
   let responseBytes = 0;
   let closedSocketBytes = 0;
   const sockets = new Set<Socket>();
@@ -70,6 +77,10 @@ export async function startCountingProxy(options: CountingProxyOptions): Promise
   const forward = (req: IncomingMessage, res: ServerResponse): void => {
     const key = callKey(req.method ?? 'GET', req.url ?? '/');
     calls[key] = (calls[key] ?? 0) + 1;
+    const started = performance.now();
+    res.once('close', () => {
+      openMs[key] = (openMs[key] ?? 0) + (performance.now() - started);
+    });
     const out = request(
       { hostname: target.hostname, port: target.port || 443, path: req.url, method: req.method, headers: { ...req.headers, host: target.host }, agent: upstream },
       (answer) => {
@@ -105,6 +116,7 @@ export async function startCountingProxy(options: CountingProxyOptions): Promise
     url: `https://127.0.0.1:${port}`,
     counts: () => ({
       calls: { ...calls },
+      openMs: { ...openMs },
       responseBytes,
       wireBytes: closedSocketBytes + [...sockets].reduce((sum, s) => sum + s.bytesWritten, 0),
     }),

@@ -23,9 +23,19 @@ describe('callKey', () => {
 
 describe('countsBetween', () => {
   it('keeps only what grew', () => {
-    const a = { calls: { 'LIST /api/v1/pods': 2, 'LIST /api/v1/nodes': 2 }, responseBytes: 100, wireBytes: 150 };
-    const b = { calls: { 'LIST /api/v1/pods': 5, 'LIST /api/v1/nodes': 2, 'WATCH /api/v1/pods': 1 }, responseBytes: 400, wireBytes: 600 };
-    expect(countsBetween(a, b)).toEqual({ calls: { 'LIST /api/v1/pods': 3, 'WATCH /api/v1/pods': 1 }, responseBytes: 300, wireBytes: 450 });
+    const a = { calls: { 'LIST /api/v1/pods': 2, 'LIST /api/v1/nodes': 2 }, openMs: { 'LIST /api/v1/pods': 20, 'LIST /api/v1/nodes': 4 }, responseBytes: 100, wireBytes: 150 };
+    const b = {
+      calls: { 'LIST /api/v1/pods': 5, 'LIST /api/v1/nodes': 2, 'WATCH /api/v1/pods': 1 },
+      openMs: { 'LIST /api/v1/pods': 50, 'LIST /api/v1/nodes': 4, 'WATCH /api/v1/pods': 1000 },
+      responseBytes: 400,
+      wireBytes: 600,
+    };
+    expect(countsBetween(a, b)).toEqual({
+      calls: { 'LIST /api/v1/pods': 3, 'WATCH /api/v1/pods': 1 },
+      openMs: { 'LIST /api/v1/pods': 30, 'WATCH /api/v1/pods': 1000 },
+      responseBytes: 300,
+      wireBytes: 450,
+    });
   });
 });
 
@@ -75,6 +85,7 @@ describe('startCountingProxy', () => {
     expect(first).toMatchObject({ status: 200, bytes: body.length, headers: { 'x-path': '/api/v1/pods?limit=10', 'x-auth': 'Bearer t0' } });
     const counts = countsBetween(before, proxy.counts());
     expect(counts.calls).toEqual({ 'LIST /api/v1/pods': 2, 'LIST /api/v1/nodes': 1 });
+    expect(Object.keys(counts.openMs).sort()).toEqual(['LIST /api/v1/nodes', 'LIST /api/v1/pods']);
     expect(counts.responseBytes).toBe(3 * body.length);
     // Headers and TLS records come on top of the bodies.
     expect(counts.wireBytes).toBeGreaterThan(3 * body.length);
