@@ -203,8 +203,12 @@ export function createKubeHttpClient(connection: KubeConnection, options: KubeHt
     const headersDeadline = setTimeout(() => controller.abort(new TimeoutError()), timeoutMs);
     return new Promise<WatchEnd>((resolve, reject) => {
       let status = 0;
+      // Our own abort, once the stream is read, also reaches the request's error handler.
+      let settled = false;
       const fail = (error: unknown) => {
         clearTimeout(headersDeadline);
+        if (settled) return;
+        settled = true;
         report({ request: what, watch: true, status, bytes: 0 });
         reject(new Error(`${what} to ${base.host}: ${failure(error as Error, timeoutMs)}`));
       };
@@ -214,6 +218,7 @@ export function createKubeHttpClient(connection: KubeConnection, options: KubeHt
         if (status < 200 || status >= 300) {
           readBody(res, maxBytes).then(
             (body) => {
+              settled = true;
               report({ request: what, watch: true, status, bytes: body.length });
               reject(apiError(what, status, body));
             },
@@ -222,6 +227,7 @@ export function createKubeHttpClient(connection: KubeConnection, options: KubeHt
           return;
         }
         void readWatchStream(res, { ...limits, maxBytes }, onEvent).then(({ end, bytes, error }) => {
+          settled = true;
           // Destroys the socket unless the server ended the response: an open watch cannot go back to the pool.
           if (end !== 'closed') controller.abort();
           report({ request: what, watch: true, status, bytes });
