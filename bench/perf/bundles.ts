@@ -3,19 +3,23 @@
 // initialisation time (import of the bundle in a fresh `node`, a cold-start
 // proxy) as a ratio to an empty handler bundled the same way.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import type { BuildOptions, Metafile } from 'esbuild';
+import { SPLIT_BUILD, SPLIT_LAMBDAS } from '../../cdk/lib/functions/lambda-build';
 import { LAMBDA_ENTRIES, PROJECT_ROOT } from '../../cdk/lib/functions/lambda-entries';
+import type { PipelineFunctionName } from '../../cdk/lib/functions/lambda-entries';
 import { median } from './stats';
 
 /**
  * Mirrors the NodejsFunction `bundling` block in cdk/lib/functions/pipeline-function.ts
  * (format esm, target node22, minify, mainFields module/main, no external
  * modules, the createRequire banner) plus what NodejsFunction always adds
- * (bundle, platform node, an .mjs outfile). Keep the two in step.
+ * (bundle, platform node, an .mjs outfile). Keep the two in step. A Lambda
+ * in SPLIT_LAMBDAS is built with SPLIT_BUILD on top, as its afterBundling
+ * hook builds it (cdk/lib/functions/lambda-build.ts).
  */
 export const CDK_BUNDLING: BuildOptions = {
   bundle: true,
@@ -37,13 +41,19 @@ export interface Contributor {
 
 export interface BundleResult {
   readonly name: string;
+  /** What a cold start reads: index.mjs and the chunks it imports statically (all of a single-file bundle). */
   readonly bytes: number;
+  /** Every output file (.mjs), the chunks loaded on first use included. */
+  readonly totalBytes: number;
+  /** Of `bytes`. */
   readonly topContributors: readonly Contributor[];
   /** Median ms to import the bundle in a fresh node process. */
   readonly initMs: number;
   readonly initSamples: number;
   /** initMs / the empty handler's initMs. */
   readonly initRatio: number;
+  /** Split bundles: median ms to then import the chunks of its import() calls, paid once by the first request that needs them. */
+  readonly lazyMs?: number;
 }
 
 /** The package an input path belongs to: "@scope/name" or "name" under node_modules, else the project area. */
@@ -57,16 +67,52 @@ export function packageOf(inputPath: string): string {
   return parts[0] === 'lambdas' || parts[0] === 'bench' ? 'our code' : (parts[0] ?? '?');
 }
 
-/** Bytes each package contributes to one output, biggest first. */
-export function contributors(metafile: Metafile, outputPath: string): Contributor[] {
-  const output = metafile.outputs[outputPath];
-  if (output === undefined) throw new Error(`metafile has no output ${outputPath}`);
+/** Bytes each package contributes to the outputs, biggest first. */
+export function contributors(metafile: Metafile, outputPaths: string | readonly string[]): Contributor[] {
   const byPackage = new Map<string, number>();
-  for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
-    const name = packageOf(input);
-    byPackage.set(name, (byPackage.get(name) ?? 0) + bytesInOutput);
+  for (const outputPath of typeof outputPaths === 'string' ? [outputPaths] : outputPaths) {
+    const output = metafile.outputs[outputPath];
+    if (output === undefined) throw new Error(`metafile has no output ${outputPath}`);
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const name = packageOf(input);
+      byPackage.set(name, (byPackage.get(name) ?? 0) + bytesInOutput);
+    }
   }
   return [...byPackage].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes);
+}
+
+/**
+ * The outputs an import of `entry` loads before its code runs: the entry and,
+ * transitively, the chunks it imports statically. Chunks reached only through
+ * import() are left out: they load when the code first asks for them.
+ */
+export function staticClosure(metafile: Metafile, entry: string): string[] {
+  const seen = new Set<string>();
+  const visit = (path: string): void => {
+    if (seen.has(path)) return;
+    const output = metafile.outputs[path];
+    if (output === undefined) throw new Error(`metafile has no output ${path}`);
+    seen.add(path);
+    for (const imported of output.imports) if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+  };
+  visit(entry);
+  return [...seen];
+}
+
+/** The chunks `entry`'s static closure imports with import(): what the first request that needs them loads. */
+export function lazyEntries(metafile: Metafile, entry: string): string[] {
+  const closure = new Set(staticClosure(metafile, entry));
+  const lazy = new Set<string>();
+  for (const path of closure) {
+    for (const imported of metafile.outputs[path]?.imports ?? []) {
+      if (imported.kind === 'dynamic-import' && !imported.external && !closure.has(imported.path)) lazy.add(imported.path);
+    }
+  }
+  return [...lazy];
+}
+
+function outputBytes(metafile: Metafile, paths: readonly string[]): number {
+  return paths.reduce((sum, path) => sum + (metafile.outputs[path]?.bytes ?? 0), 0);
 }
 
 const EMPTY_HANDLER = `export const handler = async () => ({ statusCode: 200, body: '' });\n`;
@@ -75,6 +121,16 @@ const EMPTY_HANDLER = `export const handler = async () => ({ statusCode: 200, bo
 // link and top-level evaluation: what a cold start pays before the handler runs).
 const MEASURE_INIT = `const started = performance.now();
 await import(process.argv[2]);
+process.stdout.write(String(performance.now() - started));
+`;
+
+// Imports the bundle, then prints the milliseconds to import the chunks named
+// after it: what the first request that needs them pays on a split bundle. A
+// script of its own: anything after the timed import() in MEASURE_INIT moves
+// its figure (an empty handler measured 1.7 instead of 4.4 ms).
+const MEASURE_LAZY = `await import(process.argv[2]);
+const started = performance.now();
+for (const url of process.argv.slice(3)) await import(url);
 process.stdout.write(String(performance.now() - started));
 `;
 
@@ -88,22 +144,43 @@ const INIT_ENV = {
   NODE_OPTIONS: '',
 };
 
-function initTimes(bundle: string, measureScript: string, runs: number): number[] {
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const run = spawnSync(process.execPath, [measureScript, pathToFileURL(bundle).href], { encoding: 'utf8', env: INIT_ENV, timeout: 60_000 });
-    const ms = Number(run.stdout);
-    if (run.status !== 0 || !Number.isFinite(ms)) throw new Error(`importing ${bundle} failed (exit ${run.status}): ${run.stderr.slice(0, 500)}`);
-    times.push(ms);
-  }
-  return times;
+/** Milliseconds one fresh node process prints after running `script` on the files. */
+function timedImport(script: string, files: readonly string[]): number {
+  const run = spawnSync(process.execPath, [script, ...files.map((file) => pathToFileURL(file).href)], { encoding: 'utf8', env: INIT_ENV, timeout: 60_000 });
+  const ms = Number(run.stdout);
+  if (run.status !== 0 || !Number.isFinite(ms)) throw new Error(`importing ${files[0] ?? '?'} failed (exit ${run.status}): ${run.stderr.slice(0, 500)}`);
+  return ms;
 }
 
-async function bundle(name: string, entry: string, outDir: string): Promise<{ outfile: string; metafile: Metafile }> {
-  const outfile = join(outDir, name, 'index.mjs');
-  const result = await build({ ...CDK_BUNDLING, entryPoints: [entry], outfile, metafile: true, absWorkingDir: PROJECT_ROOT, logLevel: 'error' });
-  if (result.metafile === undefined) throw new Error(`esbuild returned no metafile for ${name}`);
-  return { outfile, metafile: result.metafile };
+interface Built {
+  readonly outfile: string;
+  /** The chunks of import() calls, absolute paths. */
+  readonly lazy: readonly string[];
+  readonly bytes: number;
+  readonly totalBytes: number;
+  readonly topContributors: readonly Contributor[];
+}
+
+async function bundle(name: string, entry: string, outDir: string, split: boolean): Promise<Built> {
+  const dir = join(outDir, name);
+  rmSync(dir, { recursive: true, force: true });
+  const outfile = join(dir, 'index.mjs');
+  const layout: BuildOptions = split
+    ? { entryPoints: { [SPLIT_BUILD.entryNames]: entry }, outdir: dir, splitting: true, chunkNames: SPLIT_BUILD.chunkNames, outExtension: { ...SPLIT_BUILD.outExtension } }
+    : { entryPoints: [entry], outfile };
+  const result = await build({ ...CDK_BUNDLING, ...layout, metafile: true, absWorkingDir: PROJECT_ROOT, logLevel: 'error' });
+  const { metafile } = result;
+  if (metafile === undefined) throw new Error(`esbuild returned no metafile for ${name}`);
+  const main = relative(PROJECT_ROOT, outfile);
+  const initSet = staticClosure(metafile, main);
+  const code = Object.keys(metafile.outputs).filter((path) => path.endsWith('.mjs'));
+  return {
+    outfile,
+    lazy: lazyEntries(metafile, main).map((path) => join(PROJECT_ROOT, path)),
+    bytes: outputBytes(metafile, initSet),
+    totalBytes: outputBytes(metafile, code),
+    topContributors: contributors(metafile, initSet).slice(0, 5),
+  };
 }
 
 export async function measureBundles(outDir: string, runs: number): Promise<BundleResult[]> {
@@ -112,25 +189,38 @@ export async function measureBundles(outDir: string, runs: number): Promise<Bund
   writeFileSync(emptyEntry, EMPTY_HANDLER);
   const measureScript = join(outDir, 'measure-init.mjs');
   writeFileSync(measureScript, MEASURE_INIT);
+  const lazyScript = join(outDir, 'measure-lazy.mjs');
+  writeFileSync(lazyScript, MEASURE_LAZY);
 
   const entries: [string, string][] = [['empty handler', emptyEntry], ...Object.entries(LAMBDA_ENTRIES)];
-  const built = [];
-  for (const [name, entry] of entries) built.push({ name, ...(await bundle(name.replace(/\s+/g, '-'), entry, outDir)) });
+  const built: (Built & { name: string })[] = [];
+  for (const [name, entry] of entries) {
+    const split = SPLIT_LAMBDAS.has(name as PipelineFunctionName);
+    built.push({ name, ...(await bundle(name.replace(/\s+/g, '-'), entry, outDir, split)) });
+  }
 
   // Interleave the imports (empty, extender, labeler, reconciler, empty, …) so a
   // burst of load on the machine hits every bundle alike.
   const samples = new Map<string, number[]>(built.map((b) => [b.name, []]));
-  for (let i = 0; i < runs; i++) for (const b of built) samples.get(b.name)?.push(...initTimes(b.outfile, measureScript, 1));
+  const lazySamples = new Map<string, number[]>(built.map((b) => [b.name, []]));
+  for (let i = 0; i < runs; i++) {
+    for (const b of built) {
+      samples.get(b.name)?.push(timedImport(measureScript, [b.outfile]));
+      if (b.lazy.length > 0) lazySamples.get(b.name)?.push(timedImport(lazyScript, [b.outfile, ...b.lazy]));
+    }
+  }
   const emptyMs = median(samples.get('empty handler') ?? []);
   return built.map((b) => {
     const initMs = median(samples.get(b.name) ?? []);
     return {
       name: b.name,
-      bytes: statSync(b.outfile).size,
-      topContributors: contributors(b.metafile, relative(PROJECT_ROOT, b.outfile)).slice(0, 5),
+      bytes: b.bytes,
+      totalBytes: b.totalBytes,
+      topContributors: b.topContributors,
       initMs,
       initSamples: runs,
       initRatio: initMs / emptyMs,
+      ...(b.lazy.length > 0 ? { lazyMs: median(lazySamples.get(b.name) ?? []) } : {}),
     };
   });
 }

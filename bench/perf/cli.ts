@@ -63,7 +63,7 @@ export const BENCH_CLI = defineCli({
 });
 
 /** Targets from issue 9. */
-const TARGET = { ratioToJson: 2, medianMs5000: 5, extenderBundleBytes: 500_000, throughputRatio: 0.8 } as const;
+const TARGET = { ratioToJson: 2, medianMs5000: 5, extenderBundleBytes: 500_000, extenderInitRatio: 3, throughputRatio: 0.8 } as const;
 
 function benchOptions(values: CliValues<typeof BENCH_CLI.options>) {
   const positive = (name: string, text: string): number => {
@@ -149,6 +149,11 @@ async function extenderMemory(): Promise<{ rows: BenchRow[]; result: MemoryResul
   };
 }
 
+/** A split bundle: what a cold start loads, and all of it. */
+function bundleSize(b: BundleResult): string {
+  return b.totalBytes === b.bytes ? kib(b.bytes) : `${kib(b.bytes)} at init, ${kib(b.totalBytes)} in all`;
+}
+
 async function bundles(outDir: string, runs: number): Promise<{ rows: BenchRow[]; results: BundleResult[] }> {
   log(`[bench] bundles: esbuild as CDK bundles them, ${runs} fresh-process imports each`);
   const results = await measureBundles(outDir, runs);
@@ -157,8 +162,8 @@ async function bundles(outDir: string, runs: number): Promise<{ rows: BenchRow[]
     return {
       section: 'Lambda bundle (esbuild, minified)',
       measurement: b.name,
-      value: `${kib(b.bytes)}${b.name === 'empty handler' ? '' : ` (top: ${top})`}; init ${ms(b.initMs)} = ${ratio(b.initRatio)} empty`,
-      ...(b.name === 'extender' ? { target: '< 500 KB', ok: b.bytes < TARGET.extenderBundleBytes } : {}),
+      value: `${bundleSize(b)}${b.name === 'empty handler' ? '' : ` (top: ${top})`}; init ${ms(b.initMs)} = ${ratio(b.initRatio)} empty${b.lazyMs === undefined ? '' : `; chunks on first cluster use ${ms(b.lazyMs)}`}`,
+      ...(b.name === 'extender' ? { target: '< 500 KB, init ≤ 3× empty', ok: b.totalBytes < TARGET.extenderBundleBytes && b.initRatio <= TARGET.extenderInitRatio } : {}),
     };
   });
   return { rows, results };

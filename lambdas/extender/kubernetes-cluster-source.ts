@@ -5,6 +5,7 @@ import { nodeInfoFromKubernetes, podInfoFromKubernetes, Snapshot } from '../sche
 import { metadataOf, stringField } from '../scheduling/kube-json';
 import type { WatchLimits } from '../kube/watch-stream';
 import type { ClusterSource } from './cluster-cache';
+import { DEFAULT_LIST_PAGE_SIZE } from './config';
 import { WatchedCollection } from './watched-collection';
 
 /**
@@ -14,7 +15,6 @@ import { WatchedCollection } from './watched-collection';
  */
 export const BOUND_POD_FIELD_SELECTOR = 'spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed';
 
-export const DEFAULT_LIST_PAGE_SIZE = 2000;
 
 /**
  * A refresh reads each watch until it has caught up: the API server sends the

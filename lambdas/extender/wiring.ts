@@ -1,12 +1,11 @@
 import { errorMessage } from '../common/error-message';
 import type { Env } from '../env';
-import { kubeConnectionFromEnvironment } from '../kube/kube-connection';
 import type { Telemetry } from '../observability/telemetry';
 import { createExtenderProfile } from '../scheduling';
-import type { ClusterCache } from './cluster-cache';
+import type { ClusterCache, ClusterSource } from './cluster-cache';
 import { TtlClusterCache } from './cluster-cache';
 import { extenderConfigFromEnv } from './config';
-import { kubernetesClusterSource } from './kubernetes-cluster-source';
+import type { KubernetesClusterSourceOptions } from './kubernetes-cluster-source';
 import type { ExtenderObserver } from './observer';
 import { telemetryObserver } from './observer';
 import type { Router } from './router';
@@ -37,7 +36,7 @@ export function wireExtender(env: Env, telemetry: Telemetry, overrides: Extender
     overrides.cache ??
     (config.clusterAccess
       ? new TtlClusterCache(
-          kubernetesClusterSource(() => kubeConnectionFromEnvironment(env), {
+          lazyClusterSource(env, {
             pageSize: config.listPageSize,
             ...(config.nodeLabelSelector ? { nodeLabelSelector: config.nodeLabelSelector } : {}),
           }),
@@ -50,4 +49,24 @@ export function wireExtender(env: Env, telemetry: Telemetry, overrides: Extender
       : undefined);
   const router = createRouter({ profile: createExtenderProfile(config.profile), cache, observer, basePath: config.basePath });
   return { router, cache };
+}
+
+/**
+ * The Kubernetes source, loaded on its first refresh (cluster-access.ts says
+ * why). A failed load is retried on the next refresh, like a failed list.
+ */
+function lazyClusterSource(env: Env, options: KubernetesClusterSourceOptions): ClusterSource {
+  let source: Promise<ClusterSource> | undefined;
+  return {
+    load() {
+      if (source === undefined) {
+        const pending = import('./cluster-access').then((access) => access.clusterSourceFromEnvironment(env, options));
+        pending.catch(() => {
+          if (source === pending) source = undefined;
+        });
+        source = pending;
+      }
+      return source.then((loaded) => loaded.load());
+    },
+  };
 }

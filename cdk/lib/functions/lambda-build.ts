@@ -1,6 +1,8 @@
+import { join, relative } from 'node:path';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import { PROJECT_ROOT } from './lambda-entries';
+import type { PipelineFunctionName } from './lambda-entries';
 
 /**
  * How every Lambda of ours is built and run: TypeScript bundled by esbuild
@@ -26,6 +28,65 @@ export const LAMBDA_BUILD: Pick<nodejs.NodejsFunctionProps, 'runtime' | 'archite
     banner: "import { createRequire as __gpuCreateRequire } from 'node:module'; const require = __gpuCreateRequire(import.meta.url);",
   },
 };
+
+/**
+ * esbuild code splitting for a Lambda that loads part of its code with
+ * import(): that part goes to chunks/ beside index.mjs and is read and
+ * parsed only when first imported, not on every cold start (esbuild without
+ * splitting inlines a dynamic import into the one file, so its parse cost
+ * stays). The extender (SPLIT_LAMBDAS) uses it for its cluster access and
+ * the AWS SDK under it (lambdas/extender/cluster-access.ts).
+ * bench/perf/bundles.ts builds with the same options.
+ */
+export const SPLIT_LAMBDAS: ReadonlySet<PipelineFunctionName> = new Set(['extender']);
+
+export const SPLIT_BUILD = { entryNames: 'index', chunkNames: 'chunks/[name]-[hash]', outExtension: { '.js': '.mjs' } } as const;
+
+/**
+ * LAMBDA_BUILD's bundling, split. NodejsFunction always passes --outfile,
+ * which esbuild's splitting cannot use, so an afterBundling hook builds the
+ * entry again with the same options and --splitting into the output
+ * directory, replacing the single index.mjs. It runs the project's esbuild
+ * (local bundling: CDK uses it whenever it is installed, as it is here).
+ */
+export function splitBundling(entry: string): nodejs.BundlingOptions {
+  return {
+    ...LAMBDA_BUILD.bundling,
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (inputDir: string, outputDir: string) => [splitBuildCommand(inputDir, outputDir, relative(PROJECT_ROOT, entry))],
+    },
+  };
+}
+
+/** The esbuild command line of the split build, from LAMBDA_BUILD's options (what NodejsFunction passes, plus splitting). */
+export function splitBuildCommand(inputDir: string, outputDir: string, entry: string): string {
+  const bundling = LAMBDA_BUILD.bundling ?? {};
+  const args = [
+    join(inputDir, 'node_modules', '.bin', 'esbuild'),
+    '--bundle',
+    join(inputDir, entry),
+    '--platform=node',
+    `--format=${bundling.format ?? nodejs.OutputFormat.ESM}`,
+    `--target=${bundling.target ?? 'node22'}`,
+    ...(bundling.minify ? ['--minify'] : []),
+    ...(bundling.sourceMap ? ['--sourcemap'] : []),
+    ...(bundling.mainFields ? [`--main-fields=${bundling.mainFields.join(',')}`] : []),
+    ...(bundling.externalModules ?? []).map((name) => `--external:${name}`),
+    ...(bundling.banner ? [`--banner:js=${bundling.banner}`] : []),
+    '--splitting',
+    `--outdir=${outputDir}`,
+    `--entry-names=${SPLIT_BUILD.entryNames}`,
+    `--chunk-names=${SPLIT_BUILD.chunkNames}`,
+    `--out-extension:.js=${SPLIT_BUILD.outExtension['.js']}`,
+  ];
+  return args.map(shellQuote).join(' ');
+}
+
+function shellQuote(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`;
+}
 
 /** Why nodejs22.x, for cdk-nag's AwsSolutions-L1 (latest runtime) finding. */
 export const RUNTIME_ACKNOWLEDGMENT = {

@@ -1,5 +1,6 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRIC } from '../../../../lambdas/observability/metric-catalog';
@@ -212,6 +213,33 @@ describe('Lambdas', () => {
         expect(variables.CLUSTER_ENDPOINT, id).toBeUndefined();
       }
     }
+  });
+
+  it('ships the extender split: index.mjs answers /healthz, DescribeCluster and the STS signing are in chunks it loads only on first cluster use', async () => {
+    const split = readdirSync(synth.outdir).filter((name) => name.startsWith('asset.') && existsSync(join(synth.outdir, name, 'chunks')));
+    expect(split).toHaveLength(1);
+    const dir = join(synth.outdir, split[0] ?? '');
+    // What a cold start reads: index.mjs and, transitively, the chunks it imports statically.
+    const atInit = new Set<string>();
+    const visit = (file: string): void => {
+      if (atInit.has(file)) return;
+      atInit.add(file);
+      const code = readFileSync(join(dir, file), 'utf8');
+      for (const [, path] of code.matchAll(/\b(?:from|import)\s*["']\.\/((?:chunks\/)?[\w.-]+\.mjs)["']/g)) {
+        visit(file.startsWith('chunks/') && !(path ?? '').startsWith('chunks/') ? `chunks/${path ?? ''}` : (path ?? ''));
+      }
+    };
+    visit('index.mjs');
+    const chunks = readdirSync(join(dir, 'chunks')).filter((name) => name.endsWith('.mjs')).map((name) => `chunks/${name}`);
+    const holding = (text: string) => chunks.filter((file) => readFileSync(join(dir, file), 'utf8').includes(text));
+    for (const text of ['DescribeCluster', 'GetCallerIdentity']) {
+      expect(holding(text).length, text).toBeGreaterThan(0);
+      expect(holding(text).filter((file) => atInit.has(file)), text).toEqual([]);
+    }
+    expect(readFileSync(join(dir, 'index.mjs'), 'utf8')).not.toContain('GetCallerIdentity');
+    const { handler } = (await import(pathToFileURL(join(dir, 'index.mjs')).href)) as { handler: (event: unknown) => Promise<{ statusCode: number; body: string }> };
+    const reply = await handler({ httpMethod: 'GET', path: '/healthz', headers: {}, body: null, isBase64Encoded: false });
+    expect(reply).toMatchObject({ statusCode: 200, body: '{"status":"ok"}' });
   });
 
   it('gives every function in the stack (ours and the library ones) a log group with retention', () => {
