@@ -162,3 +162,47 @@ describe('KubeHttpClient errors', () => {
     expect(() => createKubeHttpClient(connection({ server: 'http://127.0.0.1:8080' }))).toThrow(/must be an https URL/);
   });
 });
+
+describe('KubeHttpClient.watch', () => {
+  const limits = { idleMs: 30, maxMs: 2000 };
+
+  it('asks for a watch with bookmarks from the version, hands on each event and closes the stream once it is idle', async () => {
+    handle = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(`${JSON.stringify({ type: 'ADDED', object: { n: 1 } })}\n${JSON.stringify({ type: 'BOOKMARK', object: { n: 2 } })}\n`);
+      // Left open, as the API server leaves a watch open.
+    };
+    const responses: unknown[] = [];
+    const client = createKubeHttpClient(connection(), { onResponse: (r) => responses.push(r) });
+    const events: unknown[] = [];
+    const end = await client.watch('/api/v1/pods', { resourceVersion: '42', fieldSelector: 'spec.nodeName!=', timeoutSeconds: 3 }, (e) => {
+      events.push(e);
+    }, limits);
+    expect(end).toBe('idle');
+    expect(events).toEqual([
+      { type: 'ADDED', object: { n: 1 } },
+      { type: 'BOOKMARK', object: { n: 2 } },
+    ]);
+    const query = Object.fromEntries(new URL(seen[0]?.url ?? '', 'https://x').searchParams);
+    expect(query).toEqual({ watch: '1', allowWatchBookmarks: 'true', resourceVersion: '42', fieldSelector: 'spec.nodeName!=', timeoutSeconds: '3' });
+    const bytes = Buffer.byteLength(`${JSON.stringify({ type: 'ADDED', object: { n: 1 } })}\n${JSON.stringify({ type: 'BOOKMARK', object: { n: 2 } })}\n`);
+    expect(responses).toEqual([{ request: `GET /api/v1/pods?${new URL(seen[0]?.url ?? '', 'https://x').searchParams.toString()}`, watch: true, status: 200, bytes }]);
+  });
+
+  it('rejects with the status code when the version is gone (410), so the caller can list afresh', async () => {
+    handle = (_req, res) => json(res, 410, { kind: 'Status', reason: 'Expired', message: 'too old resource version: 1 (900)', code: 410 });
+    const error: unknown = await createKubeHttpClient(connection())
+      .watch('/api/v1/nodes', { resourceVersion: '1' }, () => undefined, limits)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KubeApiError);
+    expect((error as KubeApiError).code).toBe(410);
+    expect((error as KubeApiError).message).toMatch(/watch=1.*: 410 Expired: too old resource version/);
+  });
+
+  it('gives up when the headers do not come within the timeout', async () => {
+    handle = () => undefined;
+    await expect(createKubeHttpClient(connection(), { timeoutMs: 200 }).watch('/api/v1/pods', { resourceVersion: '5' }, () => undefined, limits)).rejects.toThrow(
+      /watch=1.*timed out after 200 ms/,
+    );
+  });
+});

@@ -1,0 +1,183 @@
+/*
+ * An in-process HTTPS server stands in for the API server here, only for the
+ * faults the real kube-apiserver cannot be made to produce on demand: 410 Gone
+ * for a watch (a fresh API server's watch cache still holds its whole
+ * history), an ERROR event, and a watch that fails while the other succeeds.
+ * The list-then-watch path itself runs against the real kube-apiserver in
+ * test/e2e/extender-cluster-refresh.test.ts.
+ */
+import { createServer } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { kubernetesClusterSource } from '../../../../lambdas/extender/kubernetes-cluster-source';
+import type { KubeResponseInfo } from '../../../../lambdas/kube/kube-http-client';
+import type { SelfSignedCert } from '../kube/tls-fixture';
+import { selfSignedCert } from '../kube/tls-fixture';
+
+type Collection = 'nodes' | 'pods';
+type WatchMode = 'events' | 'gone' | 'error-event' | 'fail';
+interface Change {
+  rv: number;
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  object: Record<string, unknown>;
+}
+
+/** The fake API server's state: objects by key, a change log per collection to serve watches from. */
+class FakeApi {
+  rv = 100;
+  readonly objects: Record<Collection, Map<string, Record<string, unknown>>> = { nodes: new Map(), pods: new Map() };
+  readonly log: Record<Collection, Change[]> = { nodes: [], pods: [] };
+  readonly mode: Record<Collection, WatchMode> = { nodes: 'events', pods: 'events' };
+  readonly requests: { collection: Collection; watch: boolean; resourceVersion: string | null }[] = [];
+
+  change(collection: Collection, type: Change['type'], object: Record<string, unknown>): void {
+    this.rv++;
+    const metadata: Record<string, unknown> = { ...(object.metadata as Record<string, unknown>), resourceVersion: String(this.rv) };
+    const stored = { ...object, metadata };
+    const key = String(metadata.uid ?? metadata.name);
+    if (type === 'DELETED') this.objects[collection].delete(key);
+    else this.objects[collection].set(key, stored);
+    this.log[collection].push({ rv: this.rv, type, object: stored });
+  }
+
+  handle(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? '', 'https://x');
+    const collection = url.pathname.endsWith('/nodes') ? 'nodes' : 'pods';
+    const watch = url.searchParams.get('watch') === '1';
+    const from = url.searchParams.get('resourceVersion');
+    this.requests.push({ collection, watch, resourceVersion: from });
+    if (!watch) {
+      json(res, 200, { kind: 'List', metadata: { resourceVersion: String(this.rv) }, items: [...this.objects[collection].values()] });
+      return;
+    }
+    const mode = this.mode[collection];
+    if (mode === 'gone') return json(res, 410, { kind: 'Status', code: 410, reason: 'Expired', message: `too old resource version: ${from}` });
+    if (mode === 'fail') return json(res, 500, { kind: 'Status', code: 500, reason: 'InternalError', message: 'etcd is sad' });
+    res.writeHead(200, { 'content-type': 'application/json' });
+    // As the API server does: the headers go out before any event.
+    res.flushHeaders();
+    if (mode === 'error-event') {
+      res.write(`${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' } })}\n`);
+      return;
+    }
+    // The backlog at once, then the stream stays open as a real watch does: the client closes it.
+    for (const change of this.log[collection].filter((c) => c.rv > Number(from))) res.write(`${JSON.stringify(change)}\n`);
+  }
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+const gpuNode = (name: string, gpus: number, model = 'A100') => ({
+  metadata: { name, labels: { 'gpu.nvidia.com/model': model } },
+  status: { allocatable: { 'nvidia.com/gpu': String(gpus) } },
+});
+const gpuPod = (name: string, nodeName: string, gpus: number, phase = 'Running') => ({
+  metadata: { name, namespace: 'ml', uid: `uid-${name}` },
+  spec: { nodeName, containers: [{ name: 'main', resources: { limits: { 'nvidia.com/gpu': String(gpus) } } }] },
+  status: { phase },
+});
+
+let cert: SelfSignedCert;
+let server: Server;
+let url: string;
+let api: FakeApi;
+
+beforeAll(async () => {
+  cert = selfSignedCert();
+  server = createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => api.handle(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+beforeEach(() => {
+  api = new FakeApi();
+  api.change('nodes', 'ADDED', gpuNode('a', 8));
+  api.change('nodes', 'ADDED', gpuNode('b', 4));
+  api.change('pods', 'ADDED', gpuPod('p1', 'a', 2));
+});
+
+function source(responses: KubeResponseInfo[] = []) {
+  return kubernetesClusterSource(() => Promise.resolve({ server: url, caPem: cert.certPem, tokens: { token: () => Promise.resolve('t') } }), {
+    watch: { idleMs: 30, maxMs: 2000 },
+    http: { onResponse: (r) => responses.push(r) },
+  });
+}
+
+const requestsSince = (from: number) => api.requests.slice(from).map((r) => `${r.watch ? 'watch' : 'list'} ${r.collection}${r.watch ? ` from ${r.resourceVersion}` : ''}`);
+
+describe('kubernetesClusterSource', () => {
+  it('lists once, then only watches from the last version; applies the changes; rebuilds the snapshot only when something changed', async () => {
+    const responses: KubeResponseInfo[] = [];
+    const cluster = source(responses);
+    const first = await cluster.load();
+    expect(requestsSince(0).sort()).toEqual(['list nodes', 'list pods']);
+    expect(first.getNode('a')?.freeWholeGpus).toBe(6);
+
+    api.change('pods', 'ADDED', gpuPod('p2', 'b', 3));
+    api.change('pods', 'MODIFIED', gpuPod('p1', 'a', 2, 'Succeeded'));
+    api.change('nodes', 'MODIFIED', gpuNode('a', 8, 'H100'));
+    const second = await cluster.load();
+    expect(requestsSince(2).sort()).toEqual(['watch nodes from 103', 'watch pods from 103']);
+    expect(second).not.toBe(first);
+    expect(second.getNode('a')).toMatchObject({ gpuModel: 'H100', freeWholeGpus: 8 });
+    expect(second.getNode('b')?.freeWholeGpus).toBe(1);
+    expect(second.pods.map((p) => p.name)).toEqual(['p2']);
+    // The snapshot served before is as it was.
+    expect(first.getNode('a')).toMatchObject({ gpuModel: 'A100', freeWholeGpus: 6 });
+    expect(first.pods.map((p) => p.name)).toEqual(['p1']);
+
+    // A status-only change reduces to the same pod: the snapshot is kept. (A list's version is the
+    // whole store's, so each collection resumes from its own last event.)
+    api.change('pods', 'MODIFIED', { ...gpuPod('p2', 'b', 3), status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } });
+    const third = await cluster.load();
+    expect(requestsSince(4).sort()).toEqual(['watch nodes from 106', 'watch pods from 105']);
+    expect(third).toBe(second);
+    expect(await cluster.load()).toBe(second);
+    // The hook saw every call: 2 lists, then 2 watches per refresh; nothing to catch up, nothing read.
+    expect(responses.map((r) => r.watch)).toEqual([false, false, true, true, true, true, true, true]);
+    expect(responses.slice(0, 2).every((r) => r.bytes > 100)).toBe(true);
+    expect(responses.slice(-2).map((r) => r.bytes)).toEqual([0, 0]);
+    expect(responses.every((r) => r.status === 200 && r.request.startsWith('GET /api/v1/'))).toBe(true);
+  });
+
+  it.each([
+    ['410 Gone', 'gone'],
+    ['an ERROR event', 'error-event'],
+  ] as const)('lists the collection afresh when its watch answers %s, and watches again after', async (_, mode) => {
+    const cluster = source();
+    await cluster.load();
+    api.change('pods', 'ADDED', gpuPod('p2', 'b', 1));
+    api.mode.pods = mode;
+    const relisted = await cluster.load();
+    expect(requestsSince(2).sort()).toEqual(['list pods', 'watch nodes from 103', 'watch pods from 103']);
+    expect(relisted.pods.map((p) => p.name).sort()).toEqual(['p1', 'p2']);
+    api.mode.pods = 'events';
+    await cluster.load();
+    expect(requestsSince(5).sort()).toEqual(['watch nodes from 103', 'watch pods from 104']);
+  });
+
+  it('a watch that fails leaves both collections as they were; the next refresh resumes from the same versions', async () => {
+    const cluster = source();
+    const first = await cluster.load();
+    api.change('nodes', 'MODIFIED', gpuNode('b', 4, 'L40S'));
+    api.change('pods', 'ADDED', gpuPod('p2', 'b', 1));
+    api.mode.pods = 'fail';
+    await expect(cluster.load()).rejects.toThrow(/watch=1.*500 InternalError: etcd is sad/);
+    // The nodes watch had delivered its change; it was not applied, so it is asked for again.
+    api.mode.pods = 'events';
+    const after = await cluster.load();
+    expect(requestsSince(2).sort()).toEqual(['watch nodes from 103', 'watch nodes from 103', 'watch pods from 103', 'watch pods from 103']);
+    expect(after.getNode('b')).toMatchObject({ gpuModel: 'L40S', freeWholeGpus: 3 });
+    expect(first.getNode('b')).toMatchObject({ gpuModel: 'A100', freeWholeGpus: 4 });
+  });
+});
