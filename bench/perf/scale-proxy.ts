@@ -85,6 +85,10 @@ export async function startCountingProxy(options: CountingProxyOptions): Promise
       { hostname: target.hostname, port: target.port || 443, path: req.url, method: req.method, headers: { ...req.headers, host: target.host }, agent: upstream },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
+        // Node holds the headers back until the first body chunk; a watch with
+        // nothing to report sends none for a while, and the client must see
+        // its headers when the API server sent them.
+        res.flushHeaders();
         answer.on('data', (chunk: Buffer) => {
           responseBytes += chunk.length;
         });

@@ -44,10 +44,19 @@ describe('startCountingProxy', () => {
   let upstream: Server;
   let proxy: CountingProxy;
   const body = 'x'.repeat(100_000);
+  let sawWatchHeaders: () => void = () => undefined;
+  const clientSawWatchHeaders = new Promise<void>((resolve) => (sawWatchHeaders = resolve));
 
   beforeAll(async () => {
     cert = selfSignedCert('scale-proxy-test');
     upstream = createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
+      if (req.url?.includes('watch=1')) {
+        // A watch with nothing to report yet: headers now, events only once the client has seen them.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.flushHeaders();
+        void clientSawWatchHeaders.then(() => res.end('{"type":"BOOKMARK"}\n'));
+        return;
+      }
       res.writeHead(200, { 'content-type': 'application/json', 'x-path': req.url ?? '', 'x-auth': req.headers.authorization ?? '' });
       res.end(body);
     });
@@ -66,9 +75,10 @@ describe('startCountingProxy', () => {
     await new Promise((resolve) => upstream.close(resolve));
   });
 
-  const get = (path: string) =>
+  const get = (path: string, onHeaders: () => void = () => undefined) =>
     new Promise<{ status: number; headers: Record<string, unknown>; bytes: number }>((resolve, reject) => {
       const req = request(`${proxy.url}${path}`, { ca: cert.certPem, headers: { authorization: 'Bearer t0' } }, (res) => {
+        onHeaders();
         let bytes = 0;
         res.on('data', (chunk: Buffer) => (bytes += chunk.length));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes }));
@@ -89,5 +99,12 @@ describe('startCountingProxy', () => {
     expect(counts.responseBytes).toBe(3 * body.length);
     // Headers and TLS records come on top of the bodies.
     expect(counts.wireBytes).toBeGreaterThan(3 * body.length);
+  });
+
+  it('passes a watch\'s headers on before any event arrives', async () => {
+    const before = proxy.counts();
+    const watch = await get('/api/v1/nodes?watch=1&resourceVersion=5', sawWatchHeaders);
+    expect(watch).toMatchObject({ status: 200, bytes: '{"type":"BOOKMARK"}\n'.length });
+    expect(countsBetween(before, proxy.counts()).calls).toEqual({ 'WATCH /api/v1/nodes': 1 });
   });
 });
