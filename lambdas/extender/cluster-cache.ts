@@ -32,7 +32,8 @@ export interface TtlClusterCacheOptions {
 }
 
 /**
- * Serves one snapshot for `ttlMs`, then rebuilds it from the source. A refresh
+ * Serves one snapshot for `ttlMs`, then asks the source for a fresh one (the
+ * Kubernetes source reads only the changes since its last refresh). A refresh
  * is single-flight: concurrent requests during a refresh share it. A failed
  * refresh is not cached, so the next request tries again; requests never see
  * a half-built snapshot.

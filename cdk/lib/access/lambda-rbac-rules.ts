@@ -27,8 +27,9 @@ export interface LambdaKubernetesAccess {
 export const LAMBDA_KUBERNETES_ACCESS = {
   extender: {
     group: 'gpu-scheduling-extender',
-    // Reads the cluster to answer filter/prioritize/preempt; writes nothing.
-    rules: [{ apiGroups: [''], resources: ['nodes', 'pods'], verbs: ['get', 'list', 'watch'] }],
+    // Reads the cluster to answer filter/prioritize/preempt: lists nodes and pods once per
+    // container, then watches for the changes since (never a single-object get); writes nothing.
+    rules: [{ apiGroups: [''], resources: ['nodes', 'pods'], verbs: ['list', 'watch'] }],
   },
   labeler: {
     group: 'gpu-scheduling-labeler',

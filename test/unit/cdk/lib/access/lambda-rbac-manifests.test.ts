@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { lambdaRbacManifests } from '../../../../../cdk/lib/access/lambda-rbac-manifests';
 import { LAMBDA_KUBERNETES_ACCESS } from '../../../../../cdk/lib/access/lambda-rbac-rules';
 
-const { reconciler, labeler } = LAMBDA_KUBERNETES_ACCESS;
+const { reconciler, labeler, extender } = LAMBDA_KUBERNETES_ACCESS;
 const PODS = { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'patch'] };
 const NODES = { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'patch'] };
 
@@ -13,6 +13,12 @@ const summary = (objects: Record<string, unknown>[]) =>
   });
 
 describe('lambdaRbacManifests', () => {
+  it('lets the extender list and watch nodes and pods (its cache lists once, then watches), and nothing else', () => {
+    const objects = lambdaRbacManifests(extender);
+    expect(summary(objects)).toEqual(['ClusterRole gpu-scheduling-extender', 'ClusterRoleBinding gpu-scheduling-extender']);
+    expect(objects[0]?.rules).toEqual([{ apiGroups: [''], resources: ['nodes', 'pods'], verbs: ['list', 'watch'] }]);
+  });
+
   it('grants the reconciler pods cluster-wide when it is limited to no namespace', () => {
     const objects = lambdaRbacManifests(reconciler, []);
     expect(summary(objects)).toEqual(['ClusterRole gpu-scheduling-reconciler', 'ClusterRoleBinding gpu-scheduling-reconciler']);
