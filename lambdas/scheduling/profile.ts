@@ -101,8 +101,15 @@ export class Profile {
       const scoreFn = plugin.score;
       for (let i = 0; i < nodes.length; i++) raw[i] = scoreFn.call(plugin, state, pod, nodes[i] as NodeInfo);
       plugin.normalizeScores?.(state, pod, raw);
-      for (let i = 0; i < nodes.length; i++) total[i] = (total[i] ?? 0) + clampScore(raw[i] ?? 0) * weight;
-      parts?.push({ plugin: plugin.name, weight, scores: Float64Array.from(raw, clampScore) });
+      // Clamped in place, in a plain loop: Float64Array.from with a map
+      // function takes the generic iterator path, which cost the extender's
+      // /prioritize as much as two plugins' scores.
+      for (let i = 0; i < nodes.length; i++) {
+        const clamped = clampScore(raw[i] as number);
+        raw[i] = clamped;
+        total[i] = (total[i] as number) + clamped * weight;
+      }
+      if (parts !== undefined) parts.push({ plugin: plugin.name, weight, scores: raw.slice() });
     }
     for (let i = 0; i < nodes.length; i++) total[i] = (total[i] ?? 0) / activeWeight;
     return total;

@@ -230,8 +230,8 @@ interface Scored {
 /** What a node looked like when its memo was filled; any change empties the memo. */
 interface NodeMemo {
   readonly model: FragmentationModel;
-  readonly requestedCpuMilli: number;
-  readonly devices: Int32Array;
+  /** The node's stateVersion: a bind or an unbind since then empties the memo. */
+  readonly version: number;
   readonly before: number;
   readonly byShape: Map<string, Scored>;
 }
@@ -258,12 +258,6 @@ function podKey(pod: PodRequirements): string {
     podKeys.set(pod, key);
   }
   return key;
-}
-
-function sameDevices(a: Int32Array, b: Int32Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** sigmoid(reduction / 1000 milli) on 0..100, truncated, as in the paper's FGD score. */
@@ -305,13 +299,10 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
 
   const memoFor = (node: NodeInfo, model: FragmentationModel): NodeMemo => {
     const memo = memos.get(node);
-    if (memo !== undefined && memo.model === model && memo.requestedCpuMilli === node.requestedCpuMilli && sameDevices(memo.devices, node.devices)) {
-      return memo;
-    }
+    if (memo !== undefined && memo.model === model && memo.version === node.stateVersion) return memo;
     const fresh: NodeMemo = {
       model,
-      requestedCpuMilli: node.requestedCpuMilli,
-      devices: Int32Array.from(node.devices),
+      version: node.stateVersion,
       before: model.fragment(node.devices, node.allocatableCpuMilli - node.requestedCpuMilli, model.groupsFor(node), wholeWeightOf(node)),
       byShape: new Map(),
     };

@@ -32,7 +32,8 @@ export function createGpuScore(options: GpuScoreOptions = {}): ScorePlugin {
     name: GPU_SCORE_NAME,
     score(_state: CycleState, pod: PodRequirements, node: NodeInfo): number {
       if (pod.demand.gpuCount <= 0) return 0;
-      const fit = fitScore(node, node.deviceCountOf(pod.demand), node.deviceMilliOf(pod.demand));
+      // fitScore is always finite, so with no weight it adds exactly 0 (the profiles' default).
+      const fit = fitWeight === 0 ? 0 : fitScore(node, node.deviceCountOf(pod.demand), node.deviceMilliOf(pod.demand));
       const utilization = node.gpuUtilization === undefined ? unknown : MAX_NODE_SCORE - node.gpuUtilization;
       return (fit * fitWeight + utilization * utilizationWeight) / sum;
     },

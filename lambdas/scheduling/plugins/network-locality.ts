@@ -25,6 +25,8 @@ export const PEER_SHARE_POINTS = 1;
 interface Locality {
   readonly peers: PeerPlacement | undefined;
   readonly block: JobBlock | undefined;
+  /** peerScore per node for `peers` (see peerScores). */
+  readonly scores: Map<NodeInfo, number> | undefined;
 }
 
 const LOCALITY = stateKey<Locality | typeof SKIP>(`${NETWORK_LOCALITY_NAME}/locality`);
@@ -65,9 +67,32 @@ export const networkLocality: ScorePlugin = {
       const level = levelToBlock(node, block);
       if (level > block.level || peers === undefined) return (ANYWHERE - level) * LEVEL_POINTS;
     }
-    return peers === undefined ? 0 : peerScore(node, peers);
+    if (peers === undefined) return 0;
+    const scores = locality.scores as Map<NodeInfo, number>;
+    let score = scores.get(node);
+    if (score === undefined) {
+      score = peerScore(node, peers);
+      scores.set(node, score);
+    }
+    return score;
   },
 };
+
+/**
+ * peerScore depends only on the node's locality keys, which never change,
+ * and on the placement, which is never changed once scanned (a bind or a new
+ * snapshot makes a new scan, see peersOf). So it is kept per placement and
+ * node: the pods of one job share a scan, and each of their prioritize calls
+ * would otherwise look every node's keys up again, a few cache misses per
+ * node that were most of this plugin's time at 5,000 nodes.
+ */
+const peerScores = new WeakMap<PeerPlacement, Map<NodeInfo, number>>();
+
+function scoresFor(peers: PeerPlacement): Map<NodeInfo, number> {
+  let scores = peerScores.get(peers);
+  if (scores === undefined) peerScores.set(peers, (scores = new Map()));
+  return scores;
+}
 
 function resolve(snapshot: Snapshot, pod: PodRequirements, nodes: readonly NodeInfo[]): Locality | typeof SKIP {
   const selector = pod.peerSelector;
@@ -80,7 +105,7 @@ function resolve(snapshot: Snapshot, pod: PodRequirements, nodes: readonly NodeI
     block = chooseJobBlock(nodes, pod.demand, remaining, peers);
     if (block !== undefined && block.level === ANYWHERE) block = undefined;
   }
-  return peers === undefined && block === undefined ? SKIP : { peers, block };
+  return peers === undefined && block === undefined ? SKIP : { peers, block, scores: peers === undefined ? undefined : scoresFor(peers) };
 }
 
 /** The deepest level at which the node shares a key with a peer, and the share of peers there. */

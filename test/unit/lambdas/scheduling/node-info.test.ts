@@ -56,6 +56,21 @@ describe('device accounting', () => {
     expect(node.removePod('a')).toBe(false);
   });
 
+  it('bumps stateVersion on every bind and unbind, and only then (memos of derived scores check it)', () => {
+    const node = new NodeInfo({ name: 'n', gpuCount: 2 });
+    const versions = [node.stateVersion];
+    node.addPod(pod('a', 1));
+    versions.push(node.stateVersion);
+    node.fitsGpus(1, 1000);
+    node.clone();
+    versions.push(node.stateVersion);
+    expect(node.removePod('missing')).toBe(false);
+    versions.push(node.stateVersion);
+    node.removePod('a');
+    versions.push(node.stateVersion);
+    expect(versions).toEqual([0, 1, 1, 1, 2]);
+  });
+
   it('fractional shares go to the best-fitting device', () => {
     const node = new NodeInfo({ name: 'n', gpuCount: 2 });
     expect(node.addPod(pod('a', 1, 600))).toEqual([0]);

@@ -79,6 +79,22 @@ describe('Fragmentation score (FGD)', () => {
     expect(otherAfter).toBeLessThan(other ?? 0);
   });
 
+  it('notices an unbind: a node memo filled while a pod was bound is not reused after it left', () => {
+    const plugin = createFragmentationScore({ shapes });
+    const nodes = [nodeWithFree('a', [1000, 1000]), nodeWithFree('b', [1000, 1000])];
+    const snapshot = new Snapshot(nodes);
+    const profile = new Profile({ name: 't', filters: [], scorers: [{ plugin, weight: 1 }] });
+    const share = pod({ gpuCount: 1, gpuMilli: 500 });
+    const score = () => Array.from(profile.score(profile.startCycle(snapshot, share), nodes));
+    const empty = score();
+    snapshot.bind({ uid: 'half', namespace: 'default', name: 'half', labels: {}, nodeName: 'b', demand: { cpuMilli: 1000, memoryBytes: 0, gpuCount: 1, gpuMilli: 500 } }, [1]);
+    const bound = score();
+    expect(bound[1]).toBeGreaterThan(bound[0] ?? 100);
+    expect(nodes[1]?.removePod('half')).toBe(true);
+    // Back to the empty node's state: a memo kept from the bound state would still prefer b.
+    expect(score()).toEqual(empty);
+  });
+
   it('learns shapes from GPU pods only, so many CPU-only pods do not flatten GPU packing', () => {
     const plugin = createFragmentationScore();
     const big = nodeWithFree('big', Array.from({ length: 8 }, () => 0));
