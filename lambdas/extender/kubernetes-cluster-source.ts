@@ -81,16 +81,25 @@ export function kubernetesClusterSource(connection: () => Promise<KubeConnection
     limits,
   );
   let built: Snapshot | undefined;
+  let inFlight: Promise<Snapshot> | undefined;
+
+  async function refresh(): Promise<Snapshot> {
+    const kube = await connect();
+    const [nodeSync, podSync] = await Promise.all([nodes.sync(kube), pods.sync(kube)]);
+    // Both fetched: apply both at once, so a failure of either leaves both as they were.
+    const nodesChanged = nodeSync.commit();
+    const podsChanged = podSync.commit();
+    if (built === undefined || nodesChanged || podsChanged) built = buildSnapshot(nodes.values(), pods.values());
+    return built;
+  }
 
   return {
-    async load(): Promise<Snapshot> {
-      const kube = await connect();
-      const [nodeSync, podSync] = await Promise.all([nodes.sync(kube), pods.sync(kube)]);
-      // Both fetched: apply both at once, so a failure of either leaves both as they were.
-      const nodesChanged = nodeSync.commit();
-      const podsChanged = podSync.commit();
-      if (built === undefined || nodesChanged || podsChanged) built = buildSnapshot(nodes.values(), pods.values());
-      return built;
+    load(): Promise<Snapshot> {
+      // Two syncs from the same version must not both commit: the later could apply an older prefix of the history.
+      inFlight ??= refresh().finally(() => {
+        inFlight = undefined;
+      });
+      return inFlight;
     },
   };
 }

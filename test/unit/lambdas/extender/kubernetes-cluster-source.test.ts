@@ -150,6 +150,16 @@ describe('kubernetesClusterSource', () => {
     expect(responses.every((r) => r.status === 200 && r.request.startsWith('GET /api/v1/'))).toBe(true);
   });
 
+  it('concurrent loads share one refresh', async () => {
+    const cluster = source();
+    await cluster.load();
+    api.change('pods', 'ADDED', gpuPod('p2', 'b', 1));
+    const [x, y] = await Promise.all([cluster.load(), cluster.load()]);
+    expect(x).toBe(y);
+    expect(requestsSince(2)).toHaveLength(2);
+    expect(x.pods.map((p) => p.name).sort()).toEqual(['p1', 'p2']);
+  });
+
   it.each([
     ['410 Gone', 'gone'],
     ['an ERROR event', 'error-event'],
