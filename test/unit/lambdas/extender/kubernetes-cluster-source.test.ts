@@ -6,15 +6,12 @@
  * The list-then-watch path itself runs against the real kube-apiserver in
  * test/e2e/extender-cluster-refresh.test.ts.
  */
-import { createServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { kubernetesClusterSource } from '../../../../lambdas/extender/kubernetes-cluster-source';
 import type { KubeResponseInfo } from '../../../../lambdas/kube/kube-http-client';
-import type { SelfSignedCert } from '../kube/tls-fixture';
-import { selfSignedCert } from '../kube/tls-fixture';
+import type { SelfSignedCert, TlsServer } from '../kube/tls-fixture';
+import { selfSignedCert, startTlsServer } from '../kube/tls-fixture';
 
 type Collection = 'nodes' | 'pods';
 type WatchMode = 'events' | 'gone' | 'error-event' | 'fail';
@@ -83,21 +80,17 @@ const gpuPod = (name: string, nodeName: string, gpus: number, phase = 'Running')
 });
 
 let cert: SelfSignedCert;
-let server: Server;
+let server: TlsServer;
 let url: string;
 let api: FakeApi;
 
 beforeAll(async () => {
   cert = selfSignedCert();
-  server = createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => api.handle(req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await startTlsServer(cert, (req, res) => api.handle(req, res));
+  url = server.url;
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => server.close());
 
 beforeEach(() => {
   api = new FakeApi();

@@ -6,22 +6,19 @@
  * real kube-apiserver is covered by test/e2e/extender-scheduling.test.ts,
  * whose extender lists nodes and pods through this client.
  */
-import { createServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isKubeNotFound } from '../../../../lambdas/kube/kube-errors';
 import type { KubeConnection } from '../../../../lambdas/kube/kube-http-client';
 import { createKubeHttpClient, KubeApiError } from '../../../../lambdas/kube/kube-http-client';
-import type { SelfSignedCert } from './tls-fixture';
-import { selfSignedCert } from './tls-fixture';
+import type { SelfSignedCert, TlsServer } from './tls-fixture';
+import { selfSignedCert, startTlsServer } from './tls-fixture';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 let cert: SelfSignedCert;
 let otherCert: SelfSignedCert;
-let server: Server;
+let server: TlsServer;
 let url: string;
 let handle: Handler;
 const seen: { url: string; authorization: string | undefined }[] = [];
@@ -29,18 +26,14 @@ const seen: { url: string; authorization: string | undefined }[] = [];
 beforeAll(async () => {
   cert = selfSignedCert();
   otherCert = selfSignedCert('some-other-ca');
-  server = createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
+  server = await startTlsServer(cert, (req, res) => {
     seen.push({ url: req.url ?? '', authorization: req.headers.authorization });
     handle(req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  url = server.url;
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => server.close());
 
 beforeEach(() => {
   seen.length = 0;

@@ -1,5 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { errorMessage } from '../../../../lambdas/common/error-message';
@@ -32,4 +35,23 @@ export function selfSignedCert(commonName = 'kube-http-client-test'): SelfSigned
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** An HTTPS server on 127.0.0.1 with that certificate, standing in for the API server. */
+export interface TlsServer {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export async function startTlsServer(cert: SelfSignedCert, handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<TlsServer> {
+  const server = createServer({ cert: cert.certPem, key: cert.keyPem }, handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      // Watches left open by a test would keep close() waiting.
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
 }
