@@ -5,9 +5,10 @@
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { request } from 'node:http';
-import { join, relative } from 'node:path';
-import { build } from 'esbuild';
+import { dirname, join, relative } from 'node:path';
+import { build, type BuildOptions } from 'esbuild';
 import { fileURLToPath } from 'node:url';
+import { SPLIT_BUILD, SPLIT_LAMBDAS } from '../../cdk/lib/functions/lambda-build';
 import { LAMBDA_ENTRIES, PROJECT_ROOT } from '../../cdk/lib/functions/lambda-entries';
 import { CDK_BUNDLING } from './bundles';
 
@@ -67,7 +68,12 @@ export async function bundleContainer(outDir: string, commit?: string): Promise<
   const container = join(outDir, 'container', 'index.mjs');
   const root = commit === undefined ? PROJECT_ROOT : checkout(commit, outDir);
   const entry = join(root, relative(PROJECT_ROOT, LAMBDA_ENTRIES.extender));
-  await build({ ...CDK_BUNDLING, entryPoints: [entry], outfile: extender, absWorkingDir: root, logLevel: 'error' });
+  // Split as CDK's afterBundling hook builds it (cluster access in a chunk loaded on the first refresh).
+  const layout: BuildOptions = SPLIT_LAMBDAS.has('extender')
+    ? { entryPoints: { [SPLIT_BUILD.entryNames]: entry }, outdir: dirname(extender), splitting: true, chunkNames: SPLIT_BUILD.chunkNames, outExtension: { ...SPLIT_BUILD.outExtension } }
+    : { entryPoints: [entry], outfile: extender };
+  rmSync(dirname(extender), { recursive: true, force: true });
+  await build({ ...CDK_BUNDLING, ...layout, absWorkingDir: root, logLevel: 'error' });
   await build({ ...CDK_BUNDLING, entryPoints: [MAIN], outfile: container, absWorkingDir: PROJECT_ROOT, logLevel: 'error' });
   return { extender, container };
 }

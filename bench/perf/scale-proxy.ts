@@ -12,6 +12,8 @@ import type { AddressInfo, Socket } from 'node:net';
 export interface ProxyCounts {
   /** Requests by "VERB /path" (LIST, WATCH or GET; namespaces and names kept as sent). */
   readonly calls: Readonly<Record<string, number>>;
+  /** Answers other than 2xx, by "VERB /path status". */
+  readonly failed: Readonly<Record<string, number>>;
   /** Milliseconds the calls of each key were open (request received to response finished or closed), summed. */
   readonly openMs: Readonly<Record<string, number>>;
   /** Response body bytes from the API server (as sent: the client asked for no compression, so JSON). */
@@ -62,7 +64,12 @@ export function countsBetween(a: ProxyCounts, b: ProxyCounts): ProxyCounts {
       openMs[key] = (b.openMs[key] ?? 0) - (a.openMs[key] ?? 0);
     }
   }
-  return { calls, openMs, responseBytes: b.responseBytes - a.responseBytes, wireBytes: b.wireBytes - a.wireBytes };
+  const failed: Record<string, number> = {};
+  for (const [key, n] of Object.entries(b.failed)) {
+    const d = n - (a.failed[key] ?? 0);
+    if (d > 0) failed[key] = d;
+  }
+  return { calls, failed, openMs, responseBytes: b.responseBytes - a.responseBytes, wireBytes: b.wireBytes - a.wireBytes };
 }
 
 export async function startCountingProxy(options: CountingProxyOptions): Promise<CountingProxy> {
@@ -70,6 +77,7 @@ export async function startCountingProxy(options: CountingProxyOptions): Promise
   const upstream = new Agent({ keepAlive: true, ca: options.caPem });
   const calls: Record<string, number> = {};
   const openMs: Record<string, number> = {};
+  const failed: Record<string, number> = {};
   let responseBytes = 0;
   let closedSocketBytes = 0;
   const sockets = new Set<Socket>();
@@ -84,7 +92,9 @@ export async function startCountingProxy(options: CountingProxyOptions): Promise
     const out = request(
       { hostname: target.hostname, port: target.port || 443, path: req.url, method: req.method, headers: { ...req.headers, host: target.host }, agent: upstream },
       (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        const status = answer.statusCode ?? 502;
+        if (status < 200 || status >= 300) failed[`${key} ${status}`] = (failed[`${key} ${status}`] ?? 0) + 1;
+        res.writeHead(status, answer.headers);
         // Node holds the headers back until the first body chunk; a watch with
         // nothing to report sends none for a while, and the client must see
         // its headers when the API server sent them.
@@ -120,6 +130,7 @@ export async function startCountingProxy(options: CountingProxyOptions): Promise
     url: `https://127.0.0.1:${port}`,
     counts: () => ({
       calls: { ...calls },
+      failed: { ...failed },
       openMs: { ...openMs },
       responseBytes,
       wireBytes: closedSocketBytes + [...sockets].reduce((sum, s) => sum + s.bytesWritten, 0),

@@ -24,6 +24,11 @@ function callList({ calls, openMs }: ProxyCounts, perMinute = 1): string {
     .join(', ');
 }
 
+function failures({ failed }: ProxyCounts): string {
+  const entries = Object.entries(failed);
+  return entries.length === 0 ? '' : `; not 2xx: ${entries.map(([key, n]) => `${key} × ${n}`).join(', ')}`;
+}
+
 const totalCalls = (calls: ProxyCounts['calls']): number => Object.values(calls).reduce((a, b) => a + b, 0);
 
 export function scaleRows(r: ScaleResult): BenchRow[] {
@@ -51,12 +56,12 @@ export function scaleRows(r: ScaleResult): BenchRow[] {
     {
       section,
       measurement: 'cold container: read from the API server (counted by the proxy)',
-      value: `${mib(r.cold.api.responseBytes / MiB)} of responses (${mib(r.cold.api.wireBytes / MiB)} on the wire) in ${totalCalls(r.cold.api.calls)} calls: ${callList(r.cold.api)}`,
+      value: `${mib(r.cold.api.responseBytes / MiB)} of responses (${mib(r.cold.api.wireBytes / MiB)} on the wire) in ${totalCalls(r.cold.api.calls)} calls: ${callList(r.cold.api)}${failures(r.cold.api)}`,
     },
     {
       section,
       measurement: `warm container, ${r.warm.ratePerSecond} pods/s scheduled + deleted for ${(r.warm.elapsedMs / 1000).toFixed(0)} s: API calls per minute`,
-      value: `${(totalCalls(r.warm.api.calls) * perMinute).toFixed(0)}: ${callList(r.warm.api, perMinute)}`,
+      value: `${(totalCalls(r.warm.api.calls) * perMinute).toFixed(0)}: ${callList(r.warm.api, perMinute)}${failures(r.warm.api)}`,
     },
     {
       section,

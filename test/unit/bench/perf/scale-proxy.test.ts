@@ -23,15 +23,17 @@ describe('callKey', () => {
 
 describe('countsBetween', () => {
   it('keeps only what grew', () => {
-    const a = { calls: { 'LIST /api/v1/pods': 2, 'LIST /api/v1/nodes': 2 }, openMs: { 'LIST /api/v1/pods': 20, 'LIST /api/v1/nodes': 4 }, responseBytes: 100, wireBytes: 150 };
+    const a = { calls: { 'LIST /api/v1/pods': 2, 'LIST /api/v1/nodes': 2 }, failed: { 'LIST /api/v1/pods 410': 1 }, openMs: { 'LIST /api/v1/pods': 20, 'LIST /api/v1/nodes': 4 }, responseBytes: 100, wireBytes: 150 };
     const b = {
       calls: { 'LIST /api/v1/pods': 5, 'LIST /api/v1/nodes': 2, 'WATCH /api/v1/pods': 1 },
+      failed: { 'LIST /api/v1/pods 410': 1, 'WATCH /api/v1/pods 403': 1 },
       openMs: { 'LIST /api/v1/pods': 50, 'LIST /api/v1/nodes': 4, 'WATCH /api/v1/pods': 1000 },
       responseBytes: 400,
       wireBytes: 600,
     };
     expect(countsBetween(a, b)).toEqual({
       calls: { 'LIST /api/v1/pods': 3, 'WATCH /api/v1/pods': 1 },
+      failed: { 'WATCH /api/v1/pods 403': 1 },
       openMs: { 'LIST /api/v1/pods': 30, 'WATCH /api/v1/pods': 1000 },
       responseBytes: 300,
       wireBytes: 450,
@@ -55,6 +57,11 @@ describe('startCountingProxy', () => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.flushHeaders();
         void clientSawWatchHeaders.then(() => res.end('{"type":"BOOKMARK"}\n'));
+        return;
+      }
+      if (req.url === '/api/v1/secrets') {
+        res.writeHead(403, { 'content-type': 'application/json' });
+        res.end('{"kind":"Status"}');
         return;
       }
       res.writeHead(200, { 'content-type': 'application/json', 'x-path': req.url ?? '', 'x-auth': req.headers.authorization ?? '' });
@@ -92,11 +99,13 @@ describe('startCountingProxy', () => {
     const first = await get('/api/v1/pods?limit=10');
     await get('/api/v1/nodes');
     await get('/api/v1/pods?limit=10&continue=abc');
+    await get('/api/v1/secrets');
     expect(first).toMatchObject({ status: 200, bytes: body.length, headers: { 'x-path': '/api/v1/pods?limit=10', 'x-auth': 'Bearer t0' } });
     const counts = countsBetween(before, proxy.counts());
-    expect(counts.calls).toEqual({ 'LIST /api/v1/pods': 2, 'LIST /api/v1/nodes': 1 });
-    expect(Object.keys(counts.openMs).sort()).toEqual(['LIST /api/v1/nodes', 'LIST /api/v1/pods']);
-    expect(counts.responseBytes).toBe(3 * body.length);
+    expect(counts.calls).toEqual({ 'LIST /api/v1/pods': 2, 'LIST /api/v1/nodes': 1, 'LIST /api/v1/secrets': 1 });
+    expect(counts.failed).toEqual({ 'LIST /api/v1/secrets 403': 1 });
+    expect(Object.keys(counts.openMs).sort()).toEqual(['LIST /api/v1/nodes', 'LIST /api/v1/pods', 'LIST /api/v1/secrets']);
+    expect(counts.responseBytes).toBe(3 * body.length + '{"kind":"Status"}'.length);
     // Headers and TLS records come on top of the bodies.
     expect(counts.wireBytes).toBeGreaterThan(3 * body.length);
   });
