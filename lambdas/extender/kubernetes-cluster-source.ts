@@ -15,7 +15,6 @@ import { WatchedCollection } from './watched-collection';
  */
 export const BOUND_POD_FIELD_SELECTOR = 'spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed';
 
-
 /**
  * A refresh reads each watch until it has caught up: the API server sends the
  * backlog since our version at once (from its watch cache, computed before
