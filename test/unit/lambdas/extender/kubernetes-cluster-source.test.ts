@@ -101,7 +101,8 @@ beforeEach(() => {
 
 function source(responses: KubeResponseInfo[] = []) {
   return kubernetesClusterSource(() => Promise.resolve({ server: url, caPem: cert.certPem, tokens: { token: () => Promise.resolve('t') } }), {
-    watch: { idleMs: 30, maxMs: 2000 },
+    // The fake writes the backlog with the headers; the idle window only has to outlast a busy machine's scheduling.
+    watch: { idleMs: 100, maxMs: 2000 },
     http: { onResponse: (r) => responses.push(r) },
   });
 }

@@ -157,7 +157,7 @@ describe('KubeHttpClient errors', () => {
 });
 
 describe('KubeHttpClient.watch', () => {
-  const limits = { idleMs: 30, maxMs: 2000 };
+  const limits = { idleMs: 100, maxMs: 2000 };
 
   it('asks for a watch with bookmarks from the version, hands on each event and closes the stream once it is idle', async () => {
     handle = (_req, res) => {
