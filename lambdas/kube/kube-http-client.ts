@@ -5,6 +5,7 @@ import { isRecord } from '../scheduling/kube-json';
 import { errorMessage } from '../common/error-message';
 import type { WatchEnd, WatchLimits } from './watch-stream';
 import { readWatchStream } from './watch-stream';
+import { listHeadOf } from './list-head';
 
 /**
  * A read-only Kubernetes list and watch client over node:https. The extender
@@ -131,7 +132,8 @@ export function createKubeHttpClient(connection: KubeConnection, options: KubeHt
     return req;
   }
 
-  async function get(path: string, params: URLSearchParams): Promise<unknown> {
+  /** `onHead` sees the body's first bytes as they arrive, until it returns true. */
+  async function get(path: string, params: URLSearchParams, onHead?: (head: Buffer) => boolean): Promise<unknown> {
     const what = `GET ${path}${params.size > 0 ? `?${params.toString()}` : ''}`;
     return new Promise<unknown>((resolve, reject) => {
       let status = 0;
@@ -144,7 +146,7 @@ export function createKubeHttpClient(connection: KubeConnection, options: KubeHt
         AbortSignal.timeout(timeoutMs),
         (res) => {
           status = res.statusCode ?? 0;
-          readBody(res, maxBytes).then(
+          readBody(res, maxBytes, status >= 200 && status < 300 ? onHead : undefined).then(
             (body) => {
               report({ request: what, watch: false, status, bytes: body.length });
               if (status < 200 || status >= 300) {
@@ -169,13 +171,21 @@ export function createKubeHttpClient(connection: KubeConnection, options: KubeHt
     });
   }
 
-  async function list(path: string, query: KubeListQuery = {}): Promise<KubeList> {
+  /** `onContinue` learns the page's continue token as soon as the head of the body shows it (see list-head.ts). */
+  async function list(path: string, query: KubeListQuery = {}, onContinue?: (token: string | undefined) => void): Promise<KubeList> {
     const params = new URLSearchParams();
     if (query.limit !== undefined) params.set('limit', String(query.limit));
     if (query.continue) params.set('continue', query.continue);
     if (query.labelSelector) params.set('labelSelector', query.labelSelector);
     if (query.fieldSelector) params.set('fieldSelector', query.fieldSelector);
-    const body = await get(path, params);
+    const onHead =
+      onContinue &&
+      ((head: Buffer): boolean => {
+        const read = listHeadOf(head.toString('utf8'));
+        if (read.state === 'known') onContinue(read.continueToken);
+        return read.state !== 'more';
+      });
+    const body = await get(path, params, onHead);
     if (!isRecord(body) || !Array.isArray(body.items)) throw new Error(`GET ${path}: response is not a Kubernetes list (no items array)`);
     const metadata = isRecord(body.metadata) ? body.metadata : {};
     const token = typeof metadata.continue === 'string' && metadata.continue !== '' ? metadata.continue : undefined;
@@ -183,13 +193,41 @@ export function createKubeHttpClient(connection: KubeConnection, options: KubeHt
     return { items: body.items as unknown[], continueToken: token, resourceVersion };
   }
 
+  /** A page being fetched, and its continue token as soon as it is known (from the head of the body, else from the whole). */
+  function fetchPage(path: string, query: KubeListQuery): { readonly token: Promise<string | undefined>; readonly page: Promise<KubeList> } {
+    let settle!: (token: string | undefined) => void;
+    const token = new Promise<string | undefined>((resolve) => {
+      settle = resolve;
+    });
+    const page = list(path, query, settle);
+    // The page's own outcome settles the token too, when the head did not tell it (or the call failed).
+    page.then(
+      (p) => settle(p.continueToken),
+      () => settle(undefined),
+    );
+    return { token, page };
+  }
+
+  /**
+   * The next page is asked for as soon as this one's continue token is
+   * known, so the API server prepares it while this one is received, parsed
+   * and reduced by the caller: at 50,000 pods the pages no longer queue one
+   * behind the other's processing. At most one page is fetched ahead, so
+   * memory holds two pages, not the whole list.
+   */
   async function* listPages(path: string, query: Omit<KubeListQuery, 'continue'> = {}): AsyncGenerator<KubeList> {
-    let token: string | undefined;
-    do {
-      const page = await list(path, token === undefined ? query : { ...query, continue: token });
+    let current = fetchPage(path, query);
+    for (;;) {
+      const token = await current.token;
+      const next = token === undefined ? undefined : fetchPage(path, { ...query, continue: token });
+      // A caller that stops early (or a failure of this page) leaves the fetched-ahead page unread, not unhandled.
+      next?.page.catch(() => undefined);
+      const page = await current.page;
+      if (page.continueToken !== token) throw new Error(`GET ${path}: the continue token in the body's head differs from the parsed body's`);
       yield page;
-      token = page.continueToken;
-    } while (token !== undefined);
+      if (next === undefined) return;
+      current = next;
+    }
   }
 
   async function watch(path: string, query: KubeWatchQuery, onEvent: (event: unknown) => boolean | void, limits: WatchLimits): Promise<WatchEnd> {
@@ -254,7 +292,10 @@ function failure(error: Error, timeoutMs: number): string {
   return error.name === 'AbortError' || error.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : error.message;
 }
 
-function readBody(res: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/** The head of a list body that may show its metadata; kube-apiserver's is a few hundred bytes. */
+const HEAD_BYTES = 64 * 1024;
+
+function readBody(res: IncomingMessage, maxBytes: number, onHead?: (head: Buffer) => boolean): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(res.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes) {
@@ -264,6 +305,7 @@ function readBody(res: IncomingMessage, maxBytes: number): Promise<Buffer> {
     }
     const chunks: Buffer[] = [];
     let size = 0;
+    let watchHead = onHead;
     res.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxBytes) {
@@ -272,6 +314,10 @@ function readBody(res: IncomingMessage, maxBytes: number): Promise<Buffer> {
         return;
       }
       chunks.push(chunk);
+      if (watchHead !== undefined) {
+        const done = watchHead(chunks.length === 1 ? chunk : Buffer.concat(chunks));
+        if (done || size >= HEAD_BYTES) watchHead = undefined;
+      }
     });
     res.on('end', () => resolve(Buffer.concat(chunks)));
     res.on('error', reject);

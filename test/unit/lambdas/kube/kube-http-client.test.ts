@@ -76,6 +76,37 @@ describe('KubeHttpClient.listPages', () => {
     expect(seen.every((s) => s.url.startsWith('/api/v1/pods?'))).toBe(true);
   });
 
+  it("asks for the next page as soon as the head of this one's body shows the token, before the rest arrives", async () => {
+    let finishFirst: (() => void) | undefined;
+    handle = (req, res) => {
+      const query = new URL(req.url ?? '', 'https://x').searchParams;
+      if (query.get('continue') === 't2') {
+        json(res, 200, { kind: 'PodList', metadata: {}, items: [{ n: 2 }] });
+        finishFirst?.();
+        return;
+      }
+      // The first page's items are held back until the second page has been asked for: without the early token this never ends.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"9","continue":"t2"},"items":[');
+      finishFirst = () => res.end('{"n":1}]}');
+    };
+    const got: unknown[] = [];
+    for await (const page of createKubeHttpClient(connection()).listPages('/api/v1/pods', { limit: 1 })) got.push(...page.items);
+    expect(got).toEqual([{ n: 1 }, { n: 2 }]);
+  });
+
+  it('takes the token from the whole body when the items come before the metadata', async () => {
+    handle = (req, res) => {
+      const next = new URL(req.url ?? '', 'https://x').searchParams.get('continue') === null ? 'p2' : '';
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"items":[{"page":"${next === '' ? 2 : 1}"}],"metadata":{"continue":"${next}"}}`);
+    };
+    const got: unknown[] = [];
+    for await (const page of createKubeHttpClient(connection()).listPages('/api/v1/pods')) got.push(...page.items);
+    expect(got).toEqual([{ page: '1' }, { page: '2' }]);
+    expect(seen.map((s) => new URL(s.url, 'https://x').searchParams.get('continue'))).toEqual([null, 'p2']);
+  });
+
   it('keeps a path prefix of the server URL', async () => {
     handle = (_req, res) => json(res, 200, { items: [] });
     await createKubeHttpClient(connection({ server: `${url}/proxy/k8s/` })).list('/api/v1/nodes');
