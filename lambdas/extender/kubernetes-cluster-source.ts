@@ -35,6 +35,8 @@ export interface KubernetesClusterSourceOptions {
   readonly http?: KubeHttpClientOptions;
   /** When a refresh stops reading a watch (see DEFAULT_WATCH_LIMITS). */
   readonly watch?: WatchLimits;
+  /** Told when a watch could not resume and a collection was listed again: at 50,000 pods, a cost worth a log line. */
+  readonly onRelist?: (collection: 'nodes' | 'pods', reason: string) => void;
 }
 
 /**
@@ -88,6 +90,8 @@ export function kubernetesClusterSource(connection: () => Promise<KubeConnection
     // Both fetched: apply both at once, so a failure of either leaves both as they were.
     const nodesChanged = nodeSync.commit();
     const podsChanged = podSync.commit();
+    if (nodeSync.relistReason !== undefined) options.onRelist?.('nodes', nodeSync.relistReason);
+    if (podSync.relistReason !== undefined) options.onRelist?.('pods', podSync.relistReason);
     if (built === undefined || nodesChanged || podsChanged) built = buildSnapshot(nodes.values(), pods.values());
     return built;
   }

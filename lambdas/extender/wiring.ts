@@ -39,6 +39,7 @@ export function wireExtender(env: Env, telemetry: Telemetry, overrides: Extender
           lazyClusterSource(env, {
             pageSize: config.listPageSize,
             ...(config.nodeLabelSelector ? { nodeLabelSelector: config.nodeLabelSelector } : {}),
+            onRelist: (collection, reason) => observer.warn('cluster cache re-listed: its watch could not resume', { collection, reason }),
           }),
           {
             ttlMs: config.cacheTtlMs,

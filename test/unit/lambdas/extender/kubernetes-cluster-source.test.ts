@@ -99,8 +99,9 @@ beforeEach(() => {
   api.change('pods', 'ADDED', gpuPod('p1', 'a', 2));
 });
 
-function source(responses: KubeResponseInfo[] = []) {
+function source(responses: KubeResponseInfo[] = [], relists: string[] = []) {
   return kubernetesClusterSource(() => Promise.resolve({ server: url, caPem: cert.certPem, tokens: { token: () => Promise.resolve('t') } }), {
+    onRelist: (collection, reason) => relists.push(`${collection}: ${reason}`),
     // The fake writes the backlog with the headers; the idle window only has to outlast a busy machine's scheduling.
     watch: { idleMs: 100, maxMs: 2000 },
     http: { onResponse: (r) => responses.push(r) },
@@ -157,13 +158,16 @@ describe('kubernetesClusterSource', () => {
   it.each([
     ['410 Gone', 'gone'],
     ['an ERROR event', 'error-event'],
-  ] as const)('lists the collection afresh when its watch answers %s, and watches again after', async (_, mode) => {
-    const cluster = source();
+  ] as const)('lists the collection afresh when its watch answers %s, says so, and watches again after', async (_, mode) => {
+    const relists: string[] = [];
+    const cluster = source([], relists);
     await cluster.load();
+    expect(relists).toEqual([]);
     api.change('pods', 'ADDED', gpuPod('p2', 'b', 1));
     api.mode.pods = mode;
     const relisted = await cluster.load();
     expect(requestsSince(2).sort()).toEqual(['list pods', 'watch nodes from 103', 'watch pods from 103']);
+    expect(relists).toEqual([expect.stringMatching(/^pods: .*410.*Expired.*too old resource version/)]);
     expect(relisted.pods.map((p) => p.name).sort()).toEqual(['p1', 'p2']);
     api.mode.pods = 'events';
     await cluster.load();
