@@ -49,7 +49,11 @@ export function createExtender(options: ExtenderHandlerOptions = {}): Extender {
 
 /** The extender behind an internal ALB (Lambda target, multi-value headers off). */
 export function createExtenderHandler(options: ExtenderHandlerOptions = {}): (event: ALBEvent) => Promise<ALBResult> {
-  const { route, telemetry } = createExtender(options);
+  return albHandlerOf(createExtender(options));
+}
+
+/** The ALB handler of an extender built beforehand (handler.ts warms it at INIT first). */
+export function albHandlerOf({ route, telemetry }: Extender): (event: ALBEvent) => Promise<ALBResult> {
   return instrumentHandler(telemetry, async (event: ALBEvent) => {
     try {
       return toAlbResult(await route(routerRequestOf(event)));

@@ -1,4 +1,9 @@
-import { createExtenderHandler } from './extender-handler';
+import { albHandlerOf, createExtender } from './extender-handler';
+import { warmAtInit } from './init-warmup';
+
+const extender = createExtender();
+// With provisioned concurrency the first listing of the cluster happens here, before any request (init-warmup.ts).
+await warmAtInit(extender, process.env);
 
 /** Lambda entry point behind the internal ALB; the cluster cache and EKS token live as long as the container. */
-export const handler = createExtenderHandler();
+export const handler = albHandlerOf(extender);

@@ -65,7 +65,8 @@ export class ExtenderEndpoint extends Construct {
         : { protocol: elbv2.ApplicationProtocol.HTTP }),
     });
     // With provisioned concurrency the ALB invokes a `live` alias of the
-    // current version, kept warm; otherwise the function itself.
+    // current version, kept warm (its INIT already listed the cluster:
+    // lambdas/extender/init-warmup.ts); otherwise the function itself.
     const invoked =
       config.provisionedConcurrency > 0
         ? new lambda.Alias(this, 'LiveAlias', {
