@@ -140,3 +140,33 @@ describe('Fragmentation score (FGD)', () => {
     expect(plainScores.untouched).toBe(plainScores['gpu-full']);
   });
 });
+
+describe('Fragmentation lookahead (the filled-device view)', () => {
+  // Shares of 320, 470 and 810 and whole GPUs (twice as frequent).
+  const shapes = [
+    { cpuMilli: 1000, gpuCount: 1, gpuMilli: 320, weight: 1 },
+    { cpuMilli: 1000, gpuCount: 1, gpuMilli: 470, weight: 1 },
+    { cpuMilli: 1000, gpuCount: 1, gpuMilli: 810, weight: 1 },
+    { cpuMilli: 1000, gpuCount: 1, gpuMilli: 1000, weight: 2 },
+  ];
+  const nodes = () => [nodeWithFree('tight', [350]), nodeWithFree('roomy', [700])];
+  const share = pod({ gpuCount: 1, gpuMilli: 320 });
+
+  it('FGD alone takes the tight fit; the filled-device view sees that 700 would likely get a 470 and strand 230, and 380 still takes a 320', () => {
+    const fgd = scoresOf(createFragmentationScore({ shapes, lookahead: 0 }), nodes(), share);
+    expect(fgd.tight).toBeGreaterThan(fgd.roomy ?? 100);
+    const filled = scoresOf(createFragmentationScore({ shapes, lookahead: 1 }), nodes(), share);
+    expect(filled.roomy).toBeGreaterThan(filled.tight ?? 100);
+  });
+
+  it('defaults to the even blend of the two views', () => {
+    const blend = scoresOf(createFragmentationScore({ shapes, lookahead: 0.5 }), nodes(), share);
+    expect(scoresOf(createFragmentationScore({ shapes }), nodes(), share)).toEqual(blend);
+    expect(scoresOf(createFragmentationScore({ shapes, lookahead: 0 }), nodes(), share)).not.toEqual(blend);
+  });
+
+  it('rejects a weight outside 0..1', () => {
+    expect(() => createFragmentationScore({ lookahead: 1.5 })).toThrow(/lookahead must be in 0\.\.1/);
+    expect(() => createFragmentationScore({ lookahead: Number.NaN })).toThrow(RangeError);
+  });
+});
