@@ -14,13 +14,17 @@ import { PAPER_POLICY, parsePublishedCsv, workloadKey } from './published-result
 import type { SeedResult } from './trace-job';
 import { MAX_PERCENT } from './trace-job';
 import type { PolicyName } from './trace-policies';
-import { DEFAULT_POLICIES, isPolicyName, POLICIES } from './trace-policies';
+import { ABLATION_NAMES, ABLATIONS, DEFAULT_POLICIES, isPolicyName, POLICIES } from './trace-policies';
 import type { PolicyResult } from './trace-report';
-import { formatTable, renderSvg, sampleSd, toJson } from './trace-report';
+import { formatAblationTable, formatTable, renderSvg, sampleSd, toJson } from './trace-report';
 import type { TieBreak } from './trace-simulation';
 import type { WorkerJob } from './trace-worker';
 import { defineCli, isEntryPoint, readCommandLine, UsageError, type CliValues } from '../../lambdas/common/command-line';
-import { errorStack } from '../../lambdas/common/error-message';
+import { errorMessage, errorStack } from '../../lambdas/common/error-message';
+import { createRng } from './seeded-rng';
+import { parsePodCsv } from './trace-csv';
+import { generateVariant, parseVariantName, toPodCsv } from './trace-variants';
+import type { VariantSpec } from './trace-variants';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../..');
@@ -49,6 +53,7 @@ export const TRACE_CLI = defineCli({
     json: { type: 'boolean', description: 'print {policy: {alloc100, alloc130}} (percent) and nothing else on stdout' },
     plot: { type: 'string', value: 'file', description: 'the SVG plot of allocation vs arrived workload (default .bench-out/trace/<workload>.svg)' },
     workers: { type: 'string', value: 'n', description: 'worker threads running seeds (default: the number of CPUs)' },
+    ablation: { type: 'boolean', description: 'add extender and each of its ablations (one design choice of the default profile undone) to the policies, with a table of what each choice is worth' },
     'tie-break': { type: 'string', value: 'order|random', description: 'among equal scores: the first node (order, default) or a fresh uniform pick (random)' },
   },
   examples: [
@@ -56,6 +61,8 @@ export const TRACE_CLI = defineCli({
     'npm run bench:trace -- --pods gpuspec33                 # the GPU-model-constrained trace',
     'npm run bench:trace -- --seeds 3 --policy bestfit,default --json',
     'npm run bench:trace -- --pods default,gpuspec33 --policy fgd,default   # several workloads in one run',
+    'npm run bench:trace -- --pods default,gpuspec33 --ablation             # what each design choice of the default profile is worth',
+    'npm run bench:trace -- --pods gen-cpu250,gen-share80,gen-multigpu30 --policy fgd,extender   # held-out variants generated from the default list',
   ],
 });
 
@@ -90,9 +97,31 @@ function resolveTraceFile(text: string | undefined, dataDir: string, fallback: s
   return path.resolve(text);
 }
 
+function parseVariantSpec(name: string): VariantSpec | undefined {
+  try {
+    return parseVariantName(name);
+  } catch (error) {
+    throw new UsageError(errorMessage(error));
+  }
+}
+
+/** Seed of the held-out variants: fixed, and not one of the run seeds, so a variant is the same file on every run. */
+const VARIANT_SEED = 2023;
+
+/** Writes the `gen-…` variant of the source list under .bench-out/trace/generated and returns its path. */
+function writeVariant(name: string, sourcePath: string): string {
+  const spec = parseVariantSpec(name) as VariantSpec;
+  const pods = generateVariant(parsePodCsv(readFileSync(sourcePath, 'utf8'), sourcePath), spec, createRng(VARIANT_SEED));
+  const file = path.join(repoRoot, '.bench-out', 'trace', 'generated', `${name}.csv`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, toPodCsv(pods));
+  return file;
+}
+
 function readOptions(values: CliValues<typeof TRACE_CLI.options>): Options {
   // Flags first: a wrong flag is reported as such even where the trace is missing.
-  const policies = (values.policy ?? DEFAULT_POLICIES.join(',')).split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const named = (values.policy ?? (values.ablation ? '' : DEFAULT_POLICIES.join(','))).split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const policies = values.ablation ? [...new Set([...named, 'extender', ...ABLATION_NAMES])] : named;
   const unknown = policies.filter((p) => !isPolicyName(p));
   if (unknown.length > 0 || policies.length === 0) throw new UsageError(`unknown policy ${unknown.join(', ')}; choose from ${POLICIES.join(', ')}`);
   const tieBreak = values['tie-break'] ?? 'order';
@@ -106,10 +135,11 @@ function readOptions(values: CliValues<typeof TRACE_CLI.options>): Options {
     .split(',')
     .map((p) => p.trim())
     .filter((p) => p !== '')
-    .map((p) => resolveTraceFile(p, dataDir, 'openb_pod_list_default.csv', 'openb_pod_list_'));
+    .map((p) => (parseVariantSpec(p) === undefined ? resolveTraceFile(p, dataDir, 'openb_pod_list_default.csv', 'openb_pod_list_') : p));
   if (podsPaths.length === 0) throw new UsageError('--pods names no pod list');
   if (values.plot !== undefined && podsPaths.length > 1) throw new UsageError('--plot takes one file: use it with one --pods workload (each workload gets its own plot by default)');
-  for (const [what, file] of [['node list', nodesPath], ...podsPaths.map((p) => ['pod list', p] as const)] as const) {
+  const sourcePath = path.join(dataDir, 'openb_pod_list_default.csv');
+  for (const [what, file] of [['node list', nodesPath], ...podsPaths.map((p) => [parseVariantSpec(p) === undefined ? 'pod list' : 'pod list (the source of gen- variants)', parseVariantSpec(p) === undefined ? p : sourcePath] as const)] as const) {
     if (!existsSync(file)) {
       throw new UsageError(
         `trace ${what} not found: ${file}\n` +
@@ -120,7 +150,7 @@ function readOptions(values: CliValues<typeof TRACE_CLI.options>): Options {
   }
   return {
     nodesPath,
-    workloads: podsPaths.map((podsPath) => ({
+    workloads: podsPaths.map((name) => (parseVariantSpec(name) === undefined ? name : writeVariant(name, sourcePath))).map((podsPath) => ({
       podsPath,
       publishedPath: path.join(path.dirname(podsPath), 'published_alloc_summary.csv'),
       plotPath: path.resolve(values.plot ?? path.join(repoRoot, '.bench-out', 'trace', `${workloadKey(podsPath)}.svg`)),
@@ -170,6 +200,7 @@ async function runJobs(options: Options, podsPath: string, workerFile: string, j
 }
 
 function aggregate(policy: PolicyName, results: readonly SeedResult[]): PolicyResult {
+  const at130BySeed = results.flatMap((r) => r.checkpoints.filter(([p]) => p === MAX_PERCENT).map(([, v]) => v));
   const sums = new Float64Array(MAX_PERCENT + 1);
   const counts = new Uint16Array(MAX_PERCENT + 1);
   for (const r of results) {
@@ -183,7 +214,8 @@ function aggregate(policy: PolicyName, results: readonly SeedResult[]): PolicyRe
     seeds: results.length,
     curve: Array.from(sums, (s, i) => ((counts[i] ?? 0) === 0 ? Number.NaN : s / (counts[i] ?? 1))),
     secondsPerSeed: results.reduce((sum, r) => sum + r.seconds, 0) / Math.max(1, results.length),
-    sd130: sampleSd(results.flatMap((r) => r.checkpoints.filter(([p]) => p === MAX_PERCENT).map(([, v]) => v))),
+    sd130: sampleSd(at130BySeed),
+    at130BySeed,
   };
 }
 
@@ -231,6 +263,7 @@ async function main(): Promise<void> {
     const published: PublishedRow[] = existsSync(workload.publishedPath) ? parsePublishedCsv(readFileSync(workload.publishedPath, 'utf8')) : [];
     process.stdout.write(`workload ${key}: ${options.seeds} seeds (${FIRST_SEED}..${FIRST_SEED + options.seeds - 1}), tie-break ${options.tieBreak}, ${options.workers} workers\n\n`);
     process.stdout.write(`${formatTable(results, published, key)}\n\n`);
+    if (results.some((r) => r.policy in ABLATIONS)) process.stdout.write(`${formatAblationTable(results, ABLATIONS)}\n\n`);
     process.stdout.write(`plot: ${workload.plotPath}\n\n`);
   }
   process.stdout.write(`wall time: ${wall.toFixed(1)} s\n`);

@@ -5,7 +5,7 @@ import { createRng } from './seeded-rng';
 import type { TraceNode, TracePod } from './trace-csv';
 import { parseNodeCsv, parsePodCsv } from './trace-csv';
 import type { PolicyName } from './trace-policies';
-import { createPolicyProfile, runsThroughKubeScheduler } from './trace-policies';
+import { createPolicyProfile, deployedPathOf } from './trace-policies';
 import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
 import type { TieBreak } from './trace-simulation';
 import { runTrace } from './trace-simulation';
@@ -51,7 +51,8 @@ export function runSeed(input: TraceInput, policy: PolicyName, seed: number, tie
   const rng = createRng(seed);
   const arrivals = buildArrivalSequence(input.pods, rng, { targetRatio: TARGET_RATIO, capacityGpuMilli: input.capacityGpuMilli });
   const profile = createPolicyProfile(policy, { random: rng.next, shapes: input.shapes });
-  const kubeScheduler = runsThroughKubeScheduler(policy) ? { extenderWeight: APP_CONFIG_DEFAULTS.scheduler.extender.weight } : undefined;
+  const deployed = deployedPathOf(policy);
+  const kubeScheduler = deployed === undefined ? undefined : { extenderWeight: APP_CONFIG_DEFAULTS.scheduler.extender.weight, ...deployed };
   const result = runTrace(input.nodes, arrivals, profile, rng, MAX_PERCENT, tieBreak, kubeScheduler);
   return {
     policy,

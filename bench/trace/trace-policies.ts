@@ -1,5 +1,6 @@
 import type { Profile } from '../../lambdas/scheduling/profile';
 import { Profile as ProfileClass } from '../../lambdas/scheduling/profile';
+import type { ProfileOptions } from '../../lambdas/scheduling/profiles';
 import { createSimulatorProfile } from '../../lambdas/scheduling/profiles';
 import { gpuFit } from '../../lambdas/scheduling/plugins/gpu-fit';
 import { nodeResourcesFit } from '../../lambdas/scheduling/plugins/node-resources-fit';
@@ -10,18 +11,63 @@ import { createRandomPlacement } from '../../lambdas/scheduling/plugins/random-d
 import { createFragmentationScore } from '../../lambdas/scheduling/plugins/fragmentation';
 import type { WorkloadShape } from '../../lambdas/scheduling/plugins/workload-shapes';
 
-export const POLICIES = ['random', 'spread', 'bestfit', 'packing', 'fgd', 'default', 'extender'] as const;
+/**
+ * Ablations: the default profile on the deployed path with one design choice
+ * undone (`--ablation` runs them all beside `extender`; docs/simulator.md).
+ */
+export const ABLATIONS = {
+  'extender-fgd-view': 'Fragmentation lookahead 0: FGD\'s next-pod view alone (the default before issue 18)',
+  'extender-filled-view': 'Fragmentation lookahead 1: the filled-device view alone',
+  'extender-given-shapes': 'the trace\'s typical shapes given in advance (all pods, as the paper\'s FGD) instead of learned from bound GPU pods',
+  'extender-no-prior': 'no 1/2/4/8-GPU prior for the first pod',
+  'extender-gpu-fit': 'GpuScore\'s "free GPUs just above the request" back (fit weight 0.7)',
+  'extender-packing': 'GpuPacking weight 1',
+  'extender-random-ties': 'kube-scheduler\'s random pick among equal totals (no single node at the top level)',
+  'extender-all-nodes': 'percentageOfNodesToScore 100 instead of kube-scheduler\'s adaptive default',
+} as const;
+export type AblationName = keyof typeof ABLATIONS;
+export const ABLATION_NAMES = Object.keys(ABLATIONS) as AblationName[];
+
+export const POLICIES = ['random', 'spread', 'bestfit', 'packing', 'fgd', 'default', 'extender', ...ABLATION_NAMES] as const;
 export type PolicyName = (typeof POLICIES)[number];
 export const DEFAULT_POLICIES: readonly PolicyName[] = ['random', 'spread', 'bestfit', 'packing', 'default'];
 
+/** How the deployed path is run: percentageOfNodesToScore (0 = adaptive) and whether one node keeps the top level. */
+export interface DeployedPathOptions {
+  readonly percentageOfNodesToScore: number;
+  readonly stableTopLevel: boolean;
+}
+
 /**
- * `extender` is the default profile on the path the cluster runs it
- * (runTrace's kube-scheduler path: percentageOfNodesToScore sampling, the
- * extender's integer levels × the deployed weight, random ties); every other
- * policy is scored continuously over all nodes, as the paper's simulator does.
+ * `extender` and its ablations run the default profile on the path the
+ * cluster runs it (runTrace's kube-scheduler path: percentageOfNodesToScore
+ * sampling, the extender's integer levels × the deployed weight, random
+ * ties); every other policy is scored continuously over all nodes, as the
+ * paper's simulator does. Undefined for those.
  */
-export function runsThroughKubeScheduler(policy: PolicyName): boolean {
-  return policy === 'extender';
+export function deployedPathOf(policy: PolicyName): DeployedPathOptions | undefined {
+  if (policy !== 'extender' && !(policy in ABLATIONS)) return undefined;
+  return { percentageOfNodesToScore: policy === 'extender-all-nodes' ? 100 : 0, stableTopLevel: policy !== 'extender-random-ties' };
+}
+
+/** The profile options an ablation changes (empty for `extender` and the path-only ablations). */
+function ablationOptions(policy: PolicyName, context: PolicyContext): ProfileOptions {
+  switch (policy) {
+    case 'extender-fgd-view':
+      return { fragmentation: { lookahead: 0 } };
+    case 'extender-filled-view':
+      return { fragmentation: { lookahead: 1 } };
+    case 'extender-given-shapes':
+      return { fragmentation: { shapes: context.shapes } };
+    case 'extender-no-prior':
+      return { fragmentation: { priorUntilPods: 0 } };
+    case 'extender-gpu-fit':
+      return { gpuScore: { fitWeight: 0.7, utilizationWeight: 0.3 } };
+    case 'extender-packing':
+      return { weights: { GpuPacking: 1 } };
+    default:
+      return {};
+  }
 }
 
 export function isPolicyName(name: string): name is PolicyName {
@@ -51,7 +97,8 @@ export function createPolicyProfile(policy: PolicyName, context: PolicyContext):
     case 'fgd':
       return new ProfileClass({ name: policy, filters: FILTERS, scorers: [{ plugin: createFragmentationScore({ shapes: context.shapes }), weight: 1 }] });
     case 'default':
-    case 'extender':
       return createSimulatorProfile();
+    default:
+      return createSimulatorProfile(ablationOptions(policy, context));
   }
 }

@@ -11,6 +11,8 @@ export interface PolicyResult {
   readonly secondsPerSeed: number;
   /** Sample standard deviation over seeds of allocation at 130 % arrived; NaN with fewer than 2 seeds. */
   readonly sd130?: number;
+  /** Allocation at 130 % arrived of each seed, in seed order (for paired differences between policies). */
+  readonly at130BySeed?: readonly number[];
 }
 
 /** Sample standard deviation; NaN for fewer than two values. */
@@ -64,6 +66,35 @@ export function formatTable(results: readonly PolicyResult[], published: readonl
   }
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => (row[c] ?? '').length)));
   return rows.map((row) => row.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join('  ').trimEnd()).join('\n');
+}
+
+/**
+ * What each design choice is worth: each ablation against `extender` (the
+ * shipped profile on the deployed path), as the mean of the per-seed
+ * differences at 130 % (every policy sees the same arrivals for a seed, so
+ * pairing removes most of the seed-to-seed spread) ± its standard error.
+ */
+export function formatAblationTable(results: readonly PolicyResult[], ablations: Readonly<Record<string, string>>): string {
+  const shipped = results.find((r) => r.policy === 'extender');
+  const rows: string[][] = [['ablation', 'what it undoes', 'alloc@130%', 'Δ vs extender (paired, ± se)']];
+  if (shipped !== undefined) rows.push(['extender', 'nothing: the shipped default profile on the deployed path', fmt(valueAt(shipped, 130)), '']);
+  for (const r of results) {
+    const change = ablations[r.policy];
+    if (change === undefined) continue;
+    rows.push([r.policy, change, fmt(valueAt(r, 130)), shipped === undefined ? '' : pairedDifference(r.at130BySeed ?? [], shipped.at130BySeed ?? [])]);
+  }
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => (row[c] ?? '').length)));
+  return rows.map((row) => row.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join('  ').trimEnd()).join('\n');
+}
+
+/** Mean of a[i] − b[i] ± its standard error, e.g. "−0.42 ± 0.05"; '-' when the seeds do not pair up. */
+export function pairedDifference(a: readonly number[], b: readonly number[]): string {
+  if (a.length === 0 || a.length !== b.length) return '-';
+  const diffs = a.map((v, i) => v - (b[i] as number));
+  const mean = diffs.reduce((sum, d) => sum + d, 0) / diffs.length;
+  const sd = sampleSd(diffs);
+  const se = Number.isNaN(sd) ? '' : ` ± ${(sd / Math.sqrt(diffs.length)).toFixed(2)}`;
+  return `${mean >= 0 ? '+' : ''}${mean.toFixed(2)}${se}`;
 }
 
 const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2'];

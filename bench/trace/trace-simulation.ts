@@ -83,6 +83,13 @@ export interface KubeSchedulerPath {
   readonly extenderWeight: number;
   /** percentageOfNodesToScore; 0 = kube-scheduler's adaptive default. */
   readonly percentageOfNodesToScore?: number;
+  /**
+   * The extender leaves the top level to one node (toExtenderScores with
+   * names), as deployed; false replays kube-scheduler's random pick among
+   * the nodes at the top (the ablation).
+   * @default true
+   */
+  readonly stableTopLevel?: boolean;
 }
 
 /**
@@ -131,7 +138,7 @@ export function runTrace(
       }
       nextStartNodeIndex = (nextStartNodeIndex + processed) % infos.length;
       const feasible = inTree.filter((candidate) => profile.filterNode(state, candidate).ok);
-      node = feasible.length === 0 ? undefined : pickBest(feasible, kubeSchedulerTotals(profile.score(state, feasible), feasible, kubeScheduler.extenderWeight), rng);
+      node = feasible.length === 0 ? undefined : pickBest(feasible, kubeSchedulerTotals(profile.score(state, feasible), feasible, kubeScheduler), rng);
     }
     if (node === undefined) {
       unschedulable++;
@@ -165,9 +172,9 @@ function quickFit(pod: PodRequirements, node: NodeInfo): boolean {
  * inter-pod affinity, topology spread, taints) are equal on every trace node,
  * so they add nothing that varies.
  */
-function kubeSchedulerTotals(scores: Float64Array, nodes: readonly NodeInfo[], extenderWeight: number): Float64Array {
-  const levels = toExtenderScores(scores, nodes.map((n) => n.name));
-  return Float64Array.from(levels, (level) => level * extenderWeight * 10);
+function kubeSchedulerTotals(scores: Float64Array, nodes: readonly NodeInfo[], path: KubeSchedulerPath): Float64Array {
+  const levels = path.stableTopLevel === false ? toExtenderScores(scores) : toExtenderScores(scores, nodes.map((n) => n.name));
+  return Float64Array.from(levels, (level) => level * path.extenderWeight * 10);
 }
 
 /** Highest score; ties go to the earliest node, or, given an rng, to a uniform pick (reservoir sampling). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parsePublishedCsv, workloadKey } from '../../../../bench/trace/published-results';
 import type { PolicyResult } from '../../../../bench/trace/trace-report';
-import { formatTable, renderSvg, sampleSd, toJson } from '../../../../bench/trace/trace-report';
+import { formatAblationTable, formatTable, pairedDifference, renderSvg, sampleSd, toJson } from '../../../../bench/trace/trace-report';
 
 const curve = (at100: number, at130: number) => Array.from({ length: 131 }, (_, p) => (p === 100 ? at100 : p === 130 ? at130 : p < 100 ? p * 0.9 : Number.NaN));
 const results: PolicyResult[] = [
@@ -25,6 +25,21 @@ describe('trace report', () => {
     expect(sampleSd([1, 2, 3])).toBeCloseTo(1, 12);
     expect(sampleSd([5])).toBeNaN();
     expect(table).toMatch(/\(paper FGD\)\s+10\s+FGD\s+95\.23\s+95\.39/);
+  });
+
+  it('the ablation table gives each ablation its paired difference against extender, with the change it makes', () => {
+    const ablated: PolicyResult[] = [
+      { policy: 'extender', seeds: 3, curve: curve(90, 95.5), secondsPerSeed: 5, at130BySeed: [95.4, 95.5, 95.6] },
+      { policy: 'extender-packing', seeds: 3, curve: curve(90, 94.4), secondsPerSeed: 5, at130BySeed: [94.2, 94.5, 94.5] },
+      { policy: 'bestfit', seeds: 3, curve: curve(90, 93), secondsPerSeed: 1 },
+    ];
+    const table = formatAblationTable(ablated, { 'extender-packing': 'GpuPacking weight 1' });
+    // Differences −1.2, −1.0, −1.1: mean −1.10, sd 0.1, se 0.1/√3.
+    expect(table).toMatch(/extender-packing\s+GpuPacking weight 1\s+94\.40\s+-1\.10 ± 0\.06/);
+    expect(table).toMatch(/^extender\s+nothing/m);
+    expect(table).not.toMatch(/bestfit/);
+    expect(pairedDifference([1, 2], [1])).toBe('-');
+    expect(pairedDifference([2], [1])).toBe('+1.00');
   });
 
   it('the SVG draws one line per policy with a legend', () => {
