@@ -95,7 +95,7 @@ export function createPolicyProfile(policy: PolicyName, context: PolicyContext):
     case 'packing':
       return new ProfileClass({ name: policy, filters: FILTERS, scorers: [{ plugin: gpuSharePacking, weight: 1 }] });
     case 'fgd':
-      return new ProfileClass({ name: policy, filters: FILTERS, scorers: [{ plugin: createFragmentationScore({ shapes: context.shapes }), weight: 1 }] });
+      return new ProfileClass({ name: policy, filters: FILTERS, scorers: [{ plugin: createFragmentationScore({ shapes: context.shapes, lookahead: 0 }), weight: 1 }] });
     case 'default':
       return createSimulatorProfile();
     default:

@@ -42,9 +42,11 @@ export interface FragmentationOptions {
    */
   readonly priorUntilPods?: number;
   /**
-   * Weight of the filled-device view of stranded GPU (fillWasteTable: what a
-   * device's free share leaves once typical pods have filled it) against
-   * FGD's next-pod view (1 − this). 0 is the paper's FGD.
+   * Weight of the filled-node view of stranded GPU against FGD's next-pod
+   * view (1 − this). The filled-node view: what each device's free share
+   * leaves once fitting typical pods have filled it (fillWasteTable), plus
+   * the GPU those pods could take but the node's CPU left cannot feed (at
+   * the fitting mix's CPU per GPU). 0 is the paper's FGD.
    * @default LOOKAHEAD_WEIGHT (0.5)
    */
   readonly lookahead?: number;
@@ -53,10 +55,12 @@ export interface FragmentationOptions {
 /**
  * The two views of stranded GPU weigh the same: FGD's (does the next typical
  * pod fit?) knows that a share only a rare shape fits is at risk; the
- * filled-device view knows that a share the next pod fits may still leave an
- * unusable rest. Either alone strands more on the openb trace than both
+ * filled-node view knows that a share the next pod fits may still leave an
+ * unusable rest, and that GPUs strand when the node's CPU runs out first
+ * (a third of what FGD leaves stranded on the openb trace sits on nodes
+ * with under 2 cores left). Either view alone strands more than both
  * (docs/simulator.md, ablation); 0.5 is the even blend, not a fitted value:
- * it was the only blend tried before the held-out check.
+ * it is the only blend that was run before the held-out check.
  */
 export const LOOKAHEAD_WEIGHT = 0.5;
 
@@ -88,6 +92,7 @@ interface ShapeGroup {
   readonly modelTokens: readonly (readonly string[])[] | undefined;
   readonly cpus: Float64Array;
   readonly cumulative: Float64Array;
+  readonly cumulativeCpu: Float64Array;
 }
 
 /**
@@ -97,6 +102,10 @@ interface ShapeGroup {
  * free, or too little CPU) all its free GPU counts as fragment; for a shape
  * it can host, only the devices too small for it do. Weighted by frequency:
  *   frag = free − Σ_hostable weight × (free on devices ≥ the shape's share).
+ * With a lookahead weight λ the score's measure is
+ *   (1 − λ) × frag + λ × (Σ_devices fillWaste(free) + GPU the CPU cannot feed),
+ * the filled-node view (see FragmentationOptions.lookahead); the outcome
+ * metrics keep the paper's frag (λ = 0, createStrandedMeasure).
  */
 class FragmentationModel {
   private readonly groups: readonly ShapeGroup[];
@@ -126,12 +135,16 @@ class FragmentationModel {
       const cumulative = new Float64Array(entries.length);
       let running = 0;
       entries.forEach((e, i) => (cumulative[i] = running += e.weight));
+      const cumulativeCpu = new Float64Array(entries.length);
+      let runningCpu = 0;
+      entries.forEach((e, i) => (cumulativeCpu[i] = runningCpu += e.weight * e.cpu));
       return {
         milli: Math.min(shape.gpuMilli, GPU_MILLI),
         count: shape.gpuCount,
         modelTokens: shape.gpuModels && shape.gpuModels.length > 0 ? shape.gpuModels.map(modelTokens) : undefined,
         cpus: Float64Array.from(entries, (e) => e.cpu),
         cumulative,
+        cumulativeCpu,
       };
     });
   }
@@ -149,7 +162,7 @@ class FragmentationModel {
   }
 
   fragment(devices: ArrayLike<number>, cpuLeft: number, groups: readonly ShapeGroup[], wholeWeight: number): number {
-    return this.fragmentWith(devices, groups, this.weightsFor(groups, cpuLeft, new Float64Array(groups.length)), wholeWeight);
+    return this.fragmentWith(devices, groups, this.weightsFor(groups, cpuLeft, new Float64Array(groups.length)), wholeWeight, cpuLeft);
   }
 
   /** Each group's weight that fits in cpuLeft, written into `into` (parallel to groups). */
@@ -164,7 +177,7 @@ class FragmentationModel {
    * devices, and one GPU when the node is in use): SHARED_GPU_WHOLE_WEIGHT on
    * shared nodes, else 0.
    */
-  fragmentWith(devices: ArrayLike<number>, groups: readonly ShapeGroup[], weights: Float64Array, wholeWeight: number): number {
+  fragmentWith(devices: ArrayLike<number>, groups: readonly ShapeGroup[], weights: Float64Array, wholeWeight: number, cpuLeft: number): number {
     let free = 0;
     let partial = 0;
     for (let i = 0; i < devices.length; i++) {
@@ -179,6 +192,8 @@ class FragmentationModel {
     }
     let items = 0;
     let usable = 0;
+    let cpuOfMix = 0;
+    let gpuOfMix = 0;
     for (let g = 0; g < groups.length; g++) {
       const weight = weights[g] ?? 0;
       if (weight === 0) continue;
@@ -197,6 +212,8 @@ class FragmentationModel {
         if (this.lookahead > 0) {
           this.itemMillis[items] = group.milli;
           this.itemWeights[items++] = weight;
+          cpuOfMix += cpuUpTo(group, cpuLeft);
+          gpuOfMix += weight * group.milli * group.count;
         }
       }
     }
@@ -205,7 +222,19 @@ class FragmentationModel {
     if (this.lookahead > 0) {
       const table = this.fillWaste.tableFor(this.itemMillis, this.itemWeights, items);
       let waste = 0;
-      for (let i = 0; i < devices.length; i++) waste += table[Math.min(devices[i] ?? 0, GPU_MILLI)] ?? 0;
+      let fillable = 0;
+      for (let i = 0; i < devices.length; i++) {
+        const d = Math.min(devices[i] ?? 0, GPU_MILLI);
+        const w = table[d] ?? 0;
+        waste += w;
+        fillable += d - w;
+      }
+      // The node's CPU runs out first when the fitting pods' CPU for what the
+      // devices can still take exceeds what is left: the rest of the GPU stays idle.
+      if (cpuOfMix > 0 && gpuOfMix > 0) {
+        const absorbable = cpuLeft / (cpuOfMix / gpuOfMix);
+        if (fillable > absorbable) waste += fillable - absorbable;
+      }
       fragment = (1 - this.lookahead) * fragment + this.lookahead * waste;
     }
     return fragment + wholeWeight * (partial + inUse);
@@ -217,9 +246,9 @@ function wholeWeightOf(node: NodeInfo): number {
   return node.gpuSharing === undefined ? 0 : SHARED_GPU_WHOLE_WEIGHT;
 }
 
-/** Total weight of the group's shapes whose CPU fits in cpuLeft. */
-function weightUpTo(group: ShapeGroup, cpuLeft: number): number {
-  const { cpus, cumulative } = group;
+/** How many of the group's shapes (sorted by CPU) fit in cpuLeft. */
+function fittingEntries(group: ShapeGroup, cpuLeft: number): number {
+  const { cpus } = group;
   let lo = 0;
   let hi = cpus.length;
   while (lo < hi) {
@@ -227,7 +256,19 @@ function weightUpTo(group: ShapeGroup, cpuLeft: number): number {
     if ((cpus[mid] ?? 0) <= cpuLeft) lo = mid + 1;
     else hi = mid;
   }
-  return lo === 0 ? 0 : (cumulative[lo - 1] ?? 0);
+  return lo;
+}
+
+/** Total weight of the group's shapes whose CPU fits in cpuLeft. */
+function weightUpTo(group: ShapeGroup, cpuLeft: number): number {
+  const n = fittingEntries(group, cpuLeft);
+  return n === 0 ? 0 : (group.cumulative[n - 1] ?? 0);
+}
+
+/** Σ weight × CPU of the group's shapes whose CPU fits in cpuLeft. */
+function cpuUpTo(group: ShapeGroup, cpuLeft: number): number {
+  const n = fittingEntries(group, cpuLeft);
+  return n === 0 ? 0 : (group.cumulativeCpu[n - 1] ?? 0);
 }
 
 /**
@@ -380,7 +421,7 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
         // Devices with the same free share give the same node state: the first one stands for all.
         if (free < gpuMilli || devices.indexOf(free) < i) continue;
         after[i] = free - gpuMilli;
-        const score = toScore(memo.before - model.fragmentWith(after, groups, weightsAfter, wholeWeight));
+        const score = toScore(memo.before - model.fragmentWith(after, groups, weightsAfter, wholeWeight, cpuAfter));
         after[i] = free;
         if (best.device < 0 || score > best.score) best = { score, device: i };
       }
@@ -395,7 +436,7 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
         }
       }
     }
-    return { score: toScore(memo.before - model.fragmentWith(after, groups, weightsAfter, wholeWeight)), device: -1 };
+    return { score: toScore(memo.before - model.fragmentWith(after, groups, weightsAfter, wholeWeight, cpuAfter)), device: -1 };
   };
 
   // The model and the pod's key, resolved once per cycle (PreScore) instead of

@@ -159,6 +159,18 @@ describe('Fragmentation lookahead (the filled-device view)', () => {
     expect(filled.roomy).toBeGreaterThan(filled.tight ?? 100);
   });
 
+  it('counts the GPU a node cannot feed once its CPU runs out, where FGD sees no change', () => {
+    // Whole-GPU pods with 16 cores each. A CPU-only pod of 4 cores: the roomy node can still feed all four GPUs after it;
+    // the tight one (20 cores) could feed 1.25 GPUs' worth before and 1 after, so 250 milli more go idle there.
+    const hungry = [{ cpuMilli: 16_000, gpuCount: 1, gpuMilli: 1000, weight: 1 }];
+    const hosts = () => [nodeWithFree('roomy', [1000, 1000, 1000, 1000], { cpuMilli: 128_000 }), nodeWithFree('tight', [1000, 1000, 1000, 1000], { cpuMilli: 20_000 })];
+    const cpuPod = pod({ gpuCount: 0, cpuMilli: 4000 });
+    const fgd = scoresOf(createFragmentationScore({ shapes: hungry, lookahead: 0 }), hosts(), cpuPod);
+    expect(fgd.roomy).toBe(fgd.tight);
+    const filled = scoresOf(createFragmentationScore({ shapes: hungry, lookahead: 1 }), hosts(), cpuPod);
+    expect(filled.roomy).toBeGreaterThan(filled.tight ?? 100);
+  });
+
   it('defaults to the even blend of the two views', () => {
     const blend = scoresOf(createFragmentationScore({ shapes, lookahead: 0.5 }), nodes(), share);
     expect(scoresOf(createFragmentationScore({ shapes }), nodes(), share)).toEqual(blend);
