@@ -135,7 +135,7 @@ export const APP_CONFIG_DEFAULTS: AppConfigDefaults = {
     // kube-scheduler's leader calls the extender one request at a time; a
     // second instance starts only when a call outlives the scheduler's
     // httpTimeout (5 s) but not the Lambda timeout (10 s). 4 is twice that
-    // worst case, and caps the cluster re-lists at 4 per EXTENDER_CACHE_TTL.
+    // worst case, and caps the full cluster listings (one per new instance) and the watches at 4.
     reservedConcurrency: 4,
     provisionedConcurrency: 0,
     environment: {},

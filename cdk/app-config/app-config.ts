@@ -239,8 +239,9 @@ export interface ExtenderFunctionConfig extends FunctionConfig {
   readonly hostname: string | undefined;
   /**
    * Most extender instances at once (0 = no reservation: the account's unreserved pool, unbounded).
-   * Each warm instance lists every node and bound pod once per EXTENDER_CACHE_TTL while it serves,
-   * so this bounds the API-server load; kube-scheduler calls the extender serially, so a few suffice
+   * Each new instance lists every node and bound pod once, then reads only the changes (one watch
+   * per EXTENDER_CACHE_TTL while it serves), so this bounds the API-server load: the full listings
+   * and the watches of at most this many instances. kube-scheduler calls the extender serially, so a few suffice
    * and a request past the bound is throttled (503), which leaves the pod Pending until a retry.
    *
    * @default 4
