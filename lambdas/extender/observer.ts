@@ -18,7 +18,7 @@ export function telemetryObserver(telemetry: Telemetry): ExtenderObserver {
   const { logger } = telemetry;
   return {
     decision(verb, summary, durationMs) {
-      if (logger.enabled('INFO')) logger.info('extender decision', { verb, durationMs: round(durationMs), ...summary });
+      logger.info('extender decision', { verb, durationMs: round(durationMs), ...summary });
       telemetry.record(METRIC.extenderRequests, 1, { Verb: verb });
       telemetry.record(METRIC.extenderLatency, durationMs, { Verb: verb });
       for (const [reason, count] of Object.entries(summary.reasons) as [RejectionReason, number][]) {

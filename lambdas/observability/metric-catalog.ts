@@ -1,12 +1,11 @@
 /**
- * The one list of CloudWatch metrics the Lambdas emit (EMF lines, see
- * telemetry.ts) and the dashboard and alarms read. Both sides import it, and a test
+ * The one list of CloudWatch metrics the Lambdas emit (EMF through Powertools
+ * Metrics) and the dashboard and alarms read. Both sides import it, and a test
  * checks that every metric the CDK references is one a Lambda emits, so a
  * renamed metric cannot silently leave a dashboard widget empty.
  *
- * Every metric has the `service` dimension first (as Powertools Metrics,
- * which wrote them before, added it); `dimensions` lists the extra ones, in
- * the order they follow it.
+ * Powertools adds the `service` dimension to every metric; `dimensions` lists
+ * the extra ones, in the order they are added.
  */
 import { COST_RANGES } from '../reconciler/cost-ranges';
 import { SCHEDULING_REASON_CODES } from '../scheduling/failed-scheduling';

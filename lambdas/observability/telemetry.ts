@@ -1,8 +1,6 @@
-import type { Env } from '../env';
+import { Logger } from '@aws-lambda-powertools/logger';
 import type { MetricRecord } from './emf-documents';
 import { emfDocuments } from './emf-documents';
-import type { JsonLogger } from './json-logger';
-import { createJsonLogger, isTruthy } from './json-logger';
 import type { MetricDefinition, ServiceName } from './metric-catalog';
 import { METRICS_NAMESPACE } from './metric-catalog';
 
@@ -12,7 +10,7 @@ import { METRICS_NAMESPACE } from './metric-catalog';
  * dashboard can never drift from what is emitted.
  */
 export interface Telemetry {
-  readonly logger: JsonLogger;
+  readonly logger: Logger;
   /** Records a catalog metric; dimensions must be the ones the catalog declares. */
   record(metric: MetricDefinition, value: number, dimensions?: Readonly<Record<string, string>>): void;
   /** Publishes buffered metrics (once at the end of each invocation, see instrumentHandler); never throws. */
@@ -20,8 +18,6 @@ export interface Telemetry {
 }
 
 export interface TelemetryOptions {
-  /** @default process.env */
-  readonly env?: Env;
   /** Where each EMF document goes, one line each. @default process.stdout, where Lambda's log capture reads it */
   readonly write?: (line: string) => void;
   /** @default Date.now */
@@ -38,17 +34,15 @@ export interface TelemetryOptions {
  * dimensions.
  */
 export function createTelemetry(service: ServiceName, options: TelemetryOptions = {}): Telemetry {
-  const env = options.env ?? process.env;
-  const logger = createJsonLogger(service, { env });
+  const logger = new Logger({ serviceName: service });
   const write = options.write ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const now = options.now ?? Date.now;
-  const disabled = metricsDisabled(env);
   let buffered: MetricRecord[] = [];
   return {
     logger,
     record(metric, value, dimensions = {}) {
       assertCatalogDimensions(metric, dimensions);
-      if (!disabled) buffered.push({ name: metric.name, unit: metric.unit, value, dimensions: inCatalogOrder(metric, dimensions) });
+      buffered.push({ name: metric.name, unit: metric.unit, value, dimensions: inCatalogOrder(metric, dimensions) });
     },
     flush() {
       if (buffered.length === 0) return;
@@ -63,12 +57,6 @@ export function createTelemetry(service: ServiceName, options: TelemetryOptions 
       }
     },
   };
-}
-
-/** As Powertools Metrics: POWERTOOLS_METRICS_DISABLED when set, otherwise off in POWERTOOLS_DEV (local runs and tests). */
-function metricsDisabled(env: Env): boolean {
-  const flag = env.POWERTOOLS_METRICS_DISABLED;
-  return flag !== undefined ? isTruthy(flag) : isTruthy(env.POWERTOOLS_DEV);
 }
 
 /** The dimension set CloudWatch keys a metric by is an ordered list: keep the catalog's order whatever the caller's. */

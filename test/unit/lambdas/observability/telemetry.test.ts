@@ -118,21 +118,6 @@ describe('createTelemetry', () => {
     expect(emf[0]!.NodesLabeled).toBe(3);
   });
 
-  it('publishes nothing when metrics are disabled, as Powertools did: POWERTOOLS_METRICS_DISABLED, else POWERTOOLS_DEV', () => {
-    const written: string[] = [];
-    const publish = (env: Record<string, string>) => {
-      const telemetry = createTelemetry(SERVICE.labeler, { env, write: (line) => written.push(line) });
-      telemetry.record(METRIC.nodesLabeled, 1);
-      telemetry.flush();
-    };
-    publish({ POWERTOOLS_METRICS_DISABLED: 'true' });
-    publish({ POWERTOOLS_DEV: 'true' });
-    expect(written).toEqual([]);
-    publish({ POWERTOOLS_DEV: 'true', POWERTOOLS_METRICS_DISABLED: 'false' });
-    publish({});
-    expect(written).toHaveLength(2);
-  });
-
   it('refuses dimensions the catalog does not declare', () => {
     const telemetry = createTelemetry(SERVICE.extender);
     expect(() => telemetry.record(METRIC.extenderLatency, 1)).toThrow(/takes dimensions \[Verb\]/);
