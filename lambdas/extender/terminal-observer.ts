@@ -1,8 +1,7 @@
 // `npm run extender` on a terminal: one readable line per request. The
-// structured decision log and the EMF metric line (one per request, one more
-// per extra rejection reason) are CloudWatch's input and noise to a person;
-// Lambda and any local run whose stdout is not a terminal (a file, a pipe, a
-// test) keep them unchanged.
+// structured decision log and the EMF metric lines (three per request) are
+// CloudWatch's input and noise to a person; Lambda and any local run whose
+// stdout is not a terminal (a file, a pipe, a test) keep them unchanged.
 import type { ExtenderVerb } from '../observability/metric-catalog';
 import type { Telemetry } from '../observability/telemetry';
 import type { DecisionSummary } from './decision';

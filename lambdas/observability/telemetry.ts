@@ -1,6 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import type { MetricRecord } from './emf-documents';
-import { emfDocuments } from './emf-documents';
+import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { MetricDefinition, ServiceName } from './metric-catalog';
 import { METRICS_NAMESPACE } from './metric-catalog';
 
@@ -11,45 +10,41 @@ import { METRICS_NAMESPACE } from './metric-catalog';
  */
 export interface Telemetry {
   readonly logger: Logger;
+  readonly metrics: Metrics;
   /** Records a catalog metric; dimensions must be the ones the catalog declares. */
   record(metric: MetricDefinition, value: number, dimensions?: Readonly<Record<string, string>>): void;
   /** Publishes buffered metrics (once at the end of each invocation, see instrumentHandler); never throws. */
   flush(): void;
 }
 
-export interface TelemetryOptions {
-  /** Where each EMF document goes, one line each. @default process.stdout, where Lambda's log capture reads it */
-  readonly write?: (line: string) => void;
-  /** @default Date.now */
-  readonly now?: () => number;
-}
-
-/**
- * EMF documents are written here rather than through Powertools Metrics:
- * Powertools publishes a dimensioned metric as a document of its own
- * (`singleMetric`), and re-reads its configuration on every publish, which
- * was most of the extender's per-request observability cost (five documents
- * per filter + prioritize). emfDocuments packs an invocation into one
- * document wherever the format allows, with the same names, units and
- * dimensions.
- */
-export function createTelemetry(service: ServiceName, options: TelemetryOptions = {}): Telemetry {
+export function createTelemetry(service: ServiceName): Telemetry {
   const logger = new Logger({ serviceName: service });
-  const write = options.write ?? ((line: string) => void process.stdout.write(`${line}\n`));
-  const now = options.now ?? Date.now;
-  let buffered: MetricRecord[] = [];
+  const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: service, logger });
+  // One single-metric instance for every dimensioned record: singleMetric()
+  // builds a whole Metrics (with its own Console) per call, which was half of
+  // the extender's per-request cost. It publishes on addMetric and then clears
+  // its dimensions, so reusing it leaks nothing between records.
+  let single: Metrics | undefined;
   return {
     logger,
+    metrics,
     record(metric, value, dimensions = {}) {
       assertCatalogDimensions(metric, dimensions);
-      buffered.push({ name: metric.name, unit: metric.unit, value, dimensions: inCatalogOrder(metric, dimensions) });
+      if (Object.keys(dimensions).length === 0) {
+        metrics.addMetric(metric.name, metric.unit, value);
+        return;
+      }
+      // A dimensioned metric goes out on its own so its dimensions do not
+      // leak onto the other metrics of the invocation.
+      single ??= metrics.singleMetric();
+      single.addDimensions({ ...dimensions });
+      single.addMetric(metric.name, metric.unit, value);
     },
     flush() {
-      if (buffered.length === 0) return;
-      const records = buffered;
-      buffered = [];
+      // Dimensioned metrics were already written by their single-metric
+      // instance; publishing an empty buffer only logs a misleading warning.
       try {
-        for (const document of emfDocuments(METRICS_NAMESPACE, service, records, now())) write(JSON.stringify(document));
+        if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
       } catch (error) {
         // Metrics are best effort: never fail an invocation (or replace its
         // own error) over them.
@@ -57,13 +52,6 @@ export function createTelemetry(service: ServiceName, options: TelemetryOptions 
       }
     },
   };
-}
-
-/** The dimension set CloudWatch keys a metric by is an ordered list: keep the catalog's order whatever the caller's. */
-function inCatalogOrder(metric: MetricDefinition, dimensions: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
-  const names = Object.keys(metric.dimensions);
-  if (names.length < 2) return dimensions;
-  return Object.fromEntries(names.map((name) => [name, dimensions[name] as string]));
 }
 
 function assertCatalogDimensions(metric: MetricDefinition, dimensions: Readonly<Record<string, string>>): void {

@@ -57,12 +57,8 @@ describe('terminal output of npm run extender', () => {
 
   it('elsewhere (a file, a pipe, Lambda): the JSON decision log line and the EMF metrics, as the Lambda writes them', () => {
     const written: string[] = [];
-    const telemetry = createTelemetry(SERVICE.extender);
-    const observer = localServerObserver(false, telemetry, (line) => written.push(line));
-    const stdout = stdoutDuring(() => {
-      observer.decision('filter', SUMMARY, 6.9);
-      telemetry.flush();
-    }).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const observer = localServerObserver(false, createTelemetry(SERVICE.extender), (line) => written.push(line));
+    const stdout = stdoutDuring(() => observer.decision('filter', SUMMARY, 6.9)).map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(written).toEqual([]);
     expect(stdout.find((l) => l['message'] === 'extender decision')).toMatchObject({ verb: 'filter', pod: 'ml/llm-ft-0' });
     const metrics = stdout.filter((l) => '_aws' in l).flatMap((l) => Object.keys(l).filter((k) => ['ExtenderRequests', 'ExtenderLatency', 'NodesRejected'].includes(k)));

@@ -53,56 +53,24 @@ describe('createTelemetry', () => {
     expect(line.ExtenderLatency).toBe(12);
   });
 
-  it('publishes an invocation as one document: each metric under its own dimension set, values at the top level', () => {
-    capture = captureStdout();
-    const telemetry = createTelemetry(SERVICE.extender);
-    telemetry.record(METRIC.extenderRequests, 1, { Verb: 'filter' });
-    telemetry.record(METRIC.extenderLatency, 12, { Verb: 'filter' });
-    telemetry.record(METRIC.nodesRejected, 3, { Reason: 'InsufficientGpus' });
-    expect(capture.lines()).toEqual([]);
-    telemetry.flush();
-    const emf = emfLines(capture.lines());
-    expect(emf).toHaveLength(1);
-    const line = emf[0]!;
-    expect(line._aws.CloudWatchMetrics).toEqual([
-      { Namespace: METRICS_NAMESPACE, Dimensions: [['service', 'Verb']], Metrics: [{ Name: 'ExtenderRequests', Unit: 'Count' }, { Name: 'ExtenderLatency', Unit: 'Milliseconds' }] },
-      { Namespace: METRICS_NAMESPACE, Dimensions: [['service', 'Reason']], Metrics: [{ Name: 'NodesRejected', Unit: 'Count' }] },
-    ]);
-    expect(line).toMatchObject({ service: SERVICE.extender, Verb: 'filter', Reason: 'InsufficientGpus', ExtenderRequests: 1, ExtenderLatency: 12, NodesRejected: 3 });
-  });
-
-  it('opens another document only for a second value of a dimension or of a metric, and forgets what it flushed', () => {
+  it('gives each dimensioned record only its own dimensions, record after record', () => {
     capture = captureStdout();
     const telemetry = createTelemetry(SERVICE.extender);
     telemetry.record(METRIC.extenderLatency, 12, { Verb: 'filter' });
     telemetry.record(METRIC.nodesRejected, 3, { Reason: 'InsufficientGpus' });
-    telemetry.record(METRIC.nodesRejected, 2, { Reason: 'GpuModelMismatch' });
     telemetry.record(METRIC.extenderLatency, 7, { Verb: 'prioritize' });
-    telemetry.flush();
-    telemetry.record(METRIC.extenderLatency, 5, { Verb: 'preempt' });
-    telemetry.flush();
     const emf = emfLines(capture.lines());
-    expect(emf.map((l) => [l.Verb, l.ExtenderLatency, l.Reason, l.NodesRejected])).toEqual([
-      ['filter', 12, 'InsufficientGpus', 3],
-      ['prioritize', 7, 'GpuModelMismatch', 2],
-      ['preempt', 5, undefined, undefined],
+    expect(emf.map((l) => new Set(l._aws.CloudWatchMetrics[0]!.Dimensions[0]))).toEqual([
+      new Set(['service', 'Verb']),
+      new Set(['service', 'Reason']),
+      new Set(['service', 'Verb']),
     ]);
-    for (const line of emf) {
-      for (const directive of line._aws.CloudWatchMetrics) {
-        const dimensions = directive.Dimensions[0]!;
-        expect(directive.Metrics.every((m) => m.Name in line)).toBe(true);
-        expect(dimensions.every((d) => typeof line[d] === 'string')).toBe(true);
-      }
-    }
-  });
-
-  it('keeps the catalog order of dimensions whatever order they are given in', () => {
-    capture = captureStdout();
-    const telemetry = createTelemetry(SERVICE.reconciler);
-    telemetry.record(METRIC.gpusByModel, 4, { State: 'Idle', GpuModel: 'A100' });
-    telemetry.flush();
-    const directive = emfLines(capture.lines())[0]!._aws.CloudWatchMetrics[0]!;
-    expect(directive.Dimensions).toEqual([['service', 'GpuModel', 'State']]);
+    expect(emf.map((l) => [l.Verb, l.Reason, l.ExtenderLatency ?? l.NodesRejected])).toEqual([
+      ['filter', undefined, 12],
+      [undefined, 'InsufficientGpus', 3],
+      ['prioritize', undefined, 7],
+    ]);
+    expect(emf.every((l) => l.service === SERVICE.extender)).toBe(true);
   });
 
   it('buffers undimensioned metrics until flush and flushes nothing when empty', () => {
