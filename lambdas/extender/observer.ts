@@ -19,8 +19,13 @@ export function telemetryObserver(telemetry: Telemetry): ExtenderObserver {
   return {
     decision(verb, summary, durationMs) {
       logger.info('extender decision', { verb, durationMs: round(durationMs), ...summary });
-      telemetry.record(METRIC.extenderRequests, 1, { Verb: verb });
-      telemetry.record(METRIC.extenderLatency, durationMs, { Verb: verb });
+      telemetry.recordTogether(
+        [
+          [METRIC.extenderRequests, 1],
+          [METRIC.extenderLatency, durationMs],
+        ],
+        { Verb: verb },
+      );
       for (const [reason, count] of Object.entries(summary.reasons) as [RejectionReason, number][]) {
         telemetry.record(METRIC.nodesRejected, count, { Reason: reason });
       }
@@ -30,9 +35,14 @@ export function telemetryObserver(telemetry: Telemetry): ExtenderObserver {
       if (status >= 500 || status === 200) logger.error('extender request failed', details);
       else logger.warn('extender request rejected', details);
       if (verb !== undefined) {
-        telemetry.record(METRIC.extenderRequests, 1, { Verb: verb });
-        telemetry.record(METRIC.extenderLatency, durationMs, { Verb: verb });
-        telemetry.record(METRIC.extenderErrors, 1, { Verb: verb });
+        telemetry.recordTogether(
+          [
+            [METRIC.extenderRequests, 1],
+            [METRIC.extenderLatency, durationMs],
+            [METRIC.extenderErrors, 1],
+          ],
+          { Verb: verb },
+        );
       }
     },
     warn(message, details) {

@@ -1,5 +1,5 @@
 // `npm run extender` on a terminal: one readable line per request. The
-// structured decision log and the EMF metric lines (three per request) are
+// structured decision log and the EMF metric lines (one, plus one per rejection reason) are
 // CloudWatch's input and noise to a person; Lambda and any local run whose
 // stdout is not a terminal (a file, a pipe, a test) keep them unchanged.
 import type { ExtenderVerb } from '../observability/metric-catalog';

@@ -13,6 +13,12 @@ export interface Telemetry {
   readonly metrics: Metrics;
   /** Records a catalog metric; dimensions must be the ones the catalog declares. */
   record(metric: MetricDefinition, value: number, dimensions?: Readonly<Record<string, string>>): void;
+  /**
+   * Records catalog metrics that share one set of dimensions as one EMF
+   * document (one write), e.g. a request's count and latency by Verb: the
+   * same metrics, each under the same dimensions, as one record() each.
+   */
+  recordTogether(values: readonly (readonly [MetricDefinition, number])[], dimensions: Readonly<Record<string, string>>): void;
   /** Publishes buffered metrics (once at the end of each invocation, see instrumentHandler); never throws. */
   flush(): void;
 }
@@ -25,6 +31,10 @@ export function createTelemetry(service: ServiceName): Telemetry {
   // the extender's per-request cost. It publishes on addMetric and then clears
   // its dimensions, so reusing it leaks nothing between records.
   let single: Metrics | undefined;
+  // A buffered instance of its own for recordTogether: its dimensions apply
+  // to every metric it holds, so it is published at once and never shares a
+  // buffer with the invocation's undimensioned metrics.
+  let together: Metrics | undefined;
   return {
     logger,
     metrics,
@@ -39,6 +49,13 @@ export function createTelemetry(service: ServiceName): Telemetry {
       single ??= metrics.singleMetric();
       single.addDimensions({ ...dimensions });
       single.addMetric(metric.name, metric.unit, value);
+    },
+    recordTogether(values, dimensions) {
+      for (const [metric] of values) assertCatalogDimensions(metric, dimensions);
+      together ??= new Metrics({ namespace: METRICS_NAMESPACE, serviceName: service, logger });
+      together.addDimensions({ ...dimensions });
+      for (const [metric, value] of values) together.addMetric(metric.name, metric.unit, value);
+      together.publishStoredMetrics();
     },
     flush() {
       // Dimensioned metrics were already written by their single-metric

@@ -53,6 +53,8 @@ describe('telemetry observer', () => {
     const metric = (name: string) => lines.filter((l) => name in l);
     expect(metric('ExtenderRequests')).toEqual([expect.objectContaining({ Verb: 'filter', ExtenderRequests: 1 })]);
     expect(metric('ExtenderLatency')).toEqual([expect.objectContaining({ Verb: 'filter', ExtenderLatency: 1.23456 })]);
+    // Count and latency share the Verb dimension: one EMF document (one write), not one each.
+    expect(metric('ExtenderRequests')[0]).toBe(metric('ExtenderLatency')[0]);
     expect(metric('NodesRejected').map((l) => [l.Reason, l.NodesRejected])).toEqual([
       ['GpuModelMismatch', 3],
       ['NodeNotFound', 1],
@@ -73,7 +75,7 @@ describe('telemetry observer', () => {
     observer.failure('preempt', 503, 'cluster cache unavailable: x', 2);
     observer.failure(undefined, 404, 'no route for /x', 0.1);
     const lines = out.lines();
-    expect(lines.filter((l) => 'ExtenderErrors' in l)).toEqual([expect.objectContaining({ Verb: 'preempt', ExtenderErrors: 1 })]);
+    expect(lines.filter((l) => 'ExtenderErrors' in l)).toEqual([expect.objectContaining({ Verb: 'preempt', ExtenderErrors: 1, ExtenderRequests: 1, ExtenderLatency: 2 })]);
     expect(lines.filter((l) => l.message === 'extender request failed')).toEqual([expect.objectContaining({ status: 503, verb: 'preempt' })]);
     expect(lines.filter((l) => l.message === 'extender request rejected')).toEqual([expect.objectContaining({ status: 404, verb: 'none' })]);
   });

@@ -73,6 +73,52 @@ describe('createTelemetry', () => {
     expect(emf.every((l) => l.service === SERVICE.extender)).toBe(true);
   });
 
+  it('records metrics that share dimensions as one document, each under exactly those dimensions', () => {
+    capture = captureStdout();
+    const telemetry = createTelemetry(SERVICE.extender);
+    telemetry.record(METRIC.nodesRejected, 2, { Reason: 'InsufficientGpus' });
+    telemetry.recordTogether(
+      [
+        [METRIC.extenderRequests, 1],
+        [METRIC.extenderLatency, 4.5],
+      ],
+      { Verb: 'filter' },
+    );
+    telemetry.recordTogether([[METRIC.extenderRequests, 1]], { Verb: 'prioritize' });
+    telemetry.flush();
+    const emf = emfLines(capture.lines());
+    expect(emf).toHaveLength(3);
+    const [rejected, together, next] = emf as [EmfLine, EmfLine, EmfLine];
+    const directive = together._aws.CloudWatchMetrics[0]!;
+    expect(together._aws.CloudWatchMetrics).toHaveLength(1);
+    expect(directive.Namespace).toBe(METRICS_NAMESPACE);
+    expect(directive.Dimensions).toEqual([['service', 'Verb']]);
+    expect(directive.Metrics).toEqual([
+      { Name: 'ExtenderRequests', Unit: 'Count' },
+      { Name: 'ExtenderLatency', Unit: 'Milliseconds' },
+    ]);
+    expect(together).toMatchObject({ service: SERVICE.extender, Verb: 'filter', ExtenderRequests: 1, ExtenderLatency: 4.5 });
+    expect(together.Reason).toBeUndefined();
+    // Nothing carries over to the next document, nor from the one before.
+    expect(rejected.Verb).toBeUndefined();
+    expect(next._aws.CloudWatchMetrics[0]!.Metrics).toEqual([{ Name: 'ExtenderRequests', Unit: 'Count' }]);
+    expect(next).toMatchObject({ Verb: 'prioritize', ExtenderRequests: 1 });
+    expect(next.ExtenderLatency).toBeUndefined();
+  });
+
+  it('recordTogether refuses a metric whose catalog dimensions differ from the shared ones', () => {
+    const telemetry = createTelemetry(SERVICE.extender);
+    expect(() =>
+      telemetry.recordTogether(
+        [
+          [METRIC.extenderRequests, 1],
+          [METRIC.nodesRejected, 1],
+        ],
+        { Verb: 'filter' },
+      ),
+    ).toThrow(/NodesRejected takes dimensions \[Reason\]/);
+  });
+
   it('buffers undimensioned metrics until flush and flushes nothing when empty', () => {
     capture = captureStdout();
     const telemetry = createTelemetry(SERVICE.labeler);
