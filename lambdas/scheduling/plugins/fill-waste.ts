@@ -10,41 +10,64 @@ import { GPU_MILLI } from '../keys';
  *   W(f) = Σ_{s ≤ f} w_s W(f − s) / Σ_{s ≤ f} w_s,   W(f) = f when none fits.
  * A whole free device that whole-GPU pods fill leaves nothing; one that
  * shares fill leaves what their sizes cannot add up to. Integer milli
- * (0..1000), so one table of 1001 entries per set of fitting shares.
+ * (0..1000), so at most 1001 values per set of fitting shares.
  */
-export function fillWasteTable(millis: ArrayLike<number>, weights: ArrayLike<number>, count: number): Float64Array {
-  const table = new Float64Array(GPU_MILLI + 1);
-  for (let f = 1; f <= GPU_MILLI; f++) {
+export class FillWaste {
+  private readonly values = new Float64Array(GPU_MILLI + 1).fill(Number.NaN);
+
+  constructor(
+    private readonly millis: Int32Array,
+    private readonly weights: Float64Array,
+  ) {
+    this.values[0] = 0;
+  }
+
+  /**
+   * W(f), computed on first use from the W(f − s) it needs: a node's devices
+   * ask for a few free values, so most of the 1001 are never needed (a
+   * 5,000-node prioritize on a new snapshot builds a few hundred of these).
+   */
+  at(free: number): number {
+    const f = free < 0 ? 0 : free > GPU_MILLI ? GPU_MILLI : Math.trunc(free);
+    const known = this.values[f] as number;
+    if (!Number.isNaN(known)) return known;
     let sum = 0;
     let mass = 0;
-    for (let i = 0; i < count; i++) {
-      const milli = millis[i] as number;
-      const weight = weights[i] as number;
+    for (let i = 0; i < this.millis.length; i++) {
+      const milli = this.millis[i] as number;
+      const weight = this.weights[i] as number;
       if (milli <= f && weight > 0) {
-        sum += weight * (table[f - milli] as number);
+        // Recursion depth is at most f / the smallest share: ≤ 1000 frames.
+        sum += weight * this.at(f - milli);
         mass += weight;
       }
     }
-    table[f] = mass > 0 ? sum / mass : f;
+    const value = mass > 0 ? sum / mass : f;
+    this.values[f] = value;
+    return value;
   }
-  return table;
+}
+
+/** W over the fitting shares `millis` (1..1000) with their `weights`, the first `count` of each. */
+export function fillWaste(millis: ArrayLike<number>, weights: ArrayLike<number>, count: number): FillWaste {
+  return new FillWaste(Int32Array.from({ length: count }, (_, i) => Math.max(1, millis[i] as number)), Float64Array.from({ length: count }, (_, i) => weights[i] as number));
 }
 
 interface Entry {
   readonly millis: Int32Array;
   readonly weights: Float64Array;
-  readonly table: Float64Array;
+  readonly table: FillWaste;
 }
 
 /**
- * fillWasteTable memoised by its inputs: a node's fitting shares change only
- * at CPU thresholds and multi-GPU counts, so a replay or a 5,000-node request
- * builds a few hundred tables at most, each once.
+ * fillWaste memoised by its inputs: a node's fitting shares change only at
+ * CPU thresholds and multi-GPU counts, so a replay or a 5,000-node request
+ * meets a few hundred sets at most, each built once.
  */
 export class FillWasteTables {
   private readonly entries = new Map<number, Entry[]>();
 
-  tableFor(millis: Int32Array, weights: Float64Array, count: number): Float64Array {
+  tableFor(millis: Int32Array, weights: Float64Array, count: number): FillWaste {
     let hash = 0x811c9dc5;
     for (let i = 0; i < count; i++) {
       hash = Math.imul(hash ^ (millis[i] as number), 0x01000193);
@@ -53,7 +76,7 @@ export class FillWasteTables {
     let bucket = this.entries.get(hash);
     if (bucket === undefined) this.entries.set(hash, (bucket = []));
     for (const entry of bucket) if (sameItems(entry, millis, weights, count)) return entry.table;
-    const entry: Entry = { millis: millis.slice(0, count), weights: weights.slice(0, count), table: fillWasteTable(millis, weights, count) };
+    const entry: Entry = { millis: millis.slice(0, count), weights: weights.slice(0, count), table: fillWaste(millis, weights, count) };
     bucket.push(entry);
     return entry.table;
   }

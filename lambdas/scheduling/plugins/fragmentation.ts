@@ -44,7 +44,7 @@ export interface FragmentationOptions {
   /**
    * Weight of the filled-node view of stranded GPU against FGD's next-pod
    * view (1 − this). The filled-node view: what each device's free share
-   * leaves once fitting typical pods have filled it (fillWasteTable), plus
+   * leaves once fitting typical pods have filled it (fillWaste), plus
    * the GPU those pods could take but the node's CPU left cannot feed (at
    * the fitting mix's CPU per GPU). 0 is the paper's FGD.
    * @default LOOKAHEAD_WEIGHT (0.5)
@@ -115,7 +115,7 @@ class FragmentationModel {
   private itemMillis = new Int32Array(16);
   private itemWeights = new Float64Array(16);
 
-  /** `lookahead`: weight of the filled-device view (fillWasteTable) against FGD's next-pod view; 0 = FGD alone. */
+  /** `lookahead`: weight of the filled-device view (fillWaste) against FGD's next-pod view; 0 = FGD alone. */
   constructor(
     shapes: readonly WorkloadShape[],
     private readonly lookahead = 0,
@@ -225,7 +225,7 @@ class FragmentationModel {
       let fillable = 0;
       for (let i = 0; i < devices.length; i++) {
         const d = Math.min(devices[i] ?? 0, GPU_MILLI);
-        const w = table[d] ?? 0;
+        const w = table.at(d);
         waste += w;
         fillable += d - w;
       }

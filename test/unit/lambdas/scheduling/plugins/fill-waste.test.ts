@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { FillWasteTables, fillWasteTable } from '../../../../../lambdas/scheduling/plugins/fill-waste';
+import { FillWasteTables, fillWaste } from '../../../../../lambdas/scheduling/plugins/fill-waste';
 
 const table = (items: readonly (readonly [milli: number, weight: number])[]) =>
-  fillWasteTable(
+  fillWaste(
     items.map(([m]) => m),
     items.map(([, w]) => w),
     items.length,
   );
 
-describe('fillWasteTable', () => {
+describe('fillWaste', () => {
   it('leaves nothing of a device that whole-GPU pods fill, and all of one nothing fits', () => {
     const whole = table([[1000, 1]]);
-    expect(whole[1000]).toBe(0);
-    expect(whole[999]).toBe(999);
-    expect(whole[0]).toBe(0);
+    expect(whole.at(1000)).toBe(0);
+    expect(whole.at(999)).toBe(999);
+    expect(whole.at(0)).toBe(0);
   });
 
   it('averages over the fitting shares by their weights, to the end', () => {
@@ -25,16 +25,16 @@ describe('fillWasteTable', () => {
       [300, 1],
       [500, 1],
     ]);
-    expect(w[400]).toBe(100);
-    expect(w[700]).toBe(150);
-    expect(w[1000]).toBe(125);
+    expect(w.at(400)).toBe(100);
+    expect(w.at(700)).toBe(150);
+    expect(w.at(1000)).toBe(125);
     // Three times as many 500s: W(500) = (200 + 3 · 0) / 4 = 50, W(700) = (100 + 3 · 200) / 4 = 175,
     // W(1000) = (175 + 3 · 50) / 4 = 81.25.
     expect(
       table([
         [300, 1],
         [500, 3],
-      ])[1000],
+      ]).at(1000),
     ).toBe(81.25);
   });
 
@@ -43,7 +43,7 @@ describe('fillWasteTable', () => {
       fc.property(fc.array(fc.tuple(fc.integer({ min: 1, max: 1000 }), fc.double({ min: 0, max: 1, noNaN: true })), { maxLength: 6 }), (items) => {
         const w = table(items);
         for (let f = 0; f <= 1000; f++) {
-          const v = w[f] ?? Number.NaN;
+          const v = w.at(f);
           expect(v).toBeGreaterThanOrEqual(0);
           expect(v).toBeLessThanOrEqual(f + 1e-9);
         }
@@ -61,6 +61,6 @@ describe('FillWasteTables', () => {
     expect(b).toBe(a);
     const c = tables.tableFor(Int32Array.of(300, 500), Float64Array.of(0.25, 0.75), 2);
     expect(c).not.toBe(a);
-    expect(c[1000]).toBe(81.25);
+    expect(c.at(1000)).toBe(81.25);
   });
 });
