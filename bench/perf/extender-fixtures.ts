@@ -225,13 +225,23 @@ export function benchPod(): Record<string, unknown> {
   };
 }
 
+/**
+ * The pod as kube-scheduler sends it: from its informer cache, so with the
+ * resourceVersion the API server gave it (benchPod has none, since it is
+ * also what scale-steady creates).
+ */
+function scheduledPod(): Record<string, unknown> {
+  const pod = benchPod();
+  return { ...pod, metadata: { ...(pod.metadata as Record<string, unknown>), resourceVersion: '184077' } };
+}
+
 /** ExtenderArgs bodies as kube-scheduler sends them. */
 export function nodeNamesArgs(nodes: readonly Record<string, unknown>[]): string {
-  return JSON.stringify({ Pod: benchPod(), Nodes: null, NodeNames: nodes.map((n) => (n.metadata as { name: string }).name) });
+  return JSON.stringify({ Pod: scheduledPod(), Nodes: null, NodeNames: nodes.map((n) => (n.metadata as { name: string }).name) });
 }
 
 export function fullNodesArgs(nodes: readonly Record<string, unknown>[]): string {
-  return JSON.stringify({ Pod: benchPod(), Nodes: { metadata: {}, items: nodes }, NodeNames: null });
+  return JSON.stringify({ Pod: scheduledPod(), Nodes: { metadata: {}, items: nodes }, NodeNames: null });
 }
 
 /**

@@ -2,6 +2,7 @@ import type { ExtenderVerb } from '../observability/metric-catalog';
 import type { Profile } from '../scheduling';
 import { createCandidateResolver } from './candidate-nodes';
 import type { ClusterCache } from './cluster-cache';
+import { FilterMemo } from './filter-memo';
 import type { ExtenderObserver } from './observer';
 import type { ExtenderContext, VerbResult } from './verbs';
 import { errorMessage } from '../common/error-message';
@@ -51,6 +52,7 @@ export function createRouter(deps: RouterDeps): Router {
     profile: deps.profile,
     cache: deps.cache,
     candidates: createCandidateResolver(deps.cache),
+    filterMemo: new FilterMemo(),
     warn: (m, d) => deps.observer.warn(m, d),
   };
 

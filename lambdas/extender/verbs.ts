@@ -1,11 +1,12 @@
 import { errorMessage } from '../common/error-message';
-import type { NodeInfo, Profile, RejectedNode, RejectionReason, ScoreBreakdown, Snapshot } from '../scheduling';
+import type { CycleState, NodeInfo, Profile, RejectedNode, RejectionReason, ScoreBreakdown, Snapshot } from '../scheduling';
 import { explainChoice, metadataOf, parsePodRequirements, stringField } from '../scheduling';
 import type { CandidateResolver } from './candidate-nodes';
 import type { ClusterCache } from './cluster-cache';
 import type { DecisionSummary, ExtenderRanking } from './decision';
 import { NOT_IN_CACHE_MESSAGE, RejectionTally } from './decision';
 import { toExtenderScores } from './extender-scores';
+import type { FilterMemo } from './filter-memo';
 import type { FilterArgs, PreemptArgs, VictimSet } from './wire-args';
 import type { ExtenderFilterResult, ExtenderPreemptionResult, HostPriorityList, MetaVictims } from './wire-types';
 import { MAX_EXTENDER_PRIORITY } from './wire-types';
@@ -15,6 +16,8 @@ export interface ExtenderContext {
   /** Cluster state; undefined when the extender has no cluster access (full-Nodes mode only). */
   readonly cache: ClusterCache | undefined;
   readonly candidates: CandidateResolver;
+  /** The last NodeNames filter's verdicts, for the prioritize that follows it. */
+  readonly filterMemo: FilterMemo;
   readonly warn: (message: string, details?: Readonly<Record<string, unknown>>) => void;
 }
 
@@ -89,6 +92,7 @@ export async function filterVerb(ctx: ExtenderContext, args: FilterArgs): Promis
   for (const { node, status } of rejected) (status.unresolvable ? unresolvable : failed)[node.name] = short ? status.code : status.message;
 
   const byNames = args.nodes.mode === 'NodeNames';
+  if (byNames) ctx.filterMemo.remember(args.pod, snapshot, { state, feasible });
   const body: ExtenderFilterResult = {
     Nodes: byNames ? null : { items: raw === undefined ? [] : alongFeasible(nodes, feasible, raw) },
     NodeNames: byNames ? feasible.map((node) => node.name) : null,
@@ -131,17 +135,30 @@ function alongFeasible<T>(nodes: readonly NodeInfo[], feasible: readonly NodeInf
 
 export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Promise<VerbResult> {
   const pod = podName(args.pod);
-  const resolved = await ctx.candidates(args.nodes, warnFor(ctx, pod));
-  if (!resolved.ok) return { status: 503, body: { Error: resolved.error }, error: resolved.error };
-  const { snapshot, nodes, unknown } = resolved.value;
   const profile = ctx.profile;
-  const state = profile.startCycle(snapshot, parsePodRequirements(args.pod));
   const tally = new RejectionTally();
-  tally.addNotFound(unknown.length);
-
-  // Scores only mean something where the pod fits; the rest get 0.
-  const { feasible, rejected } = profile.filter(state, nodes);
-  tallied(tally, rejected);
+  let nodes: readonly NodeInfo[];
+  let unknown: readonly string[];
+  let state: CycleState;
+  let feasible: readonly NodeInfo[];
+  const cache = ctx.cache;
+  const reused = args.nodes.mode === 'NodeNames' && cache !== undefined ? await ctx.filterMemo.take(args.pod, args.nodes.names, () => cache.snapshot()) : undefined;
+  if (reused !== undefined) {
+    // The nodes the filter kept, judged against the same snapshot for the same pod version (filter-memo.ts).
+    ({ state, feasible } = reused);
+    nodes = feasible;
+    unknown = [];
+  } else {
+    const resolved = await ctx.candidates(args.nodes, warnFor(ctx, pod));
+    if (!resolved.ok) return { status: 503, body: { Error: resolved.error }, error: resolved.error };
+    ({ nodes, unknown } = resolved.value);
+    state = profile.startCycle(resolved.value.snapshot, parsePodRequirements(args.pod));
+    tally.addNotFound(unknown.length);
+    // Scores only mean something where the pod fits; the rest get 0.
+    const outcome = profile.filter(state, nodes);
+    feasible = outcome.feasible;
+    tallied(tally, outcome.rejected);
+  }
   const breakdown = profile.explainScores(state, feasible);
   const feasibleScores = toExtenderScores(breakdown.total, feasible.map((node) => node.name));
   const nodeScores = new Uint8Array(nodes.length);
