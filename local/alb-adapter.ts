@@ -132,6 +132,10 @@ export class AlbAdapter {
   private readonly sockets = new Set<Socket>();
   private fault: AlbLambdaFault | undefined;
   private faulted = 0;
+  private coldStartMs = 0;
+  private coldStarted = 0;
+  private warmIdle = 0;
+  private completed = 0;
 
   constructor(private readonly options: AlbAdapterOptions) {}
 
@@ -143,6 +147,31 @@ export class AlbAdapter {
   /** Requests answered by an injected fault instead of the handler. */
   get faultedRequests(): number {
     return this.faulted;
+  }
+
+  /**
+   * Lambda's containers from now on: a request that finds no idle warm
+   * container starts a new one, whose INIT takes `initMs` before the handler
+   * sees the request (0.29 vCPU at 512 MB and a big cluster to list make it
+   * seconds); a container that has answered stays warm for the next. Like
+   * Lambda, an invocation runs to the end even when the caller has given up,
+   * and a retry that comes while the first container is still busy starts a
+   * second cold one. All containers start cold (as after a deploy). 0 turns
+   * it off. An injected fault: a local handler starts in milliseconds.
+   */
+  injectColdStarts(initMs: number): void {
+    this.coldStartMs = initMs;
+    this.warmIdle = 0;
+  }
+
+  /** Requests that waited for an injected cold start. */
+  get coldStarts(): number {
+    return this.coldStarted;
+  }
+
+  /** Invocations that have run to the end, whether or not their caller was still waiting. */
+  get completedInvocations(): number {
+    return this.completed;
   }
 
   get port(): number {
@@ -211,6 +240,23 @@ export class AlbAdapter {
       sendAlbError(res, 503);
       return;
     }
+    const modelsContainers = this.coldStartMs > 0;
+    if (modelsContainers) {
+      if (this.warmIdle > 0) this.warmIdle--;
+      else {
+        this.coldStarted++;
+        await new Promise((resolve) => setTimeout(resolve, this.coldStartMs));
+      }
+    }
+    try {
+      await this.invokeAndAnswer(req, res, chunks);
+    } finally {
+      this.completed++;
+      if (modelsContainers) this.warmIdle++;
+    }
+  }
+
+  private async invokeAndAnswer(req: IncomingMessage, res: ServerResponse, chunks: Buffer[]): Promise<void> {
     const event = albEventFromRequest(req, Buffer.concat(chunks), this.options.targetGroupArn ?? LOCAL_TARGET_GROUP_ARN);
     const context = localLambdaContext({ functionName: this.options.functionName ?? 'local-function', timeoutMs: this.options.timeoutMs ?? 30_000 });
     let result: unknown;

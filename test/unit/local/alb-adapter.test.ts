@@ -1,5 +1,6 @@
 import type { ALBEvent, ALBResult } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../../../local/wait';
 import {
   ALB_LAMBDA_MAX_REQUEST_BODY_BYTES,
   ALB_LAMBDA_MAX_RESPONSE_BYTES,
@@ -149,6 +150,27 @@ describe('ALB adapter', () => {
     expect(served.status).toBe(200);
     expect(events).toHaveLength(1);
     expect(adapter.faultedRequests).toBe(1);
+  });
+
+  it('with cold starts injected, a request that finds no warm container waits for a new one, runs to the end after its caller gave up, and leaves it warm', async () => {
+    const { handler, events } = recordingHandler();
+    adapter = await startAlbAdapter({ handler });
+    adapter.injectColdStarts(400);
+    // The caller's timeout (kube-scheduler's httpTimeout) passes while the first container is in INIT.
+    await expect(fetch(`${adapter.url}/filter`, { method: 'POST', body: '{}', signal: AbortSignal.timeout(100) })).rejects.toThrow();
+    // A retry while it is still busy starts a second cold container.
+    const retry = fetch(`${adapter.url}/filter`, { method: 'POST', body: '{}' });
+    expect((await retry).status).toBe(200);
+    expect(adapter.coldStarts).toBe(2);
+    await waitFor('the first cold invocation to run to the end', () => (adapter?.completedInvocations === 2 ? true : undefined), { timeoutMs: 5000 });
+    expect(events).toHaveLength(2);
+    // Two warm containers now: two calls at once start none.
+    const both = await Promise.all([0, 1].map(() => fetch(`${adapter?.url}/filter`, { method: 'POST', body: '{}' })));
+    expect(both.map((r) => r.status)).toEqual([200, 200]);
+    expect(adapter.coldStarts).toBe(2);
+    adapter.injectColdStarts(0);
+    expect((await fetch(`${adapter.url}/filter`, { method: 'POST', body: '{}' })).status).toBe(200);
+    expect(adapter.coldStarts).toBe(2);
   });
 
   it('refuses connections while stopped and serves again on the same port after start', async () => {
