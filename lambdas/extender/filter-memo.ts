@@ -11,7 +11,8 @@ export interface FilterVerdicts {
 
 interface Remembered extends FilterVerdicts {
   readonly podKey: string;
-  readonly snapshot: Snapshot;
+  /** Which filter left it: only the latest one's verdicts are taken. */
+  readonly generation: number;
 }
 
 /**
@@ -25,22 +26,30 @@ interface Remembered extends FilterVerdicts {
  * - the same snapshot object (a refresh makes a new one, and the extender
  *   never changes a snapshot it serves);
  * - the request names exactly the nodes the filter kept, in the same order.
- * One entry, replaced by every filter and given up once used: scoring
- * writes its own state into the cycle, and a second prioritize (a retry)
- * starts a cycle of its own as it always did.
+ * Only the latest filter's verdicts count, and only once: scoring writes its
+ * own state into the cycle, and a second prioritize (a retry) starts a cycle
+ * of its own as it always did.
+ *
+ * The verdicts hang off their snapshot in a WeakMap, so they never keep a
+ * replaced snapshot (tens of MiB at 5,000 nodes) alive past the cache's
+ * refresh.
  */
 export class FilterMemo {
-  private last: Remembered | undefined;
+  private readonly bySnapshot = new WeakMap<Snapshot, Remembered>();
+  private generation = 0;
+  private lastPodKey: string | undefined;
 
   remember(pod: Readonly<Record<string, unknown>>, snapshot: Snapshot, verdicts: FilterVerdicts): void {
     const podKey = podVersionKey(pod);
-    this.last = podKey === undefined ? undefined : { podKey, snapshot, ...verdicts };
+    this.generation++;
+    this.lastPodKey = podKey;
+    if (podKey !== undefined) this.bySnapshot.set(snapshot, { podKey, generation: this.generation, ...verdicts });
   }
 
   /** The filter's verdicts if they are this request's; `current` is only asked when the pod matches. */
   async take(pod: Readonly<Record<string, unknown>>, names: readonly string[], current: () => Promise<Snapshot>): Promise<(FilterVerdicts & { readonly snapshot: Snapshot }) | undefined> {
-    const last = this.last;
-    if (last === undefined || last.podKey !== podVersionKey(pod) || !sameNames(last.feasible, names)) return undefined;
+    const podKey = podVersionKey(pod);
+    if (podKey === undefined || podKey !== this.lastPodKey) return undefined;
     let snapshot: Snapshot;
     try {
       snapshot = await current();
@@ -48,9 +57,11 @@ export class FilterMemo {
       // The caller's own lookup reports the cache's failure.
       return undefined;
     }
-    if (snapshot !== last.snapshot || this.last !== last) return undefined;
-    this.last = undefined;
-    return last;
+    const last = this.bySnapshot.get(snapshot);
+    if (last === undefined || last.generation !== this.generation || last.podKey !== podKey || !sameNames(last.feasible, names)) return undefined;
+    this.bySnapshot.delete(snapshot);
+    this.generation++;
+    return { state: last.state, feasible: last.feasible, snapshot };
   }
 }
 

@@ -1,8 +1,11 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it, vi } from 'vitest';
 import type { ClusterCache } from '../../../../lambdas/extender/cluster-cache';
+import { FilterMemo } from '../../../../lambdas/extender/filter-memo';
 import type { RouterResponse } from '../../../../lambdas/extender/router';
 import type { Snapshot } from '../../../../lambdas/scheduling';
-import { createExtenderProfile, snapshotFromKubernetes } from '../../../../lambdas/scheduling';
+import { createExtenderProfile, parsePodRequirements, snapshotFromKubernetes } from '../../../../lambdas/scheduling';
 import type { ClusterState } from './router-harness';
 import { fixtureJson, harness } from './router-harness';
 
@@ -121,5 +124,26 @@ describe('prioritize after its filter', () => {
     const second = await retried.post('/prioritize', args);
     expect(retried.filterPasses()).toBe(2);
     expect(second).toEqual(first);
+  });
+});
+
+describe('FilterMemo', () => {
+  it('does not keep a replaced snapshot alive (the cache dropped it: only the memo could hold it)', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const memo = new FilterMemo();
+    const pod = podArgs(1).Pod as Json;
+    const ref = ((): WeakRef<Snapshot> => {
+      const snapshot = snapshotFromKubernetes(cluster.nodes, cluster.pods);
+      memo.remember(pod, snapshot, { state: createExtenderProfile().startCycle(snapshot, parsePodRequirements(pod)), feasible: [...snapshot.nodes] });
+      return new WeakRef(snapshot);
+    })();
+    // A WeakRef's target survives the job that created it; collect after it.
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    expect(ref.deref()).toBeUndefined();
+    // And nothing is served for a snapshot it never saw.
+    const other = snapshotFromKubernetes(cluster.nodes, cluster.pods);
+    expect(await memo.take(pod, [FIRST, SECOND], () => Promise.resolve(other))).toBeUndefined();
   });
 });
