@@ -209,11 +209,15 @@ class FragmentationModel {
       }
       if (fits >= group.count) {
         usable += weight * onFitting;
-        if (this.lookahead > 0) {
+        // The filled view fills each device on its own, so it takes the shapes
+        // that use one device (shares, single GPUs). A multi-GPU shape needs
+        // several whole devices at once: that is FGD's hostability test, and
+        // counting it per device would call 7 free GPUs fillable by 4-GPU pods.
+        if (this.lookahead > 0 && group.count === 1) {
           this.itemMillis[items] = group.milli;
           this.itemWeights[items++] = weight;
           cpuOfMix += cpuUpTo(group, cpuLeft);
-          gpuOfMix += weight * group.milli * group.count;
+          gpuOfMix += weight * group.milli;
         }
       }
     }
