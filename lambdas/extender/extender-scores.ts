@@ -41,7 +41,7 @@ export function levelDrop(deficit: number): number {
  * equal totals at random (selectHost), and on a cluster of identical nodes
  * that spreads pods over them: on the openb trace random tie-breaking cost
  * FGD's score alone 5 points of GPU allocation (95.13 → 90.06) and costs the
- * blended Fragmentation score 0.10–0.18, a stable preference among equals
+ * blended Fragmentation score 0.11–0.22, a stable preference among equals
  * nothing (docs/simulator.md, ablation). One level is 20 points
  * at the deployed weight 2, less than any preference of the pod's own.
  */
