@@ -115,7 +115,7 @@ class FragmentationModel {
   private itemMillis = new Int32Array(16);
   private itemWeights = new Float64Array(16);
 
-  /** `lookahead`: weight of the filled-device view (fillWaste) against FGD's next-pod view; 0 = FGD alone. */
+  /** `lookahead`: weight of the filled-node view (fillWaste, and the CPU the node has left) against FGD's next-pod view; 0 = FGD alone. */
   constructor(
     shapes: readonly WorkloadShape[],
     private readonly lookahead = 0,

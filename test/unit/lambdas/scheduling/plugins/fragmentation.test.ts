@@ -141,7 +141,7 @@ describe('Fragmentation score (FGD)', () => {
   });
 });
 
-describe('Fragmentation lookahead (the filled-device view)', () => {
+describe('Fragmentation lookahead (the filled-node view)', () => {
   // Shares of 320, 470 and 810 and whole GPUs (twice as frequent).
   const shapes = [
     { cpuMilli: 1000, gpuCount: 1, gpuMilli: 320, weight: 1 },
@@ -152,7 +152,7 @@ describe('Fragmentation lookahead (the filled-device view)', () => {
   const nodes = () => [nodeWithFree('tight', [350]), nodeWithFree('roomy', [700])];
   const share = pod({ gpuCount: 1, gpuMilli: 320 });
 
-  it('FGD alone takes the tight fit; the filled-device view sees that 700 would likely get a 470 and strand 230, and 380 still takes a 320', () => {
+  it('FGD alone takes the tight fit; the filled-node view sees that 700 would likely get a 470 and strand 230, and 380 still takes a 320', () => {
     const fgd = scoresOf(createFragmentationScore({ shapes, lookahead: 0 }), nodes(), share);
     expect(fgd.tight).toBeGreaterThan(fgd.roomy ?? 100);
     const filled = scoresOf(createFragmentationScore({ shapes, lookahead: 1 }), nodes(), share);
