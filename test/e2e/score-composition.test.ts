@@ -218,22 +218,32 @@ describe('score composition through the real kube-scheduler (deployed profile an
     expectSmallLead('web-1', cool, warm);
   });
 
-  it('4: with no preference, a large difference decides even against utilization (exact fit vs fragmenting)', async () => {
+  /**
+   * The workload runs 3- and 4-GPU jobs (one of each bound): a single GPU on the
+   * exact-fit node (1 free) uses the GPU no job can; on the roomy node (4 free) it
+   * leaves 3, which strand for the 4-GPU jobs (FGD's view; the filled-node view,
+   * which fills one device at a time, has no one-GPU shape to say otherwise).
+   */
+  async function exactAndRoomy(): Promise<{ exact: GpuNode; roomy: GpuNode }> {
     // The exact-fit node is busy (90 %), the other idle: utilization pulls the wrong way.
     const exact = await gpuNode('us-east-1a', 90);
     const roomy = await gpuNode('us-east-1b', 0);
+    const full = await gpuNode('us-east-1c', 50);
     await createPod({ name: 'occupant', gpus: 3, nodeName: exact.name });
+    await createPod({ name: 'whole-job', gpus: 4, nodeName: full.name });
     await settle();
+    return { exact, roomy };
+  }
+
+  it('4: with no preference, a large difference decides even against utilization (exact fit vs fragmenting)', async () => {
+    const { exact, roomy } = await exactAndRoomy();
     await createPod({ name: 'single', gpus: 1 });
     expect(await scheduledNode('single')).toBe(exact.name);
     expectLargeLead('single', exact, roomy);
   });
 
   it("4b: the pod's own full preference still wins over that large difference (our whole range is 180 < 200)", async () => {
-    const exact = await gpuNode('us-east-1a', 90);
-    const roomy = await gpuNode('us-east-1b', 0);
-    await createPod({ name: 'occupant', gpus: 3, nodeName: exact.name });
-    await settle();
+    const { exact, roomy } = await exactAndRoomy();
     await createPod({ name: 'prefers-roomy', gpus: 1, affinity: prefersNode(roomy) });
     expect(await scheduledNode('prefers-roomy')).toBe(roomy.name);
     expectLargeLead('prefers-roomy', exact, roomy);
