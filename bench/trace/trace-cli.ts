@@ -22,6 +22,7 @@ import type { WorkerJob } from './trace-worker';
 import { defineCli, isEntryPoint, readCommandLine, UsageError, type CliValues } from '../../lambdas/common/command-line';
 import { errorMessage, errorStack } from '../../lambdas/common/error-message';
 import { createRng } from './seeded-rng';
+import type { TracePod } from './trace-csv';
 import { parsePodCsv } from './trace-csv';
 import { generateVariant, parseVariantName, toPodCsv } from './trace-variants';
 import type { VariantSpec } from './trace-variants';
@@ -108,13 +109,11 @@ function parseVariantSpec(name: string): VariantSpec | undefined {
 /** Seed of the held-out variants: fixed, and not one of the run seeds, so a variant is the same file on every run. */
 const VARIANT_SEED = 2023;
 
-/** Writes the `gen-…` variant of the source list under .bench-out/trace/generated and returns its path. */
-function writeVariant(name: string, sourcePath: string): string {
-  const spec = parseVariantSpec(name) as VariantSpec;
-  const pods = generateVariant(parsePodCsv(readFileSync(sourcePath, 'utf8'), sourcePath), spec, createRng(VARIANT_SEED));
-  const file = path.join(repoRoot, '.bench-out', 'trace', 'generated', `${name}.csv`);
+/** Writes the variant of the source pods under .bench-out/trace/generated and returns its path. */
+function writeVariant(spec: VariantSpec, source: readonly TracePod[]): string {
+  const file = path.join(repoRoot, '.bench-out', 'trace', 'generated', `${spec.name}.csv`);
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, toPodCsv(pods));
+  writeFileSync(file, toPodCsv(generateVariant(source, spec, createRng(VARIANT_SEED))));
   return file;
 }
 
@@ -131,15 +130,20 @@ function readOptions(values: CliValues<typeof TRACE_CLI.options>): Options {
 
   const dataDir = path.resolve(values['data-dir'] ?? path.resolve(repoRoot, '../shared/data/openb'));
   const nodesPath = resolveTraceFile(values.nodes, dataDir, 'openb_node_list_gpu_node.csv', 'openb_node_list_');
-  const podsPaths = (values.pods ?? 'default')
+  // A gen- name is generated from the default list in the data dir (its `path`); any other name is a pod list.
+  const sourcePath = path.join(dataDir, 'openb_pod_list_default.csv');
+  const podLists = (values.pods ?? 'default')
     .split(',')
     .map((p) => p.trim())
     .filter((p) => p !== '')
-    .map((p) => (parseVariantSpec(p) === undefined ? resolveTraceFile(p, dataDir, 'openb_pod_list_default.csv', 'openb_pod_list_') : p));
-  if (podsPaths.length === 0) throw new UsageError('--pods names no pod list');
-  if (values.plot !== undefined && podsPaths.length > 1) throw new UsageError('--plot takes one file: use it with one --pods workload (each workload gets its own plot by default)');
-  const sourcePath = path.join(dataDir, 'openb_pod_list_default.csv');
-  for (const [what, file] of [['node list', nodesPath], ...podsPaths.map((p) => [parseVariantSpec(p) === undefined ? 'pod list' : 'pod list (the source of gen- variants)', parseVariantSpec(p) === undefined ? p : sourcePath] as const)] as const) {
+    .map((name) => {
+      const variant = parseVariantSpec(name);
+      return { variant, path: variant === undefined ? resolveTraceFile(name, dataDir, 'openb_pod_list_default.csv', 'openb_pod_list_') : sourcePath };
+    });
+  if (podLists.length === 0) throw new UsageError('--pods names no pod list');
+  if (values.plot !== undefined && podLists.length > 1) throw new UsageError('--plot takes one file: use it with one --pods workload (each workload gets its own plot by default)');
+  const inputs = podLists.map(({ variant, path: file }) => [variant === undefined ? 'pod list' : 'pod list (the source of gen- variants)', file] as const);
+  for (const [what, file] of [['node list', nodesPath] as const, ...inputs]) {
     if (!existsSync(file)) {
       throw new UsageError(
         `trace ${what} not found: ${file}\n` +
@@ -148,9 +152,15 @@ function readOptions(values: CliValues<typeof TRACE_CLI.options>): Options {
       );
     }
   }
+  let source: TracePod[] | undefined;
+  const podsPaths = podLists.map(({ variant, path: file }) => {
+    if (variant === undefined) return file;
+    source ??= parsePodCsv(readFileSync(sourcePath, 'utf8'), sourcePath);
+    return writeVariant(variant, source);
+  });
   return {
     nodesPath,
-    workloads: podsPaths.map((name) => (parseVariantSpec(name) === undefined ? name : writeVariant(name, sourcePath))).map((podsPath) => ({
+    workloads: podsPaths.map((podsPath) => ({
       podsPath,
       publishedPath: path.join(path.dirname(podsPath), 'published_alloc_summary.csv'),
       plotPath: path.resolve(values.plot ?? path.join(repoRoot, '.bench-out', 'trace', `${workloadKey(podsPath)}.svg`)),
