@@ -15,9 +15,10 @@ import { GPU_MILLI } from '../keys';
 export class FillWaste {
   private readonly values = new Float64Array(GPU_MILLI + 1).fill(Number.NaN);
 
+  /** `millis` (1..1000) and their `weights`, parallel; kept as given (FillWasteTables compares them). */
   constructor(
-    private readonly millis: Int32Array,
-    private readonly weights: Float64Array,
+    readonly millis: Int32Array,
+    readonly weights: Float64Array,
   ) {
     this.values[0] = 0;
   }
@@ -34,7 +35,8 @@ export class FillWaste {
     let sum = 0;
     let mass = 0;
     for (let i = 0; i < this.millis.length; i++) {
-      const milli = this.millis[i] as number;
+      // A share of 0 would ask W(f) for W(f): count it as the least share.
+      const milli = Math.max(1, this.millis[i] as number);
       const weight = this.weights[i] as number;
       if (milli <= f && weight > 0) {
         // Recursion depth is at most f / the smallest share: ≤ 1000 frames.
@@ -48,24 +50,18 @@ export class FillWaste {
   }
 }
 
-/** W over the fitting shares `millis` (1..1000) with their `weights`, the first `count` of each. */
+/** W over the fitting shares `millis` (1..1000) with their `weights`, the first `count` of each (copied). */
 export function fillWaste(millis: ArrayLike<number>, weights: ArrayLike<number>, count: number): FillWaste {
-  return new FillWaste(Int32Array.from({ length: count }, (_, i) => Math.max(1, millis[i] as number)), Float64Array.from({ length: count }, (_, i) => weights[i] as number));
-}
-
-interface Entry {
-  readonly millis: Int32Array;
-  readonly weights: Float64Array;
-  readonly table: FillWaste;
+  return new FillWaste(Int32Array.from({ length: count }, (_, i) => millis[i] as number), Float64Array.from({ length: count }, (_, i) => weights[i] as number));
 }
 
 /**
  * fillWaste memoised by its inputs: a node's fitting shares change only at
- * CPU thresholds and multi-GPU counts, so a replay or a 5,000-node request
- * meets a few hundred sets at most, each built once.
+ * CPU thresholds and with the shares its devices can still take, so a replay
+ * or a 5,000-node request meets a few hundred sets at most, each built once.
  */
 export class FillWasteTables {
-  private readonly entries = new Map<number, Entry[]>();
+  private readonly entries = new Map<number, FillWaste[]>();
 
   tableFor(millis: Int32Array, weights: Float64Array, count: number): FillWaste {
     let hash = 0x811c9dc5;
@@ -75,14 +71,14 @@ export class FillWasteTables {
     }
     let bucket = this.entries.get(hash);
     if (bucket === undefined) this.entries.set(hash, (bucket = []));
-    for (const entry of bucket) if (sameItems(entry, millis, weights, count)) return entry.table;
-    const entry: Entry = { millis: millis.slice(0, count), weights: weights.slice(0, count), table: fillWaste(millis, weights, count) };
-    bucket.push(entry);
-    return entry.table;
+    for (const table of bucket) if (sameItems(table, millis, weights, count)) return table;
+    const table = new FillWaste(millis.slice(0, count), weights.slice(0, count));
+    bucket.push(table);
+    return table;
   }
 }
 
-function sameItems(entry: Entry, millis: Int32Array, weights: Float64Array, count: number): boolean {
+function sameItems(entry: FillWaste, millis: Int32Array, weights: Float64Array, count: number): boolean {
   if (entry.millis.length !== count) return false;
   for (let i = 0; i < count; i++) if (entry.millis[i] !== millis[i] || entry.weights[i] !== weights[i]) return false;
   return true;
