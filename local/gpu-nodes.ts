@@ -39,6 +39,8 @@ export interface GpuNodeSpec {
   name?: string;
   /** Extra node labels, e.g. what the labeler would write (see seedGpuLabels). */
   labels?: Record<string, string>;
+  /** Also the labels our labeler writes for the instance type (seedGpuLabels), under `labels`. Default false. */
+  seedLabels?: boolean;
   annotations?: Record<string, string>;
   taints?: V1Taint[];
   /** Default 110. */
@@ -151,6 +153,7 @@ export async function createGpuNode({ core, ec2 }: NodeClients, spec: GpuNodeSpe
           'node.kubernetes.io/instance-type': spec.instanceType,
           'topology.kubernetes.io/zone': zone,
           'topology.kubernetes.io/region': zone.replace(/[a-z]$/, ''),
+          ...(spec.seedLabels ? seedGpuLabels(facts) : {}),
           ...spec.labels,
         },
         annotations: spec.annotations ?? {},

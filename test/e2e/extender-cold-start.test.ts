@@ -8,14 +8,15 @@
 // container waits for a new one, then the handler runs to the end although
 // the scheduler has given up, as Lambda does; a retry while the first is
 // still busy starts a second cold one.
-import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Event } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode, describeInstanceType, seedGpuLabels, type GpuNode } from '../../local/gpu-nodes';
+import { createGpuNode, type GpuNode } from '../../local/gpu-nodes';
 import type { ManagedProcess } from '../../local/managed-process';
 import { podEvents, waitForPodScheduled } from '../../local/pod-status';
 import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
-import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
+import { deployedExtenderSettings } from '../../local/scheduler-config';
+import { A10G_NODE_TYPE, T4_NODE_TYPE, a10gPod } from './extender-fault-fixtures';
 import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
 import { waitFor } from '../../local/wait';
 
@@ -32,20 +33,6 @@ let namespace = '';
 let a10g: GpuNode | undefined;
 let t4: GpuNode | undefined;
 
-async function labelledNode(instanceType: string): Promise<GpuNode> {
-  const facts = await describeInstanceType(harness.ec2, instanceType);
-  return createGpuNode(harness.nodeClients, { instanceType, labels: seedGpuLabels(facts) });
-}
-
-/** One GPU of model A10G: only the extender knows the T4 node does not fit (kube-scheduler counts GPUs, not models). */
-const a10gPod: V1Pod = {
-  metadata: { name: POD, annotations: { 'gpu.nvidia.com/model': 'A10G' } },
-  spec: {
-    schedulerName: GPU_SCHEDULER_NAME,
-    containers: [{ name: 'main', image: 'cuda', resources: { limits: { 'nvidia.com/gpu': '1' } } }],
-  },
-};
-
 /** kube-scheduler's message for an extender call it gave up on: `Post "<url>/filter": context deadline exceeded (…)`. */
 const extenderTimeouts = (events: CoreV1Event[], url: string): string[] =>
   events.filter((e) => e.reason === 'FailedScheduling' && (e.message ?? '').includes(`${url}/filter`)).map((e) => e.message ?? '');
@@ -54,7 +41,7 @@ beforeAll(async () => {
   await harness.resetCluster();
   namespace = await harness.createNamespace('extender-cold');
   extender = await startRecordingExtender({ KUBECONFIG: harness.info.controlPlane.lambdaKubeconfigs.extender });
-  [a10g, t4] = await Promise.all([labelledNode('g5.12xlarge'), labelledNode('g4dn.12xlarge')]);
+  [a10g, t4] = await Promise.all([A10G_NODE_TYPE, T4_NODE_TYPE].map((instanceType) => createGpuNode(harness.nodeClients, { instanceType, seedLabels: true })));
   scheduler = await harness.startGpuScheduler(deployedExtenderSettings(extender.adapter.url));
 });
 
@@ -64,7 +51,7 @@ describe('a cold extender container slower than httpTimeout, ignorable: false', 
   it('keeps the A10G pod Pending with the timeout in its events, then the warm container places it on the A10G node', async () => {
     if (!extender || !a10g || !t4) throw new Error('setup did not finish');
     extender.adapter.injectColdStarts(COLD_START_MS);
-    await core.createNamespacedPod({ namespace, body: a10gPod });
+    await core.createNamespacedPod({ namespace, body: a10gPod(POD) });
 
     const url = extender.adapter.url;
     const [timeout] = await waitFor(`a FailedScheduling event of ${POD} naming the extender's URL`, async () => {

@@ -6,14 +6,15 @@
 // local handler can produce it. The handler never runs before the throttle
 // ends, so the first answer afterwards is also a cold container's: empty
 // cache, first listing of the cluster inside the scheduler's httpTimeout.
-import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Event } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode, describeInstanceType, seedGpuLabels, type GpuNode } from '../../local/gpu-nodes';
+import { createGpuNode, type GpuNode } from '../../local/gpu-nodes';
 import type { ManagedProcess } from '../../local/managed-process';
 import { podEvents, waitForPodScheduled } from '../../local/pod-status';
 import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
-import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
+import { deployedExtenderSettings } from '../../local/scheduler-config';
+import { A10G_NODE_TYPE, T4_NODE_TYPE, a10gPod } from './extender-fault-fixtures';
 import { waitFor } from '../../local/wait';
 
 const harness = e2eHarness();
@@ -27,22 +28,6 @@ let namespace = '';
 let a10g: GpuNode | undefined;
 let t4: GpuNode | undefined;
 
-/** One GPU of model A10G: only the extender knows the T4 node does not fit (kube-scheduler counts GPUs, not models). */
-function a10gPod(name: string): V1Pod {
-  return {
-    metadata: { name, annotations: { 'gpu.nvidia.com/model': 'A10G' } },
-    spec: {
-      schedulerName: GPU_SCHEDULER_NAME,
-      containers: [{ name: 'main', image: 'cuda', resources: { limits: { 'nvidia.com/gpu': '1' } } }],
-    },
-  };
-}
-
-async function labelledNode(instanceType: string): Promise<GpuNode> {
-  const facts = await describeInstanceType(harness.ec2, instanceType);
-  return createGpuNode(harness.nodeClients, { instanceType, labels: seedGpuLabels(facts) });
-}
-
 const extenderErrors = (events: CoreV1Event[]): string[] =>
   events.filter((e) => e.reason === 'FailedScheduling' && /extender/i.test(e.message ?? '')).map((e) => e.message ?? '');
 
@@ -52,7 +37,7 @@ beforeAll(async () => {
   extender = await startRecordingExtender({ KUBECONFIG: harness.info.controlPlane.lambdaKubeconfigs.extender, EXTENDER_CACHE_TTL: '1s' });
   // Throttled from the very first call: the container has never answered.
   extender.adapter.injectFault('lambda-throttled');
-  [a10g, t4] = await Promise.all([labelledNode('g5.12xlarge'), labelledNode('g4dn.12xlarge')]);
+  [a10g, t4] = await Promise.all([A10G_NODE_TYPE, T4_NODE_TYPE].map((instanceType) => createGpuNode(harness.nodeClients, { instanceType, seedLabels: true })));
   scheduler = await harness.startGpuScheduler(deployedExtenderSettings(extender.adapter.url));
 });
 
