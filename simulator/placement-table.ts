@@ -1,7 +1,8 @@
 import type { NodeScoreExplanation } from '../lambdas/scheduling/explain';
 import type { PlacedPod, SimulationResult } from './simulate';
 
-function table(rows: readonly (readonly string[])[]): string {
+/** Plain-text columns, each as wide as its widest cell, two spaces apart (the trace report's tables too). */
+export function alignColumns(rows: readonly (readonly string[])[]): string {
   const widths = (rows[0] ?? []).map((_, c) => Math.max(...rows.map((row) => (row[c] ?? '').length)));
   return rows.map((row) => row.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join('  ').trimEnd()).join('\n');
 }
@@ -11,7 +12,7 @@ export function formatSimulation(result: SimulationResult): string {
   const out: string[] = [];
   out.push(`${result.placed.length} placed, ${result.unschedulable.length} unschedulable, ${result.alreadyBound} already bound`);
   if (result.placed.length > 0) {
-    out.push('', table([['POD', 'NODE', 'SCORE', 'GPU DEVICES'], ...result.placed.map((p) => [p.pod, p.node, p.score.toFixed(2), p.devices.join(',') || '-'])]));
+    out.push('', alignColumns([['POD', 'NODE', 'SCORE', 'GPU DEVICES'], ...result.placed.map((p) => [p.pod, p.node, p.score.toFixed(2), p.devices.join(',') || '-'])]));
   }
   const explained = result.placed.filter((p) => p.explanation !== undefined);
   if (explained.length > 0) out.push('', 'WHY (each plugin\'s 0..100 score; the total is their weighted mean):', ...explained.flatMap(explanationLines));
@@ -19,7 +20,7 @@ export function formatSimulation(result: SimulationResult): string {
     out.push('', `UNSCHEDULABLE ${u.pod}: ${u.summary}`);
     for (const r of u.reasons) out.push(`  ${r.node}: ${r.message}`);
   }
-  out.push('', table([['NODE', 'GPUS', 'FREE WHOLE GPUS', 'PODS'], ...result.nodes.map((n) => [n.node, String(n.gpus), String(n.freeWholeGpus), String(n.pods)])]));
+  out.push('', alignColumns([['NODE', 'GPUS', 'FREE WHOLE GPUS', 'PODS'], ...result.nodes.map((n) => [n.node, String(n.gpus), String(n.freeWholeGpus), String(n.pods)])]));
   return out.join('\n');
 }
 

@@ -1,5 +1,6 @@
 import type { PublishedRow } from './published-results';
 import { PAPER_POLICY } from './published-results';
+import { alignColumns } from '../../simulator/placement-table';
 
 /** One policy's result: mean allocation (percent) at each arrived-percent checkpoint. */
 export interface PolicyResult {
@@ -64,8 +65,7 @@ export function formatTable(results: readonly PolicyResult[], published: readonl
     const p = paper(name);
     if (p) rows.push([`(paper ${name})`, '10', '', '', '', name, fmt(p.alloc100), fmt(p.alloc130), '', '']);
   }
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => (row[c] ?? '').length)));
-  return rows.map((row) => row.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join('  ').trimEnd()).join('\n');
+  return alignColumns(rows);
 }
 
 /**
@@ -83,8 +83,7 @@ export function formatAblationTable(results: readonly PolicyResult[], ablations:
     if (change === undefined) continue;
     rows.push([r.policy, change, fmt(valueAt(r, 130)), shipped === undefined ? '' : pairedDifference(r.at130BySeed ?? [], shipped.at130BySeed ?? [])]);
   }
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => (row[c] ?? '').length)));
-  return rows.map((row) => row.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join('  ').trimEnd()).join('\n');
+  return alignColumns(rows);
 }
 
 /** Mean of a[i] − b[i] ± its standard error, e.g. "−0.42 ± 0.05"; '-' when the seeds do not pair up. */
