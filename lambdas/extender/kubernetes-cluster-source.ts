@@ -3,6 +3,7 @@ import { createKubeHttpClient } from '../kube/kube-http-client';
 import type { NodeInfo, PodInfo } from '../scheduling';
 import { nodeInfoFromKubernetes, podInfoFromKubernetes, Snapshot } from '../scheduling';
 import { metadataOf, stringField } from '../scheduling/kube-json';
+import { readNode, readPod } from '../kube/protobuf/core-v1-readers';
 import type { WatchLimits } from '../kube/watch-stream';
 import type { ClusterSource } from './cluster-cache';
 import { DEFAULT_LIST_PAGE_SIZE } from './config';
@@ -74,11 +75,12 @@ export function kubernetesClusterSource(connection: () => Promise<KubeConnection
       ...(options.nodeLabelSelector ? { labelSelector: options.nodeLabelSelector } : {}),
       key: nodeKey,
       reduce: nodeInfoFromKubernetes,
+      protobufItem: readNode,
     },
     limits,
   );
   const pods = new WatchedCollection<PodInfo>(
-    { path: '/api/v1/pods', pageSize, fieldSelector: BOUND_POD_FIELD_SELECTOR, key: podKey, reduce: podInfoFromKubernetes },
+    { path: '/api/v1/pods', pageSize, fieldSelector: BOUND_POD_FIELD_SELECTOR, key: podKey, reduce: podInfoFromKubernetes, protobufItem: readPod },
     limits,
   );
   let built: Snapshot | undefined;

@@ -1,4 +1,5 @@
 import type { KubeHttpClient } from '../kube/kube-http-client';
+import type { ProtobufItemReader } from '../kube/protobuf/kube-protobuf';
 import { kubeStatusCode } from '../kube/kube-errors';
 import type { WatchLimits } from '../kube/watch-stream';
 import type { CollectionKind } from './collection-changes';
@@ -11,6 +12,8 @@ export interface CollectionQuery<T> extends CollectionKind<T> {
   readonly fieldSelector?: string;
   /** Items per list call. */
   readonly pageSize: number;
+  /** Lists in protobuf, each item read by this into the JSON shape `key` and `reduce` take (watches stay JSON: they carry a few objects). */
+  readonly protobufItem?: ProtobufItemReader;
 }
 
 /** What one sync fetched, not yet applied. */
@@ -100,7 +103,8 @@ export class WatchedCollection<T> {
   private async list(kube: KubeHttpClient, relistReason?: string): Promise<CollectionSync> {
     const items = new Map<string, T>();
     let version: string | undefined;
-    for await (const page of kube.listPages(this.query.path, { limit: this.query.pageSize, ...this.selectors() })) {
+    const { pageSize, protobufItem } = this.query;
+    for await (const page of kube.listPages(this.query.path, { limit: pageSize, ...this.selectors(), ...(protobufItem ? { protobufItem } : {}) })) {
       // Every page of a paginated list is served at the first page's version.
       version ??= page.resourceVersion;
       for (const object of page.items) {

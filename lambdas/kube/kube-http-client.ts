@@ -6,6 +6,8 @@ import { errorMessage } from '../common/error-message';
 import type { WatchEnd, WatchLimits } from './watch-stream';
 import { readWatchStream } from './watch-stream';
 import { listHeadOf } from './list-head';
+import type { ProtobufItemReader } from './protobuf/kube-protobuf';
+import { decodeKubeList, decodeKubeStatus, isKubeProtobuf, KUBE_PROTOBUF_CONTENT_TYPE, protobufListHeadOf } from './protobuf/kube-protobuf';
 
 /**
  * A read-only Kubernetes list and watch client over node:https. The extender
@@ -48,6 +50,12 @@ export interface KubeListQuery {
   readonly continue?: string;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
+  /**
+   * Asks for kube-apiserver's protobuf encoding and reads each item with
+   * this (see protobuf/core-v1-readers.ts). A server that answers JSON
+   * instead (a type without protobuf, a proxy) is read as JSON.
+   */
+  readonly protobufItem?: ProtobufItemReader;
 }
 
 /** The part of a Kubernetes list response we rely on; items stay unknown until the caller checks them. */
@@ -112,7 +120,7 @@ export function createKubeHttpClient(connection: KubeConnection, options: KubeHt
   const agent = new Agent({ keepAlive: true, ca: connection.caPem });
 
   /** Sends a GET; `onResponse` gets the response (any status), `onError` a failure before it. */
-  async function send(what: string, signal: AbortSignal, onResponse: (res: IncomingMessage) => void, onError: (error: Error) => void): Promise<ClientRequest> {
+  async function send(what: string, accept: string, signal: AbortSignal, onResponse: (res: IncomingMessage) => void, onError: (error: Error) => void): Promise<ClientRequest> {
     const token = await connection.tokens.token();
     const req = request(
       {
@@ -122,7 +130,7 @@ export function createKubeHttpClient(connection: KubeConnection, options: KubeHt
         path: `${basePath}${what.slice('GET '.length)}`,
         method: 'GET',
         agent,
-        headers: { Accept: 'application/json', Authorization: `Bearer ${token}` },
+        headers: { Accept: accept, Authorization: `Bearer ${token}` },
         signal,
       },
       onResponse,
@@ -132,10 +140,10 @@ export function createKubeHttpClient(connection: KubeConnection, options: KubeHt
     return req;
   }
 
-  /** `onHead` sees the body's first bytes as they arrive, until it returns true. */
-  async function get(path: string, params: URLSearchParams, onHead?: (head: Buffer) => boolean): Promise<unknown> {
+  /** `onHead` sees the body's first bytes as they arrive (and whether they are protobuf), until it returns true. */
+  async function get(path: string, params: URLSearchParams, accept: string, onHead?: (head: Buffer, protobuf: boolean) => boolean): Promise<ResponseBody> {
     const what = `GET ${path}${params.size > 0 ? `?${params.toString()}` : ''}`;
-    return new Promise<unknown>((resolve, reject) => {
+    return new Promise<ResponseBody>((resolve, reject) => {
       let status = 0;
       const fail = (error: unknown, direction = 'to') => {
         report({ request: what, watch: false, status, bytes: 0 });
@@ -143,21 +151,17 @@ export function createKubeHttpClient(connection: KubeConnection, options: KubeHt
       };
       const sent = send(
         what,
+        accept,
         AbortSignal.timeout(timeoutMs),
         (res) => {
           status = res.statusCode ?? 0;
-          readBody(res, maxBytes, status >= 200 && status < 300 ? onHead : undefined).then(
+          const protobuf = isKubeProtobuf(res.headers['content-type']);
+          const watchHead = onHead && ((head: Buffer) => onHead(head, protobuf));
+          readBody(res, maxBytes, status >= 200 && status < 300 ? watchHead : undefined).then(
             (body) => {
               report({ request: what, watch: false, status, bytes: body.length });
-              if (status < 200 || status >= 300) {
-                reject(apiError(what, status, body));
-                return;
-              }
-              try {
-                resolve(JSON.parse(body.toString('utf8')));
-              } catch (error) {
-                reject(new Error(`${what}: response is not JSON (${errorMessage(error)})`));
-              }
+              if (status < 200 || status >= 300) reject(apiError(what, status, body, protobuf));
+              else resolve({ protobuf, bytes: body });
             },
             (error: unknown) => {
               res.destroy();
@@ -180,12 +184,27 @@ export function createKubeHttpClient(connection: KubeConnection, options: KubeHt
     if (query.fieldSelector) params.set('fieldSelector', query.fieldSelector);
     const onHead =
       onContinue &&
-      ((head: Buffer): boolean => {
-        const read = listHeadOf(head.toString('utf8'));
+      ((head: Buffer, protobuf: boolean): boolean => {
+        const read = protobuf ? protobufListHeadOf(head) : listHeadOf(head.toString('utf8'));
         if (read.state === 'known') onContinue(read.continueToken);
         return read.state !== 'more';
       });
-    const body = await get(path, params, onHead);
+    const item = query.protobufItem;
+    const response = await get(path, params, item === undefined ? 'application/json' : `${KUBE_PROTOBUF_CONTENT_TYPE}, application/json`, onHead);
+    if (response.protobuf) {
+      if (item === undefined) throw new Error(`GET ${path}: the API server answered protobuf to a request for JSON`);
+      try {
+        return decodeKubeList(response.bytes, item);
+      } catch (error) {
+        throw new Error(`GET ${path}: response is not a protobuf Kubernetes list (${errorMessage(error)})`);
+      }
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(response.bytes.toString('utf8'));
+    } catch (error) {
+      throw new Error(`GET ${path}: response is not JSON (${errorMessage(error)})`);
+    }
     if (!isRecord(body) || !Array.isArray(body.items)) throw new Error(`GET ${path}: response is not a Kubernetes list (no items array)`);
     const metadata = isRecord(body.metadata) ? body.metadata : {};
     const token = typeof metadata.continue === 'string' && metadata.continue !== '' ? metadata.continue : undefined;
@@ -258,7 +277,7 @@ export function createKubeHttpClient(connection: KubeConnection, options: KubeHt
             (body) => {
               settled = true;
               report({ request: what, watch: true, status, bytes: body.length });
-              reject(apiError(what, status, body));
+              reject(apiError(what, status, body, isKubeProtobuf(res.headers['content-type'])));
             },
             (error: unknown) => fail(error),
           );
@@ -273,7 +292,7 @@ export function createKubeHttpClient(connection: KubeConnection, options: KubeHt
           else reject(new Error(`${what} from ${base.host}: ${errorMessage(error)}`));
         });
       };
-      send(what, controller.signal, onResponse, fail).catch((error: unknown) => {
+      send(what, 'application/json', controller.signal, onResponse, fail).catch((error: unknown) => {
         clearTimeout(headersDeadline);
         reject(error as Error);
       });
@@ -281,6 +300,12 @@ export function createKubeHttpClient(connection: KubeConnection, options: KubeHt
   }
 
   return { list, listPages, watch };
+}
+
+/** A 2xx body, and whether the server encoded it in protobuf (it chooses among what we accept). */
+interface ResponseBody {
+  readonly protobuf: boolean;
+  readonly bytes: Buffer;
 }
 
 class TimeoutError extends Error {
@@ -325,7 +350,18 @@ function readBody(res: IncomingMessage, maxBytes: number, onHead?: (head: Buffer
 }
 
 /** "GET /api/v1/pods: 403 Forbidden: pods is forbidden: ..." from the API's Status object when there is one. */
-function apiError(what: string, status: number, body: Buffer): KubeApiError {
+function apiError(what: string, status: number, body: Buffer, protobuf: boolean): KubeApiError {
+  const { reason, detail } = protobuf ? protobufStatus(body) : jsonStatus(body);
+  const message = `${what}: ${status}${reason ? ` ${reason}` : ''}${detail ? `: ${detail}` : ''}`;
+  return new KubeApiError(message, status, reason);
+}
+
+interface StatusText {
+  readonly reason: string | undefined;
+  readonly detail: string;
+}
+
+function jsonStatus(body: Buffer): StatusText {
   let reason: string | undefined;
   let detail = body.subarray(0, 500).toString('utf8').trim();
   try {
@@ -337,6 +373,11 @@ function apiError(what: string, status: number, body: Buffer): KubeApiError {
   } catch {
     // Not a Status object (e.g. a proxy's HTML page): keep the start of the raw body.
   }
-  const message = `${what}: ${status}${reason ? ` ${reason}` : ''}${detail ? `: ${detail}` : ''}`;
-  return new KubeApiError(message, status, reason);
+  return { reason, detail };
+}
+
+/** kube-apiserver encodes its errors as it would have the answer: in protobuf when we asked for it. */
+function protobufStatus(body: Buffer): StatusText {
+  const decoded = decodeKubeStatus(body);
+  return { reason: decoded?.reason || undefined, detail: decoded?.message ?? `(${body.length} bytes of protobuf that are not a Status)` };
 }

@@ -2,15 +2,20 @@
  * An in-process HTTPS server stands in for the API server here, only for what
  * the real kube-apiserver cannot be made to do on demand: hang, send an
  * oversized, non-JSON or non-list body, answer with a certificate from another
- * CA, and report the exact query string of every page. Listing against the
- * real kube-apiserver is covered by test/e2e/extender-scheduling.test.ts,
- * whose extender lists nodes and pods through this client.
+ * CA, report the exact query string of every page, answer JSON to a request
+ * for protobuf, or send a corrupt protobuf list. Listing against the real
+ * kube-apiserver is covered by test/e2e/extender-scheduling.test.ts, whose
+ * extender lists nodes and pods through this client, and in protobuf by
+ * test/e2e/kube-protobuf-lists.test.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isKubeNotFound } from '../../../../lambdas/kube/kube-errors';
 import type { KubeConnection } from '../../../../lambdas/kube/kube-http-client';
 import { createKubeHttpClient, KubeApiError } from '../../../../lambdas/kube/kube-http-client';
+import { readPod } from '../../../../lambdas/kube/protobuf/core-v1-readers';
+import { KUBE_PROTOBUF_CONTENT_TYPE } from '../../../../lambdas/kube/protobuf/kube-protobuf';
+import { encodeList, encodeStatus, writePod } from './protobuf/kube-protobuf-encoder';
 import type { SelfSignedCert, TlsServer } from './tls-fixture';
 import { selfSignedCert, startTlsServer } from './tls-fixture';
 
@@ -21,13 +26,13 @@ let otherCert: SelfSignedCert;
 let server: TlsServer;
 let url: string;
 let handle: Handler;
-const seen: { url: string; authorization: string | undefined }[] = [];
+const seen: { url: string; authorization: string | undefined; accept: string | undefined }[] = [];
 
 beforeAll(async () => {
   cert = selfSignedCert();
   otherCert = selfSignedCert('some-other-ca');
   server = await startTlsServer(cert, (req, res) => {
-    seen.push({ url: req.url ?? '', authorization: req.headers.authorization });
+    seen.push({ url: req.url ?? '', authorization: req.headers.authorization, accept: req.headers.accept });
     handle(req, res);
   });
   url = server.url;
@@ -111,6 +116,76 @@ describe('KubeHttpClient.listPages', () => {
     handle = (_req, res) => json(res, 200, { items: [] });
     await createKubeHttpClient(connection({ server: `${url}/proxy/k8s/` })).list('/api/v1/nodes');
     expect(seen[0]?.url).toBe('/proxy/k8s/api/v1/nodes');
+  });
+});
+
+function protobuf(res: ServerResponse, status: number, body: Uint8Array): void {
+  res.writeHead(status, { 'content-type': KUBE_PROTOBUF_CONTENT_TYPE });
+  res.end(body);
+}
+
+const podNamed = (name: string) => ({ metadata: { name, namespace: 'ml', uid: name }, spec: { nodeName: 'n1', containers: [{ name: 'main' }] }, status: { phase: 'Running' } });
+const namesOf = (items: readonly unknown[]) => items.map((p) => (p as { metadata: { name: string } }).metadata.name);
+
+describe('KubeHttpClient.listPages in protobuf', () => {
+  it('asks for protobuf (JSON as the fallback) only when given an item reader, and follows the protobuf continue tokens', async () => {
+    handle = (req, res) => {
+      const next = new URL(req.url ?? '', 'https://x').searchParams.get('continue');
+      if (!req.headers.accept?.startsWith(KUBE_PROTOBUF_CONTENT_TYPE)) return json(res, 200, { metadata: {}, items: [podNamed('json')] });
+      protobuf(res, 200, next === null ? encodeList([podNamed('a'), podNamed('b')], writePod, { continueToken: 'c2', resourceVersion: '7' }) : encodeList([podNamed('c')], writePod));
+    };
+    const client = createKubeHttpClient(connection());
+    const pages = [];
+    for await (const page of client.listPages('/api/v1/pods', { limit: 2, protobufItem: readPod })) pages.push(page);
+    expect(pages.map((p) => namesOf(p.items))).toEqual([['a', 'b'], ['c']]);
+    expect(pages[0]?.resourceVersion).toBe('7');
+    expect(seen.map((s) => s.accept)).toEqual([`${KUBE_PROTOBUF_CONTENT_TYPE}, application/json`, `${KUBE_PROTOBUF_CONTENT_TYPE}, application/json`]);
+    expect(seen.map((s) => new URL(s.url, 'https://x').searchParams.get('continue'))).toEqual([null, 'c2']);
+
+    seen.length = 0;
+    expect(namesOf((await client.list('/api/v1/pods')).items)).toEqual(['json']);
+    expect(seen[0]?.accept).toBe('application/json');
+  });
+
+  it('reads a JSON answer to a protobuf request as JSON (a proxy, or a type without protobuf)', async () => {
+    handle = (_req, res) => json(res, 200, { metadata: { continue: '' }, items: [podNamed('from-json')] });
+    expect(namesOf((await createKubeHttpClient(connection()).list('/api/v1/pods', { protobufItem: readPod })).items)).toEqual(['from-json']);
+  });
+
+  it("asks for the next page as soon as the protobuf head shows the token, before the rest arrives", async () => {
+    let finishFirst: (() => void) | undefined;
+    handle = (req, res) => {
+      if (new URL(req.url ?? '', 'https://x').searchParams.get('continue') === 't2') {
+        protobuf(res, 200, encodeList([podNamed('second')], writePod));
+        finishFirst?.();
+        return;
+      }
+      const body = encodeList([podNamed('first')], writePod, { continueToken: 't2' });
+      res.writeHead(200, { 'content-type': KUBE_PROTOBUF_CONTENT_TYPE });
+      res.write(body.subarray(0, 40));
+      finishFirst = () => res.end(body.subarray(40));
+    };
+    const got: unknown[] = [];
+    for await (const page of createKubeHttpClient(connection()).listPages('/api/v1/pods', { limit: 1, protobufItem: readPod })) got.push(...page.items);
+    expect(namesOf(got)).toEqual(['first', 'second']);
+  });
+
+  it('refuses a corrupt protobuf list, and protobuf sent to a request for JSON, with errors that say so', async () => {
+    handle = (_req, res) => protobuf(res, 200, encodeList([podNamed('a')], writePod).subarray(0, 30));
+    await expect(createKubeHttpClient(connection()).list('/api/v1/pods', { protobufItem: readPod })).rejects.toThrow(
+      /^GET \/api\/v1\/pods: response is not a protobuf Kubernetes list \(.*is cut short/,
+    );
+    handle = (_req, res) => protobuf(res, 200, encodeList([podNamed('a')], writePod));
+    await expect(createKubeHttpClient(connection()).list('/api/v1/pods')).rejects.toThrow('GET /api/v1/pods: the API server answered protobuf to a request for JSON');
+  });
+
+  it('reads an error Status in protobuf into the same KubeApiError as in JSON', async () => {
+    handle = (_req, res) => protobuf(res, 410, encodeStatus(410, 'Expired', 'The provided continue parameter is too old'));
+    const error: unknown = await createKubeHttpClient(connection()).list('/api/v1/pods', { protobufItem: readPod }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KubeApiError);
+    expect(error).toMatchObject({ code: 410, reason: 'Expired', message: 'GET /api/v1/pods: 410 Expired: The provided continue parameter is too old' });
+    handle = (_req, res) => protobuf(res, 500, Uint8Array.of(1, 2, 3));
+    await expect(createKubeHttpClient(connection()).list('/api/v1/pods', { protobufItem: readPod })).rejects.toThrow('GET /api/v1/pods: 500: (3 bytes of protobuf that are not a Status)');
   });
 });
 
