@@ -52,6 +52,7 @@ export const BENCH_CLI = defineCli({
     'scale-seconds': { type: 'string', value: 'n', default: '60', description: 'length of the warm container\'s steady scheduling period for scale' },
     'scale-commit': { type: 'string', value: 'rev', description: 'for scale: bundle the extender of this commit (git archive) instead of the working tree' },
     'scale-rate': { type: 'string', value: 'n', default: '5', description: 'pods scheduled (and as many deleted) per second during that period' },
+    'scale-vcpu': { type: 'string', value: 'x', description: "for scale: run the extender containers under a CPU quota of x vCPU, as a Lambda of x × 1,769 MB gets (0.29 ≈ the deployed 512 MB); needs write access to the cgroup tree" },
   },
   examples: [
     'npm run bench',
@@ -69,6 +70,12 @@ function benchOptions(values: CliValues<typeof BENCH_CLI.options>) {
   const positive = (name: string, text: string): number => {
     const n = Number(text);
     if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--${name} must be a positive integer, got ${text}`);
+    return n;
+  };
+  const vcpu = (text: string | undefined): number | undefined => {
+    if (text === undefined) return undefined;
+    const n = Number(text);
+    if (!(n > 0 && n <= 64)) throw new UsageError(`--scale-vcpu must be a number of vCPU in (0, 64], got ${text}`);
     return n;
   };
   const only = new Set<Section>();
@@ -93,6 +100,7 @@ function benchOptions(values: CliValues<typeof BENCH_CLI.options>) {
     scaleSeconds: positive('scale-seconds', values['scale-seconds']),
     scaleRate: positive('scale-rate', values['scale-rate']),
     scaleCommit: values['scale-commit'],
+    scaleVcpu: vcpu(values['scale-vcpu']),
   };
 }
 
@@ -324,6 +332,7 @@ async function main(): Promise<void> {
           ratePerSecond: options.scaleRate,
           outDir: resolve(dirname(options.out), 'scale'),
           ...(options.scaleCommit === undefined ? {} : { commit: options.scaleCommit }),
+          ...(options.scaleVcpu === undefined ? {} : { vcpu: options.scaleVcpu }),
         },
         log,
       );

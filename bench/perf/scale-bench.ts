@@ -17,6 +17,7 @@ import { populateCluster } from './scale-cluster';
 import { bundleContainer, startExtenderContainer, type ContainerStats } from './scale-container';
 import { countsBetween, startCountingProxy, type ProxyCounts } from './scale-proxy';
 import { createKubeWriter, type KubeWriterConnection } from './scale-kube-writer';
+import { createCpuQuota } from './cpu-quota';
 import { runSteady, type SteadyResult } from './scale-steady';
 
 export interface ScaleOptions {
@@ -29,6 +30,8 @@ export interface ScaleOptions {
   readonly outDir: string;
   /** Measure the extender of this commit instead of the working tree. */
   readonly commit?: string;
+  /** Run the containers under this CPU quota (cpu-quota.ts), as a Lambda of vcpu × 1,769 MB; full CPU when unset. */
+  readonly vcpu?: number;
 }
 
 export interface ScaleResult {
@@ -37,6 +40,8 @@ export interface ScaleResult {
   /** The commit measured, and the extender files changed on top of it (uncommitted) when it ran. */
   readonly commit: string;
   readonly uncommitted: readonly string[];
+  /** The containers' CPU quota; undefined: all the machine's CPU. */
+  readonly vcpu: number | undefined;
   readonly setup: { readonly controlPlaneMs: number; readonly nodesMs: number; readonly podsMs: number };
   readonly cold: {
     /** Import of the bundle (the Lambda's INIT). */
@@ -111,6 +116,9 @@ function gitState(commit: string | undefined): { commit: string; uncommitted: st
 export async function benchScale(options: ScaleOptions, log: (message: string) => void): Promise<ScaleResult> {
   const git = gitState(options.commit);
   const bundles = await bundleContainer(options.outDir, options.commit);
+  // Created first: a machine that cannot set a quota fails before the minutes of setup.
+  const quota = options.vcpu === undefined ? undefined : createCpuQuota(options.vcpu);
+  const start = (env: Record<string, string>) => startExtenderContainer(bundles, env, quota && ((pid) => quota.add(pid)));
   const binaries = await ensureKubeBinaries(log);
   const startedAt = performance.now();
   const controlPlane = await startControlPlane({ binaries, defaultScheduler: false, log });
@@ -139,12 +147,12 @@ export async function benchScale(options: ScaleOptions, log: (message: string) =
       // proxy to count what a cold start reads, and stays on as the warm one.
       log(`[bench] scale: cold extender container, first /filter over ${options.nodes} node names`);
       const body = nodeNamesArgs(cluster.nodes);
-      const direct = await startExtenderContainer(bundles, { KUBECONFIG: directKubeconfig });
+      const direct = await start({ KUBECONFIG: directKubeconfig });
       const directFirst = await direct.post('/filter', body).finally(() => direct.stop());
       const answer = filterAnswer(directFirst, direct.stderrTail());
       log(`[bench] scale: first /filter ${directFirst.ms.toFixed(0)} ms; again through the counting proxy`);
       const before = proxy.counts();
-      const container = await startExtenderContainer(bundles, { KUBECONFIG: kubeconfig });
+      const container = await start({ KUBECONFIG: kubeconfig });
       try {
         const first = await container.post('/filter', body);
         filterAnswer(first, container.stderrTail());
@@ -170,6 +178,7 @@ export async function benchScale(options: ScaleOptions, log: (message: string) =
           nodes: options.nodes,
           pods: options.pods,
           ...git,
+          vcpu: options.vcpu,
           setup: { controlPlaneMs, nodesMs: cluster.nodesMs, podsMs: cluster.podsMs },
           cold,
           warm,
@@ -187,5 +196,6 @@ export async function benchScale(options: ScaleOptions, log: (message: string) =
     }
   } finally {
     await controlPlane.stop();
+    quota?.remove();
   }
 }

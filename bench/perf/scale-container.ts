@@ -112,8 +112,12 @@ function post(url: string, path: string, body: string): Promise<{ status: number
   });
 }
 
-/** Forks the container with `env` (the Lambda's environment: KUBECONFIG and nothing else of this process). */
-export async function startExtenderContainer(bundles: ContainerBundles, env: Record<string, string>): Promise<ExtenderContainer> {
+/**
+ * Forks the container with `env` (the Lambda's environment: KUBECONFIG and
+ * nothing else of this process). `onSpawn` gets its pid at once, before the
+ * bundle is imported (e.g. to put it under a CPU quota).
+ */
+export async function startExtenderContainer(bundles: ContainerBundles, env: Record<string, string>, onSpawn?: (pid: number) => void): Promise<ExtenderContainer> {
   const started = performance.now();
   const child = fork(bundles.container, [bundles.extender], {
     execArgv: [],
@@ -121,6 +125,12 @@ export async function startExtenderContainer(bundles: ContainerBundles, env: Rec
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', AWS_LAMBDA_FUNCTION_NAME: 'gpu-extender', POWERTOOLS_DEV: '', ...env },
   });
+  try {
+    if (child.pid !== undefined) onSpawn?.(child.pid);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
   let stderrTail = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4000);

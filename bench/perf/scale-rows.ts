@@ -3,6 +3,7 @@ import type { BenchRow } from './report-table';
 import { count, mib, ms } from './report-table';
 import type { ScaleResult } from './scale-bench';
 import type { ProxyCounts } from './scale-proxy';
+import { LAMBDA_MB_PER_VCPU } from './cpu-quota';
 
 /** "Well inside" kube-scheduler's httpTimeout: at most this share of it. */
 export const COLD_SHARE_TARGET = 0.5;
@@ -32,7 +33,7 @@ function failures({ failed }: ProxyCounts): string {
 const totalCalls = (calls: ProxyCounts['calls']): number => Object.values(calls).reduce((a, b) => a + b, 0);
 
 export function scaleRows(r: ScaleResult): BenchRow[] {
-  const section = `Extender at scale (kube-apiserver, ${count(r.nodes)} nodes / ${count(r.pods)} pods, ${r.commit}${r.uncommitted.length > 0 ? ' + uncommitted' : ''})`;
+  const section = `Extender at scale (kube-apiserver, ${count(r.nodes)} nodes / ${count(r.pods)} pods, ${r.commit}${r.uncommitted.length > 0 ? ' + uncommitted' : ''}${r.vcpu === undefined ? '' : `, containers at ${r.vcpu} vCPU ≈ a ${Math.round(r.vcpu * LAMBDA_MB_PER_VCPU)} MB Lambda`})`;
   const timeoutMs = r.httpTimeoutSeconds * 1000;
   const coldMs = r.cold.initMs + r.cold.firstFilterMs;
   const share = coldMs / timeoutMs;

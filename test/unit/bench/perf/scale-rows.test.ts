@@ -13,12 +13,13 @@ const counts = (calls: Record<string, number>, responseBytes: number): ProxyCoun
 });
 
 /** 1,000 nodes + 10,000 pods listed in 22,000,000 bytes: 2,000 bytes an object. */
-function result(overrides: { firstFilterMs?: number; warmBytes?: number; peakRssMiB?: number } = {}): ScaleResult {
+function result(overrides: { firstFilterMs?: number; warmBytes?: number; peakRssMiB?: number; vcpu?: number } = {}): ScaleResult {
   return {
     nodes: 1000,
     pods: 10000,
     commit: 'abc1234',
     uncommitted: [],
+    vcpu: overrides.vcpu,
     setup: { controlPlaneMs: 5000, nodesMs: 3000, podsMs: 18000 },
     cold: {
       initMs: 40,
@@ -69,5 +70,10 @@ describe('scaleRows', () => {
     expect(row(result(), 'warm container, 5 pods/s')?.value).toBe('24: WATCH /api/v1/pods 12 (100 ms each), WATCH /api/v1/nodes 12 (100 ms each)');
     expect(row(result(), 'container peak RSS')).toMatchObject({ ok: true, target: '≤ Lambda memorySizeMiB 512' });
     expect(row(result({ peakRssMiB: 600 }), 'container peak RSS')?.ok).toBe(false);
+  });
+
+  it('names a CPU quota in the section, with the Lambda memory size that gets that much CPU', () => {
+    expect(scaleRows(result())[0]?.section).toBe('Extender at scale (kube-apiserver, 1,000 nodes / 10,000 pods, abc1234)');
+    expect(scaleRows(result({ vcpu: 0.29 }))[0]?.section).toBe('Extender at scale (kube-apiserver, 1,000 nodes / 10,000 pods, abc1234, containers at 0.29 vCPU ≈ a 513 MB Lambda)');
   });
 });
