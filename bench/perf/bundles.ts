@@ -8,7 +8,8 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import type { BuildOptions, Metafile } from 'esbuild';
-import { SPLIT_BUILD, SPLIT_LAMBDAS } from '../../cdk/lib/functions/lambda-build';
+import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
+import { functionNodeOptions, SPLIT_BUILD, SPLIT_LAMBDAS } from '../../cdk/lib/functions/lambda-build';
 import { LAMBDA_ENTRIES, PROJECT_ROOT } from '../../cdk/lib/functions/lambda-entries';
 import type { PipelineFunctionName } from '../../cdk/lib/functions/lambda-entries';
 import { median } from './stats';
@@ -134,19 +135,27 @@ for (const url of process.argv.slice(3)) await import(url);
 process.stdout.write(String(performance.now() - started));
 `;
 
-/** Environment like the Lambda's, pointing every AWS endpoint at a closed loopback port: init must not call out. */
-const INIT_ENV = {
-  PATH: process.env.PATH ?? '',
-  AWS_REGION: 'us-east-1',
-  AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
-  AWS_LAMBDA_FUNCTION_NAME: 'bench',
-  CLUSTER_NAME: 'bench-cluster',
-  NODE_OPTIONS: '',
-};
+/**
+ * Environment like the Lambda's, pointing every AWS endpoint at a closed
+ * loopback port (init must not call out), with the NODE_OPTIONS the stack
+ * gives the function at its default memory (the empty handler gets none, as
+ * a plain Lambda).
+ */
+function initEnv(name: string): Record<string, string> {
+  const deployed = name in LAMBDA_ENTRIES ? functionNodeOptions(name as PipelineFunctionName, APP_CONFIG_DEFAULTS[name as PipelineFunctionName].memorySizeMiB) : '';
+  return {
+    PATH: process.env.PATH ?? '',
+    AWS_REGION: 'us-east-1',
+    AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+    AWS_LAMBDA_FUNCTION_NAME: 'bench',
+    CLUSTER_NAME: 'bench-cluster',
+    NODE_OPTIONS: deployed,
+  };
+}
 
 /** Milliseconds one fresh node process prints after running `script` on the files. */
-function timedImport(script: string, files: readonly string[]): number {
-  const run = spawnSync(process.execPath, [script, ...files.map((file) => pathToFileURL(file).href)], { encoding: 'utf8', env: INIT_ENV, timeout: 60_000 });
+function timedImport(name: string, script: string, files: readonly string[]): number {
+  const run = spawnSync(process.execPath, [script, ...files.map((file) => pathToFileURL(file).href)], { encoding: 'utf8', env: initEnv(name), timeout: 60_000 });
   const ms = Number(run.stdout);
   if (run.status !== 0 || !Number.isFinite(ms)) throw new Error(`importing ${files[0] ?? '?'} failed (exit ${run.status}): ${run.stderr.slice(0, 500)}`);
   return ms;
@@ -205,8 +214,8 @@ export async function measureBundles(outDir: string, runs: number): Promise<Bund
   const lazySamples = new Map<string, number[]>(built.map((b) => [b.name, []]));
   for (let i = 0; i < runs; i++) {
     for (const b of built) {
-      samples.get(b.name)?.push(timedImport(measureScript, [b.outfile]));
-      if (b.lazy.length > 0) lazySamples.get(b.name)?.push(timedImport(lazyScript, [b.outfile, ...b.lazy]));
+      samples.get(b.name)?.push(timedImport(b.name, measureScript, [b.outfile]));
+      if (b.lazy.length > 0) lazySamples.get(b.name)?.push(timedImport(b.name, lazyScript, [b.outfile, ...b.lazy]));
     }
   }
   const emptyMs = median(samples.get('empty handler') ?? []);

@@ -7,6 +7,8 @@ import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { request } from 'node:http';
 import { dirname, join, relative } from 'node:path';
 import { build, type BuildOptions } from 'esbuild';
+import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
+import { functionNodeOptions } from '../../cdk/lib/functions/lambda-build';
 import { fileURLToPath } from 'node:url';
 import { SPLIT_BUILD, SPLIT_LAMBDAS } from '../../cdk/lib/functions/lambda-build';
 import { LAMBDA_ENTRIES, PROJECT_ROOT } from '../../cdk/lib/functions/lambda-entries';
@@ -112,6 +114,9 @@ function post(url: string, path: string, body: string): Promise<{ status: number
   });
 }
 
+/** What the stack sets on the extender at its default memory (cdk/lib/functions/lambda-build.ts). */
+const DEPLOYED_NODE_OPTIONS = functionNodeOptions('extender', APP_CONFIG_DEFAULTS.extender.memorySizeMiB);
+
 /**
  * Forks the container with `env` (the Lambda's environment: KUBECONFIG and
  * nothing else of this process). `onSpawn` gets its pid at once, before the
@@ -123,7 +128,7 @@ export async function startExtenderContainer(bundles: ContainerBundles, env: Rec
     execArgv: [],
     // The handler's log and EMF lines would flood the terminal; the last error lines are kept for failures.
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', AWS_LAMBDA_FUNCTION_NAME: 'gpu-extender', POWERTOOLS_DEV: '', ...env },
+    env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', AWS_LAMBDA_FUNCTION_NAME: 'gpu-extender', POWERTOOLS_DEV: '', NODE_OPTIONS: DEPLOYED_NODE_OPTIONS, ...env },
   });
   try {
     if (child.pid !== undefined) onSpawn?.(child.pid);

@@ -210,7 +210,11 @@ export interface SchedulerConfig {
 }
 
 export interface FunctionConfig {
-  /** @default extender: 512; labeler: 256; reconciler: 512 */
+  /**
+   * The extender's is one vCPU's worth (Lambda gives CPU with memory) for a cold instance's listing (docs/extender.md).
+   *
+   * @default extender: 1769; labeler: 256; reconciler: 512
+   */
   readonly memorySizeMiB: number;
   /**
    * The labeler's must cover its wait for a node to register after `running` (docs/labeler.md).

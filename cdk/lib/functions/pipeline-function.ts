@@ -7,7 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { FunctionConfig } from '../../app-config/app-config';
 import type { ClusterTarget } from '../cluster/cluster-target';
-import { LAMBDA_BUILD, RUNTIME_ACKNOWLEDGMENT, SPLIT_LAMBDAS, splitBundling } from './lambda-build';
+import { functionNodeOptions, LAMBDA_BUILD, RUNTIME_ACKNOWLEDGMENT, SPLIT_LAMBDAS, splitBundling } from './lambda-build';
 import { LAMBDA_ENTRIES } from './lambda-entries';
 import type { PipelineFunctionName } from './lambda-entries';
 
@@ -95,7 +95,7 @@ export class PipelineFunction extends Construct {
         ...props.config.environment,
         ...props.environment,
         CLUSTER_NAME: target.clusterName,
-        NODE_OPTIONS: '--enable-source-maps',
+        ...nodeOptions(functionNodeOptions(props.name, props.config.memorySizeMiB)),
       },
     });
     Validations.of(this.role).acknowledge({
@@ -107,4 +107,9 @@ export class PipelineFunction extends Construct {
     });
     Validations.of(this.function).acknowledge(RUNTIME_ACKNOWLEDGMENT);
   }
+}
+
+/** An empty NODE_OPTIONS is left unset, as Lambda runs a function that sets none. */
+function nodeOptions(options: string): { NODE_OPTIONS?: string } {
+  return options === '' ? {} : { NODE_OPTIONS: options };
 }

@@ -202,6 +202,18 @@ describe('Lambdas', () => {
     expect(resourcesOfType(synth.json, 'AWS::Lambda::Alias')).toEqual([]);
   });
 
+  it('gives the extender one vCPU of memory and a larger young generation without source maps, the others source maps', () => {
+    for (const [id, fn] of ourFunctions()) {
+      const variables = (fn.Environment as { Variables: Record<string, unknown> }).Variables;
+      if (id.startsWith('ExtenderFunction')) {
+        expect(fn.MemorySize).toBe(1769);
+        expect(variables.NODE_OPTIONS).toBe('--max-semi-space-size=64');
+      } else {
+        expect(variables.NODE_OPTIONS, id).toBe('--enable-source-maps');
+      }
+    }
+  });
+
   it("hands the extender (only) the new cluster's endpoint and CA, so it needs no DescribeCluster", () => {
     const clusterId = logicalIdOf('Cluster', 'AWS::EKS::Cluster');
     for (const [id, fn] of ourFunctions()) {
