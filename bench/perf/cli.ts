@@ -12,6 +12,7 @@ import { measureBundles } from './bundles';
 import { runInChild } from './child-process';
 import type { ClusterHarness, LabelerResult, ReconcilerResult } from './cluster-bench';
 import { benchLabeler, benchReconciler, startClusterHarness } from './cluster-bench';
+import { invalidVcpu } from './cpu-quota';
 import { benchScale } from './scale-bench';
 import { scaleRows } from './scale-rows';
 import type { ThroughputResult } from './scheduler-throughput';
@@ -75,7 +76,8 @@ function benchOptions(values: CliValues<typeof BENCH_CLI.options>) {
   const vcpu = (text: string | undefined): number | undefined => {
     if (text === undefined) return undefined;
     const n = Number(text);
-    if (!(n > 0 && n <= 64)) throw new UsageError(`--scale-vcpu must be a number of vCPU in (0, 64], got ${text}`);
+    const problem = invalidVcpu(n, text);
+    if (problem !== undefined) throw new UsageError(`--scale-vcpu ${problem}`);
     return n;
   };
   const only = new Set<Section>();

@@ -19,8 +19,16 @@ export interface CpuQuota {
   remove(): void;
 }
 
+const MAX_VCPU = 64;
+
+/** Why `vcpu` cannot be a quota (`text`: how the user wrote it), or undefined when it can. */
+export function invalidVcpu(vcpu: number, text = String(vcpu)): string | undefined {
+  return vcpu > 0 && vcpu <= MAX_VCPU ? undefined : `must be a number of vCPU in (0, ${MAX_VCPU}], got ${text}`;
+}
+
 export function createCpuQuota(vcpu: number, name = `eks-gpu-bench-${process.pid}`): CpuQuota {
-  if (!(vcpu > 0 && vcpu <= 64)) throw new Error(`--scale-vcpu must be in (0, 64], got ${vcpu}`);
+  const problem = invalidVcpu(vcpu);
+  if (problem !== undefined) throw new Error(`--scale-vcpu ${problem}`);
   const quotaUs = Math.round(vcpu * PERIOD_US);
   const v2 = existsSync('/sys/fs/cgroup/cgroup.controllers');
   const dir = v2 ? join('/sys/fs/cgroup', name) : join('/sys/fs/cgroup/cpu', name);

@@ -8,9 +8,8 @@ import { request } from 'node:http';
 import { dirname, join, relative } from 'node:path';
 import { build, type BuildOptions } from 'esbuild';
 import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
-import { functionNodeOptions } from '../../cdk/lib/functions/lambda-build';
 import { fileURLToPath } from 'node:url';
-import { SPLIT_BUILD, SPLIT_LAMBDAS } from '../../cdk/lib/functions/lambda-build';
+import { functionNodeOptions, SPLIT_BUILD, SPLIT_LAMBDAS } from '../../cdk/lib/functions/lambda-build';
 import { LAMBDA_ENTRIES, PROJECT_ROOT } from '../../cdk/lib/functions/lambda-entries';
 import { CDK_BUNDLING } from './bundles';
 
