@@ -1,7 +1,8 @@
 // Each Lambda bundled as CDK's NodejsFunction bundles it (cdk/lib/functions/
 // pipeline-function.ts), its minified size, its biggest inputs, and module
 // initialisation time (import of the bundle in a fresh `node`, a cold-start
-// proxy) as a ratio to an empty handler bundled the same way.
+// proxy) as a ratio to an empty handler bundled the same way, both started as
+// Lambda's runtime starts node and, apart, in a bare node.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -12,6 +13,7 @@ import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
 import { functionNodeOptions, SPLIT_BUILD, SPLIT_LAMBDAS } from '../../cdk/lib/functions/lambda-build';
 import { LAMBDA_ENTRIES, PROJECT_ROOT } from '../../cdk/lib/functions/lambda-entries';
 import type { PipelineFunctionName } from '../../cdk/lib/functions/lambda-entries';
+import { lambdaRuntimeNodeArgs } from './lambda-runtime-args';
 import { median } from './stats';
 
 /**
@@ -48,12 +50,16 @@ export interface BundleResult {
   readonly totalBytes: number;
   /** Of `bytes`. */
   readonly topContributors: readonly Contributor[];
-  /** Median ms to import the bundle in a fresh node process. */
+  /** Median ms to import the bundle in a fresh node process started as Lambda's runtime starts it (InitMode `lambda`). */
   readonly initMs: number;
   readonly initSamples: number;
-  /** initMs / the empty handler's initMs. */
+  /** initMs / the empty handler's initMs, both as on Lambda. */
   readonly initRatio: number;
-  /** Split bundles: median ms to then import the chunks of its import() calls, paid once by the first request that needs them. */
+  /** The same import in a bare node, no flags for any bundle (InitMode `plain`). */
+  readonly plainInitMs: number;
+  /** plainInitMs / the empty handler's plainInitMs. */
+  readonly plainInitRatio: number;
+  /** Split bundles: median ms to then import the chunks of its import() calls, paid once by the first request that needs them (as on Lambda). */
   readonly lazyMs?: number;
 }
 
@@ -136,26 +142,40 @@ process.stdout.write(String(performance.now() - started));
 `;
 
 /**
- * Environment like the Lambda's, pointing every AWS endpoint at a closed
- * loopback port (init must not call out), with the NODE_OPTIONS the stack
- * gives the function at its default memory (the empty handler gets none, as
- * a plain Lambda).
+ * How a bundle's first import is timed:
+ * - `lambda`: as Lambda's Node.js runtime starts it, with the runtime's
+ *   command-line flags at the function's default memory
+ *   (lambda-runtime-args.ts) and the NODE_OPTIONS the stack gives it; the
+ *   empty handler gets the runtime's flags at the extender's memory, as an
+ *   empty function deployed beside it would, and no NODE_OPTIONS.
+ * - `plain`: a bare `node` with no flags and no NODE_OPTIONS for any bundle:
+ *   what the bundle's own code costs, with nothing the runtime adds.
  */
-function initEnv(name: string): Record<string, string> {
-  const deployed = name in LAMBDA_ENTRIES ? functionNodeOptions(name as PipelineFunctionName, APP_CONFIG_DEFAULTS[name as PipelineFunctionName].memorySizeMiB) : '';
+export type InitMode = 'lambda' | 'plain';
+
+function memoryOf(name: string): number {
+  const fn: PipelineFunctionName = name in LAMBDA_ENTRIES ? (name as PipelineFunctionName) : 'extender';
+  return APP_CONFIG_DEFAULTS[fn].memorySizeMiB;
+}
+
+/** Environment like the Lambda's, pointing every AWS endpoint at a closed loopback port (init must not call out). */
+function initEnv(name: string, mode: InitMode): Record<string, string> {
+  const deployed = mode === 'lambda' && name in LAMBDA_ENTRIES ? functionNodeOptions(name as PipelineFunctionName, memoryOf(name)) : '';
   return {
     PATH: process.env.PATH ?? '',
     AWS_REGION: 'us-east-1',
     AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
     AWS_LAMBDA_FUNCTION_NAME: 'bench',
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(memoryOf(name)),
     CLUSTER_NAME: 'bench-cluster',
     NODE_OPTIONS: deployed,
   };
 }
 
 /** Milliseconds one fresh node process prints after running `script` on the files. */
-function timedImport(name: string, script: string, files: readonly string[]): number {
-  const run = spawnSync(process.execPath, [script, ...files.map((file) => pathToFileURL(file).href)], { encoding: 'utf8', env: initEnv(name), timeout: 60_000 });
+function timedImport(name: string, mode: InitMode, script: string, files: readonly string[]): number {
+  const flags = mode === 'lambda' ? lambdaRuntimeNodeArgs(memoryOf(name)) : [];
+  const run = spawnSync(process.execPath, [...flags, script, ...files.map((file) => pathToFileURL(file).href)], { encoding: 'utf8', env: initEnv(name, mode), timeout: 60_000 });
   const ms = Number(run.stdout);
   if (run.status !== 0 || !Number.isFinite(ms)) throw new Error(`importing ${files[0] ?? '?'} failed (exit ${run.status}): ${run.stderr.slice(0, 500)}`);
   return ms;
@@ -208,19 +228,24 @@ export async function measureBundles(outDir: string, runs: number): Promise<Bund
     built.push({ name, ...(await bundle(name.replace(/\s+/g, '-'), entry, outDir, split)) });
   }
 
-  // Interleave the imports (empty, extender, labeler, reconciler, empty, …) so a
-  // burst of load on the machine hits every bundle alike.
-  const samples = new Map<string, number[]>(built.map((b) => [b.name, []]));
-  const lazySamples = new Map<string, number[]>(built.map((b) => [b.name, []]));
+  // Interleave the imports (empty, extender, labeler, reconciler, empty, …;
+  // each as on Lambda, then plain) so a burst of load on the machine hits
+  // every bundle and both modes alike.
+  const key = (name: string, mode: InitMode | 'lazy') => `${mode} ${name}`;
+  const samples = new Map<string, number[]>();
+  const push = (k: string, ms: number) => (samples.get(k) ?? samples.set(k, []).get(k))?.push(ms);
   for (let i = 0; i < runs; i++) {
     for (const b of built) {
-      samples.get(b.name)?.push(timedImport(b.name, measureScript, [b.outfile]));
-      if (b.lazy.length > 0) lazySamples.get(b.name)?.push(timedImport(b.name, lazyScript, [b.outfile, ...b.lazy]));
+      for (const mode of ['lambda', 'plain'] as const) push(key(b.name, mode), timedImport(b.name, mode, measureScript, [b.outfile]));
+      if (b.lazy.length > 0) push(key(b.name, 'lazy'), timedImport(b.name, 'lambda', lazyScript, [b.outfile, ...b.lazy]));
     }
   }
-  const emptyMs = median(samples.get('empty handler') ?? []);
+  const medianOf = (k: string) => median(samples.get(k) ?? []);
+  const emptyMs = medianOf(key('empty handler', 'lambda'));
+  const emptyPlainMs = medianOf(key('empty handler', 'plain'));
   return built.map((b) => {
-    const initMs = median(samples.get(b.name) ?? []);
+    const initMs = medianOf(key(b.name, 'lambda'));
+    const plainInitMs = medianOf(key(b.name, 'plain'));
     return {
       name: b.name,
       bytes: b.bytes,
@@ -229,7 +254,9 @@ export async function measureBundles(outDir: string, runs: number): Promise<Bund
       initMs,
       initSamples: runs,
       initRatio: initMs / emptyMs,
-      ...(b.lazy.length > 0 ? { lazyMs: median(lazySamples.get(b.name) ?? []) } : {}),
+      plainInitMs,
+      plainInitRatio: plainInitMs / emptyPlainMs,
+      ...(b.lazy.length > 0 ? { lazyMs: medianOf(key(b.name, 'lazy')) } : {}),
     };
   });
 }

@@ -172,8 +172,11 @@ async function bundles(outDir: string, runs: number): Promise<{ rows: BenchRow[]
     return {
       section: 'Lambda bundle (esbuild, minified)',
       measurement: b.name,
-      value: `${bundleSize(b)}${b.name === 'empty handler' ? '' : ` (top: ${top})`}; init ${ms(b.initMs)} = ${ratio(b.initRatio)} empty${b.lazyMs === undefined ? '' : `; chunks on first cluster use ${ms(b.lazyMs)}`}`,
-      ...(b.name === 'extender' ? { target: '< 500 KB, init ≤ 3× empty', ok: b.totalBytes < TARGET.extenderBundleBytes && b.initRatio <= TARGET.extenderInitRatio } : {}),
+      value: `${bundleSize(b)}${b.name === 'empty handler' ? '' : ` (top: ${top})`}; init as on Lambda's runtime ${ms(b.initMs)} = ${ratio(b.initRatio)} empty, in a bare node ${ms(b.plainInitMs)} = ${ratio(b.plainInitRatio)} empty${b.lazyMs === undefined ? '' : `; chunks on first cluster use ${ms(b.lazyMs)}`}`,
+      // Met only when both ways are: the runtime's flags slow the empty handler's first import as well.
+      ...(b.name === 'extender'
+        ? { target: '< 500 KB, init ≤ 3× empty (both ways)', ok: b.totalBytes < TARGET.extenderBundleBytes && b.initRatio <= TARGET.extenderInitRatio && b.plainInitRatio <= TARGET.extenderInitRatio }
+        : {}),
     };
   });
   return { rows, results };

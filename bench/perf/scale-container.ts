@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { functionNodeOptions, SPLIT_BUILD, SPLIT_LAMBDAS } from '../../cdk/lib/functions/lambda-build';
 import { LAMBDA_ENTRIES, PROJECT_ROOT } from '../../cdk/lib/functions/lambda-entries';
 import { CDK_BUNDLING } from './bundles';
+import { lambdaRuntimeNodeArgs } from './lambda-runtime-args';
 
 export interface ContainerStats {
   readonly rssMiB: number;
@@ -113,8 +114,9 @@ function post(url: string, path: string, body: string): Promise<{ status: number
   });
 }
 
+const MEMORY_SIZE_MIB = APP_CONFIG_DEFAULTS.extender.memorySizeMiB;
 /** What the stack sets on the extender at its default memory (cdk/lib/functions/lambda-build.ts). */
-const DEPLOYED_NODE_OPTIONS = functionNodeOptions('extender', APP_CONFIG_DEFAULTS.extender.memorySizeMiB);
+const DEPLOYED_NODE_OPTIONS = functionNodeOptions('extender', MEMORY_SIZE_MIB);
 
 /**
  * Forks the container with `env` (the Lambda's environment: KUBECONFIG and
@@ -124,10 +126,11 @@ const DEPLOYED_NODE_OPTIONS = functionNodeOptions('extender', APP_CONFIG_DEFAULT
 export async function startExtenderContainer(bundles: ContainerBundles, env: Record<string, string>, onSpawn?: (pid: number) => void): Promise<ExtenderContainer> {
   const started = performance.now();
   const child = fork(bundles.container, [bundles.extender], {
-    execArgv: [],
+    // As Lambda's runtime starts node: its heap flags win over NODE_OPTIONS.
+    execArgv: lambdaRuntimeNodeArgs(MEMORY_SIZE_MIB),
     // The handler's log and EMF lines would flood the terminal; the last error lines are kept for failures.
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', AWS_LAMBDA_FUNCTION_NAME: 'gpu-extender', POWERTOOLS_DEV: '', NODE_OPTIONS: DEPLOYED_NODE_OPTIONS, ...env },
+    env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', AWS_LAMBDA_FUNCTION_NAME: 'gpu-extender', POWERTOOLS_DEV: '', AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(MEMORY_SIZE_MIB), NODE_OPTIONS: DEPLOYED_NODE_OPTIONS, ...env },
   });
   try {
     if (child.pid !== undefined) onSpawn?.(child.pid);

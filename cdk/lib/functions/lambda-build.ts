@@ -45,6 +45,12 @@ export const LAMBDA_BUILD: Pick<nodejs.NodejsFunctionProps, 'runtime' | 'archite
  *   and with V8's default 16 MiB semispaces it spends a good part of that in
  *   scavenges (docs/extender.md, "The first listing of a cold instance").
  *   Below 1,024 MB the default stays, to leave the memory to the cache.
+ *   This is a floor, not the setting: Lambda's Node.js runtime starts node
+ *   with heap flags of its own on the command line, which win over
+ *   NODE_OPTIONS (bench/perf/lambda-runtime-args.ts), and at these sizes
+ *   they give more (88 MiB semispaces at 1,769 MB). It matters only on a
+ *   runtime that passes none, and then costs about 6-9 ms of init, which
+ *   the runtime's own V8 flags already cost where it passes them.
  */
 export function functionNodeOptions(name: PipelineFunctionName, memorySizeMiB: number): string {
   if (name !== 'extender') return '--enable-source-maps';
