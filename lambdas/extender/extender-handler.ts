@@ -8,6 +8,7 @@ import type { Telemetry } from '../observability/telemetry';
 import { createTelemetry } from '../observability/telemetry';
 import type { Router, RouterRequest, RouterResponse } from './router';
 import type { ExtenderDeps, ExtenderOverrides } from './wiring';
+import { wireText } from './wire-json';
 import { wireExtender } from './wiring';
 
 export interface ExtenderHandlerOptions extends ExtenderOverrides {
@@ -83,7 +84,7 @@ export function toAlbResult(response: RouterResponse): ALBResult {
     statusCode: response.status,
     statusDescription: `${response.status} ${STATUS_TEXT[response.status] ?? ''}`.trim(),
     headers: { 'content-type': 'application/json', ...response.headers },
-    body: JSON.stringify(response.body),
+    body: wireText(response.body),
     isBase64Encoded: false,
   };
 }

@@ -1,11 +1,13 @@
 import { errorMessage } from '../common/error-message';
-import type { CycleState, NodeInfo, Profile, RejectedNode, RejectionReason, ScoreBreakdown, Snapshot } from '../scheduling';
+import type { CycleState, NodeInfo, Profile, RejectedNode, ScoreBreakdown, Snapshot } from '../scheduling';
 import { explainChoice, metadataOf, parsePodRequirements, stringField } from '../scheduling';
 import type { CandidateResolver } from './candidate-nodes';
 import type { ClusterCache } from './cluster-cache';
 import type { DecisionSummary, ExtenderRanking } from './decision';
 import { NOT_IN_CACHE_MESSAGE, RejectionTally } from './decision';
 import { toExtenderScores } from './extender-scores';
+import { filterReply } from './filter-reply';
+import { quotedNodeName, withWriter } from './wire-json';
 import type { FilterMemo } from './filter-memo';
 import type { FilterArgs, PreemptArgs, VictimSet } from './wire-args';
 import type { ExtenderFilterResult, ExtenderPreemptionResult, HostPriorityList, MetaVictims } from './wire-types';
@@ -77,41 +79,32 @@ export async function filterVerb(ctx: ExtenderContext, args: FilterArgs): Promis
   const state = profile.startCycle(snapshot, parsePodRequirements(args.pod));
 
   const tally = new RejectionTally();
-  // No prototype: a node named "__proto__" must be reported like any other.
-  const failed = Object.create(null) as Record<string, string>;
-  const unresolvable = Object.create(null) as Record<string, string>;
   tally.addNotFound(unknown.length);
   const { feasible, rejected } = profile.filter(state, nodes);
   tallied(tally, rejected);
-  // Reason codes instead of messages when the messages would push the reply
-  // past what the ALB passes back (the scheduler would get a 502 for every node).
   const short = failuresBytes(rejected, unknown) > FAILURES_BUDGET_BYTES;
   if (short) ctx.warn('filter reply over budget: rejected nodes carry reason codes instead of messages', { pod, rejected: rejected.length + unknown.length });
-  const notInCache = short ? NODE_NOT_FOUND : NOT_IN_CACHE_MESSAGE;
-  for (const name of unknown) unresolvable[name] = notInCache;
-  for (const { node, status } of rejected) (status.unresolvable ? unresolvable : failed)[node.name] = short ? status.code : status.message;
 
   const byNames = args.nodes.mode === 'NodeNames';
   if (byNames) ctx.filterMemo.remember(args.pod, snapshot, { state, feasible });
-  const body: ExtenderFilterResult = {
-    Nodes: byNames ? null : { items: raw === undefined ? [] : alongFeasible(nodes, feasible, raw) },
-    NodeNames: byNames ? feasible.map((node) => node.name) : null,
-    FailedNodes: failed,
-    FailedAndUnresolvableNodes: unresolvable,
-    Error: '',
-  };
+  const body = filterReply({
+    keptNames: byNames ? feasible : null,
+    keptItems: byNames ? null : raw === undefined ? [] : alongFeasible(nodes, feasible, raw),
+    rejected,
+    unknown,
+    short,
+  });
   const candidates = nodes.length + unknown.length;
   return { status: 200, body, summary: tally.summary(pod, args.nodes.mode, candidates, feasible.length) };
 }
 
 /**
- * What the FailedNodes maps may take of the ALB's 1 MiB response cap: the
+ * What the FailedNodes maps may take of the ALB's 1 MiB response cap (past
+ * it, filterReply sends reason codes instead of messages): the
  * rest is for the kept nodes (NodeNames, or the Node objects, which came in a
  * request under the same cap) and JSON punctuation.
  */
 export const FAILURES_BUDGET_BYTES = 512 * 1024;
-
-const NODE_NOT_FOUND: RejectionReason = 'NodeNotFound';
 
 /** Serialised size of the FailedNodes entries, near enough (node names are DNS names: ASCII). */
 function failuresBytes(rejected: readonly RejectedNode[], unknown: readonly string[]): number {
@@ -131,6 +124,13 @@ function alongFeasible<T>(nodes: readonly NodeInfo[], feasible: readonly NodeInf
     }
   }
   return out;
+}
+
+/** The JSON text of a HostPriorityList of `nodes` with `scores` (whole numbers), names quoted once per node (wire-json.ts). */
+function priorityListText(nodes: readonly NodeInfo[], scores: Uint8Array): string {
+  const entries = new Array<string>(nodes.length);
+  for (let i = 0; i < nodes.length; i++) entries[i] = `{"Host":${quotedNodeName(nodes[i] as NodeInfo)},"Score":${scores[i] ?? 0}}`;
+  return `[${entries.join(',')}]`;
 }
 
 export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Promise<VerbResult> {
@@ -172,7 +172,7 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
     }
   }
 
-  const body: HostPriorityList = [];
+  let body: HostPriorityList = [];
   if (args.nodes.mode === 'NodeNames' && unknown.length > 0) {
     const byName = new Map<string, number>();
     for (let i = 0; i < nodes.length; i++) byName.set((nodes[i] as NodeInfo).name, nodeScores[i] ?? 0);
@@ -180,6 +180,7 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
   } else {
     // Every input resolved: `nodes` is the input, in order.
     for (let i = 0; i < nodes.length; i++) body.push({ Host: (nodes[i] as NodeInfo).name, Score: nodeScores[i] ?? 0 });
+    body = withWriter(body, () => priorityListText(nodes, nodeScores));
   }
   const summary = tally.summary(pod, args.nodes.mode, nodes.length + unknown.length, feasible.length);
   const ranking = rankingOf(feasible, breakdown, feasibleScores);

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { wireText } from '../../../../lambdas/extender/wire-json';
 import type { ClusterState } from './router-harness';
 import { harness, stateCache } from './router-harness';
 
@@ -70,6 +71,8 @@ describe('extender properties', () => {
 
         const byNames = await harness({ cache: stateCache(state) }).post('/filter', { Pod: podJson(p), Nodes: null, NodeNames: names });
         expect(byNames.status).toBe(200);
+        // What the hosts send reads back as the reply object.
+        expect(JSON.parse(wireText(byNames.body))).toEqual(JSON.parse(JSON.stringify(byNames.body)));
         const r = byNames.body as { NodeNames: string[]; FailedNodes: Record<string, string>; FailedAndUnresolvableNodes: Record<string, string>; Error: string };
         expect(r.Error).toBe('');
         for (const kept of r.NodeNames) expect(names).toContain(kept);
@@ -92,6 +95,7 @@ describe('extender properties', () => {
         const names = [...c.nodes.map((n) => n.name), ...c.extraNames];
         const response = await harness({ cache: stateCache({ nodes, pods }) }).post('/prioritize', { Pod: podJson(p), NodeNames: names });
         expect(response.status).toBe(200);
+        expect(JSON.parse(wireText(response.body))).toEqual(JSON.parse(JSON.stringify(response.body)));
         const list = response.body as { Host: string; Score: number }[];
         expect(list.map((h) => h.Host)).toEqual(names);
         for (const { Score } of list) {
@@ -123,6 +127,7 @@ describe('extender properties', () => {
           expect([200, 400, 404, 405, 413, 503]).toContain(response.status);
           expect(() => JSON.stringify(response.body)).not.toThrow();
           expect(typeof JSON.stringify(response.body)).toBe('string');
+          expect(JSON.parse(wireText(response.body))).toEqual(JSON.parse(JSON.stringify(response.body)));
         },
       ),
       { numRuns: 500 },
