@@ -48,9 +48,9 @@ export class RejectionTally {
   private notFound = 0;
   failed = 0;
 
-  add(status: FilterRejection): void {
-    this.failed++;
-    this.byStatus.set(status, (this.byStatus.get(status) ?? 0) + 1);
+  add(status: FilterRejection, nodes = 1): void {
+    this.failed += nodes;
+    this.byStatus.set(status, (this.byStatus.get(status) ?? 0) + nodes);
   }
 
   addNotFound(nodes = 1): void {

@@ -9,7 +9,8 @@ export interface FilterVerdict {
   readonly keptNames: readonly NodeInfo[] | null;
   /** Nodes mode: the kept Node objects as received; null in NodeNames mode. */
   readonly keptItems: readonly unknown[] | null;
-  readonly rejected: readonly RejectedNode[];
+  /** The rejected nodes by rejection, each in request order (groupRejections). */
+  readonly rejected: RejectionGroups;
   /** NodeNames the cluster cache lacks. */
   readonly unknown: readonly string[];
   /** Reason codes instead of messages, when the messages would push the reply past what the ALB passes back. */
@@ -17,6 +18,31 @@ export interface FilterVerdict {
 }
 
 const NODE_NOT_FOUND: RejectionReason = 'NodeNotFound';
+
+export type RejectionGroups = ReadonlyMap<FilterRejection, readonly NodeInfo[]>;
+
+/**
+ * Rejected nodes by rejection. Plugins share one status object per reason,
+ * so a /filter over thousands of nodes has a handful of groups, and the
+ * tally, the reply's size and its text each take one step per group instead
+ * of one per node.
+ */
+export function groupRejections(rejected: readonly RejectedNode[]): Map<FilterRejection, NodeInfo[]> {
+  const groups = new Map<FilterRejection, NodeInfo[]>();
+  let last: FilterRejection | undefined;
+  let nodes: NodeInfo[] = [];
+  for (const { node, status } of rejected) {
+    // Neighbours mostly share a reason (one node group after another): skip the lookup then.
+    if (status !== last) {
+      let group = groups.get(status);
+      if (group === undefined) groups.set(status, (group = []));
+      nodes = group;
+      last = status;
+    }
+    nodes.push(node);
+  }
+  return groups;
+}
 
 /**
  * kube-scheduler's ExtenderFilterResult for a verdict. Its FailedNodes maps
@@ -39,7 +65,7 @@ export function filterReply(verdict: FilterVerdict): ExtenderFilterResult {
   const mapOf = (unresolvable: boolean): FailedNodesMap => {
     const map = Object.create(null) as FailedNodesMap;
     if (unresolvable) for (const name of unknown) map[name] = notInCache;
-    for (const { node, status } of rejected) if (Boolean(status.unresolvable) === unresolvable) map[node.name] = textOf(status);
+    for (const [status, nodes] of rejected) if (Boolean(status.unresolvable) === unresolvable) for (const node of nodes) map[node.name] = textOf(status);
     return map;
   };
   defineLazyField(body, 'FailedNodes', () => mapOf(false));
@@ -47,22 +73,19 @@ export function filterReply(verdict: FilterVerdict): ExtenderFilterResult {
   if (keptNames === null) return body;
 
   return withWriter(body, () => {
-    // Members grouped by rejection (plugins share one status object per
-    // reason, so there are a handful): each group is one join of its quoted
-    // names with the quoted message between them, no string per node. A map
+    // Each group of rejected nodes is one join of its quoted names with the
+    // quoted message between them, no string per node. A map
     // has no order, so grouping changes the text, not the value; and a name
     // repeated in a NodeNames request is the same node with the same
     // verdict, so a repeated key carries one value wherever it lands.
     const failed: string[] = [];
     const unresolvable: string[] = [];
     if (unknown.length > 0) unresolvable.push(membersWithValue(unknown.map((name) => JSON.stringify(name)), JSON.stringify(notInCache)));
-    const groups = new Map<FilterRejection, string[]>();
-    for (const { node, status } of rejected) {
-      let names = groups.get(status);
-      if (names === undefined) groups.set(status, (names = []));
-      names.push(quotedNodeName(node));
+    for (const [status, nodes] of rejected) {
+      const names = new Array<string>(nodes.length);
+      for (let i = 0; i < nodes.length; i++) names[i] = quotedNodeName(nodes[i] as NodeInfo);
+      (status.unresolvable ? unresolvable : failed).push(membersWithValue(names, JSON.stringify(textOf(status))));
     }
-    for (const [status, names] of groups) (status.unresolvable ? unresolvable : failed).push(membersWithValue(names, JSON.stringify(textOf(status))));
     const kept = new Array<string>(keptNames.length);
     for (let i = 0; i < keptNames.length; i++) kept[i] = quotedNodeName(keptNames[i] as NodeInfo);
     return `{"Nodes":null,"NodeNames":[${kept.join(',')}],"FailedNodes":{${failed.join(',')}},"FailedAndUnresolvableNodes":{${unresolvable.join(',')}},"Error":""}`;

@@ -6,7 +6,8 @@ import type { ClusterCache } from './cluster-cache';
 import type { DecisionSummary, ExtenderRanking } from './decision';
 import { NOT_IN_CACHE_MESSAGE, RejectionTally } from './decision';
 import { toExtenderScores } from './extender-scores';
-import { filterReply } from './filter-reply';
+import type { RejectionGroups } from './filter-reply';
+import { filterReply, groupRejections } from './filter-reply';
 import { quotedNodeName, withWriter } from './wire-json';
 import type { FilterMemo } from './filter-memo';
 import type { FilterArgs, PreemptArgs, VictimSet } from './wire-args';
@@ -81,8 +82,9 @@ export async function filterVerb(ctx: ExtenderContext, args: FilterArgs): Promis
   const tally = new RejectionTally();
   tally.addNotFound(unknown.length);
   const { feasible, rejected } = profile.filter(state, nodes);
-  tallied(tally, rejected);
-  const short = failuresBytes(rejected, unknown) > FAILURES_BUDGET_BYTES;
+  const groups = groupRejections(rejected);
+  for (const [status, group] of groups) tally.add(status, group.length);
+  const short = failuresBytes(groups, unknown) > FAILURES_BUDGET_BYTES;
   if (short) ctx.warn('filter reply over budget: rejected nodes carry reason codes instead of messages', { pod, rejected: rejected.length + unknown.length });
 
   const byNames = args.nodes.mode === 'NodeNames';
@@ -90,7 +92,7 @@ export async function filterVerb(ctx: ExtenderContext, args: FilterArgs): Promis
   const body = filterReply({
     keptNames: byNames ? feasible : null,
     keptItems: byNames ? null : raw === undefined ? [] : alongFeasible(nodes, feasible, raw),
-    rejected,
+    rejected: groups,
     unknown,
     short,
   });
@@ -107,9 +109,12 @@ export async function filterVerb(ctx: ExtenderContext, args: FilterArgs): Promis
 export const FAILURES_BUDGET_BYTES = 512 * 1024;
 
 /** Serialised size of the FailedNodes entries, near enough (node names are DNS names: ASCII). */
-function failuresBytes(rejected: readonly RejectedNode[], unknown: readonly string[]): number {
+function failuresBytes(rejected: RejectionGroups, unknown: readonly string[]): number {
   let bytes = 0;
-  for (const { node, status } of rejected) bytes += node.name.length + status.message.length + 6;
+  for (const [status, nodes] of rejected) {
+    bytes += nodes.length * (status.message.length + 6);
+    for (const node of nodes) bytes += node.name.length;
+  }
   for (const name of unknown) bytes += name.length + NOT_IN_CACHE_MESSAGE.length + 6;
   return bytes;
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { NOT_IN_CACHE_MESSAGE } from '../../../../lambdas/extender/decision';
-import { filterReply } from '../../../../lambdas/extender/filter-reply';
+import { filterReply, groupRejections } from '../../../../lambdas/extender/filter-reply';
 import { wireText } from '../../../../lambdas/extender/wire-json';
 import type { NodeInfo, RejectionReason } from '../../../../lambdas/scheduling';
 import { nodeInfoFromKubernetes, reject } from '../../../../lambdas/scheduling';
@@ -44,7 +44,7 @@ describe('filterReply', () => {
   it('sends text that reads back as the reply object, for any node names (NodeNames mode)', () => {
     fc.assert(
       fc.property(verdict, ({ kept, rejected, unknown, short }) => {
-        const body = filterReply({ keptNames: kept.map(nodeNamed), keptItems: null, rejected, unknown, short });
+        const body = filterReply({ keptNames: kept.map(nodeNamed), keptItems: null, rejected: groupRejections(rejected), unknown, short });
         expect(JSON.parse(wireText(body))).toEqual(JSON.parse(JSON.stringify(body)));
       }),
       { numRuns: 400 },
@@ -58,7 +58,7 @@ describe('filterReply', () => {
       { node: a, status: REASONS[0]! },
       { node: b, status: REASONS[1]! },
     ];
-    const full = filterReply({ keptNames: [nodeNamed('k')], keptItems: null, rejected, unknown: ['gone'], short: false });
+    const full = filterReply({ keptNames: [nodeNamed('k')], keptItems: null, rejected: groupRejections(rejected), unknown: ['gone'], short: false });
     expect(full).toEqual({
       Nodes: null,
       NodeNames: ['k'],
@@ -67,7 +67,7 @@ describe('filterReply', () => {
       Error: '',
     });
     expect(JSON.parse(wireText(full))).toEqual(full);
-    const short = filterReply({ keptNames: [], keptItems: null, rejected, unknown: ['gone'], short: true });
+    const short = filterReply({ keptNames: [], keptItems: null, rejected: groupRejections(rejected), unknown: ['gone'], short: true });
     expect(JSON.parse(wireText(short))).toEqual({
       Nodes: null,
       NodeNames: [],
@@ -78,7 +78,7 @@ describe('filterReply', () => {
   });
 
   it('keeps a node named "__proto__" as a key in the map object, without touching its prototype', () => {
-    const body = filterReply({ keptNames: [], keptItems: null, rejected: [{ node: nodeNamed('__proto__'), status: REASONS[0]! }], unknown: [], short: false });
+    const body = filterReply({ keptNames: [], keptItems: null, rejected: groupRejections([{ node: nodeNamed('__proto__'), status: REASONS[0]! }]), unknown: [], short: false });
     expect(Object.keys(body.FailedNodes)).toEqual(['__proto__']);
     expect(Object.getPrototypeOf(body.FailedNodes)).toBeNull();
     expect(Object.keys(JSON.parse(wireText(body)).FailedNodes)).toEqual(['__proto__']);
@@ -86,9 +86,31 @@ describe('filterReply', () => {
 
   it('echoes the kept Node objects in Nodes mode and leaves that reply to JSON.stringify', () => {
     const items = [{ metadata: { name: 'k', labels: { x: '"y"' } } }];
-    const body = filterReply({ keptNames: null, keptItems: items, rejected: [{ node: nodeNamed('a'), status: REASONS[0]! }], unknown: [], short: false });
+    const body = filterReply({ keptNames: null, keptItems: items, rejected: groupRejections([{ node: nodeNamed('a'), status: REASONS[0]! }]), unknown: [], short: false });
     expect(body.Nodes).toEqual({ items });
     expect(body.NodeNames).toBeNull();
     expect(wireText(body)).toBe(JSON.stringify(body));
   });
 });
+
+describe('groupRejections', () => {
+  it('groups nodes by status object, each group in input order, groups in order of first appearance', () => {
+    const [x, y] = [nodeNamed('x'), nodeNamed('y')];
+    const [a, b, c] = [nodeNamed('a'), nodeNamed('b'), nodeNamed('c')];
+    const alike = reject('InsufficientGpu' as RejectionReason, REASONS[0]!.message);
+    const groups = groupRejections([
+      { node: a, status: REASONS[0]! },
+      { node: x, status: REASONS[1]! },
+      { node: b, status: REASONS[0]! },
+      { node: y, status: REASONS[1]! },
+      { node: c, status: alike },
+    ]);
+    expect([...groups]).toEqual([
+      [REASONS[0], [a, b]],
+      [REASONS[1], [x, y]],
+      [alike, [c]],
+    ]);
+    expect(groupRejections([]).size).toBe(0);
+  });
+});
+
