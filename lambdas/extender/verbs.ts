@@ -177,7 +177,7 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
     }
   }
 
-  let body: HostPriorityList = [];
+  const body: HostPriorityList = [];
   if (args.nodes.mode === 'NodeNames' && unknown.length > 0) {
     const byName = new Map<string, number>();
     for (let i = 0; i < nodes.length; i++) byName.set((nodes[i] as NodeInfo).name, nodeScores[i] ?? 0);
@@ -185,7 +185,7 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
   } else {
     // Every input resolved: `nodes` is the input, in order.
     for (let i = 0; i < nodes.length; i++) body.push({ Host: (nodes[i] as NodeInfo).name, Score: nodeScores[i] ?? 0 });
-    body = withWriter(body, () => priorityListText(nodes, nodeScores));
+    withWriter(body, () => priorityListText(nodes, nodeScores));
   }
   const summary = tally.summary(pod, args.nodes.mode, nodes.length + unknown.length, feasible.length);
   const ranking = rankingOf(feasible, breakdown, feasibleScores);
