@@ -1,7 +1,7 @@
 import type { FilterRejection, NodeInfo, RejectedNode, RejectionReason } from '../scheduling';
 import { NOT_IN_CACHE_MESSAGE } from './decision';
 import type { ExtenderFilterResult, FailedNodesMap } from './wire-types';
-import { defineLazyField, quotedNodeName, withWriter } from './wire-json';
+import { defineLazyField, quotedNodeNames, withWriter } from './wire-json';
 
 /** What one /filter decided, before it is put in kube-scheduler's reply shape. */
 export interface FilterVerdict {
@@ -81,14 +81,8 @@ export function filterReply(verdict: FilterVerdict): ExtenderFilterResult {
     const failed: string[] = [];
     const unresolvable: string[] = [];
     if (unknown.length > 0) unresolvable.push(membersWithValue(unknown.map((name) => JSON.stringify(name)), JSON.stringify(notInCache)));
-    for (const [status, nodes] of rejected) {
-      const names = new Array<string>(nodes.length);
-      for (let i = 0; i < nodes.length; i++) names[i] = quotedNodeName(nodes[i] as NodeInfo);
-      (status.unresolvable ? unresolvable : failed).push(membersWithValue(names, JSON.stringify(textOf(status))));
-    }
-    const kept = new Array<string>(keptNames.length);
-    for (let i = 0; i < keptNames.length; i++) kept[i] = quotedNodeName(keptNames[i] as NodeInfo);
-    return `{"Nodes":null,"NodeNames":[${kept.join(',')}],"FailedNodes":{${failed.join(',')}},"FailedAndUnresolvableNodes":{${unresolvable.join(',')}},"Error":""}`;
+    for (const [status, nodes] of rejected) (status.unresolvable ? unresolvable : failed).push(membersWithValue(quotedNodeNames(nodes), JSON.stringify(textOf(status))));
+    return `{"Nodes":null,"NodeNames":[${quotedNodeNames(keptNames).join(',')}],"FailedNodes":{${failed.join(',')}},"FailedAndUnresolvableNodes":{${unresolvable.join(',')}},"Error":""}`;
   });
 }
 
