@@ -10,31 +10,22 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import type { BuildOptions, Metafile } from 'esbuild';
 import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
-import { functionNodeOptions, SPLIT_BUILD, SPLIT_LAMBDAS } from '../../cdk/lib/functions/lambda-build';
+import { lambdaEsbuildOptions } from '../../cdk/lib/functions/esbuild-options';
+import { functionNodeOptions } from '../../cdk/lib/functions/lambda-build';
 import { LAMBDA_ENTRIES, PROJECT_ROOT } from '../../cdk/lib/functions/lambda-entries';
 import type { PipelineFunctionName } from '../../cdk/lib/functions/lambda-entries';
+import { buildSplitLambda, SPLIT_LAMBDAS } from '../../cdk/lib/functions/split-build';
+import type { SplitLambda } from '../../cdk/lib/functions/split-build';
 import { lambdaRuntimeNodeArgs } from './lambda-runtime-args';
 import { median } from './stats';
 
 /**
- * Mirrors the NodejsFunction `bundling` block in cdk/lib/functions/pipeline-function.ts
- * (format esm, target node22, minify, mainFields module/main, no external
- * modules, the createRequire banner) plus what NodejsFunction always adds
- * (bundle, platform node, an .mjs outfile). Keep the two in step. A Lambda
- * in SPLIT_LAMBDAS is built with SPLIT_BUILD on top, as its afterBundling
- * hook builds it (cdk/lib/functions/lambda-build.ts).
+ * The esbuild options of every Lambda (cdk/lib/functions/esbuild-options.ts,
+ * what NodejsFunction is given, plus the bundle and platform flags it always
+ * adds). A Lambda in SPLIT_LAMBDAS is built by the same buildSplitLambda its
+ * afterBundling hook runs (cdk/lib/functions/split-build.ts).
  */
-export const CDK_BUNDLING: BuildOptions = {
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node22',
-  minify: true,
-  sourcemap: true,
-  mainFields: ['module', 'main'],
-  external: [],
-  banner: { js: "import { createRequire as __gpuCreateRequire } from 'node:module'; const require = __gpuCreateRequire(import.meta.url);" },
-};
+export const CDK_BUNDLING: BuildOptions = lambdaEsbuildOptions();
 
 export interface Contributor {
   /** A package name (node_modules) or "our code" for lambdas/. */
@@ -59,7 +50,7 @@ export interface BundleResult {
   readonly plainInitMs: number;
   /** plainInitMs / the empty handler's plainInitMs. */
   readonly plainInitRatio: number;
-  /** Split bundles: median ms to then import the chunks of its import() calls, paid once by the first request that needs them (as on Lambda). */
+  /** Split Lambdas: median ms to then import the lazy bundle, paid once by the first request that needs it (as on Lambda). */
   readonly lazyMs?: number;
 }
 
@@ -131,8 +122,8 @@ await import(process.argv[2]);
 process.stdout.write(String(performance.now() - started));
 `;
 
-// Imports the bundle, then prints the milliseconds to import the chunks named
-// after it: what the first request that needs them pays on a split bundle. A
+// Imports the bundle, then prints the milliseconds to import the files named
+// after it: what the first request that needs them pays on a split Lambda. A
 // script of its own: anything after the timed import() in MEASURE_INIT moves
 // its figure (an empty handler measured 1.7 instead of 4.4 ms).
 const MEASURE_LAZY = `await import(process.argv[2]);
@@ -183,29 +174,34 @@ function timedImport(name: string, mode: InitMode, script: string, files: readon
 
 interface Built {
   readonly outfile: string;
-  /** The chunks of import() calls, absolute paths. */
+  /** What its import() calls load, absolute paths: the lazy bundle of a split Lambda. */
   readonly lazy: readonly string[];
   readonly bytes: number;
   readonly totalBytes: number;
   readonly topContributors: readonly Contributor[];
 }
 
-async function bundle(name: string, entry: string, outDir: string, split: boolean): Promise<Built> {
+async function bundle(name: string, entry: string, outDir: string, split: SplitLambda | undefined): Promise<Built> {
   const dir = join(outDir, name);
   rmSync(dir, { recursive: true, force: true });
   const outfile = join(dir, 'index.mjs');
-  const layout: BuildOptions = split
-    ? { entryPoints: { [SPLIT_BUILD.entryNames]: entry }, outdir: dir, splitting: true, chunkNames: SPLIT_BUILD.chunkNames, outExtension: { ...SPLIT_BUILD.outExtension } }
-    : { entryPoints: [entry], outfile };
-  const result = await build({ ...CDK_BUNDLING, ...layout, metafile: true, absWorkingDir: PROJECT_ROOT, logLevel: 'error' });
-  const { metafile } = result;
-  if (metafile === undefined) throw new Error(`esbuild returned no metafile for ${name}`);
+  let metafile: Metafile | undefined;
+  let lazy: string[];
+  if (split !== undefined) {
+    const built = await buildSplitLambda(split, dir, CDK_BUNDLING);
+    metafile = built.metafile;
+    lazy = [join(PROJECT_ROOT, built.lazy)];
+  } else {
+    ({ metafile } = await build({ ...CDK_BUNDLING, entryPoints: [entry], outfile, metafile: true, absWorkingDir: PROJECT_ROOT, logLevel: 'error' }));
+    if (metafile === undefined) throw new Error(`esbuild returned no metafile for ${name}`);
+    lazy = lazyEntries(metafile, relative(PROJECT_ROOT, outfile)).map((path) => join(PROJECT_ROOT, path));
+  }
   const main = relative(PROJECT_ROOT, outfile);
   const initSet = staticClosure(metafile, main);
   const code = Object.keys(metafile.outputs).filter((path) => path.endsWith('.mjs'));
   return {
     outfile,
-    lazy: lazyEntries(metafile, main).map((path) => join(PROJECT_ROOT, path)),
+    lazy,
     bytes: outputBytes(metafile, initSet),
     totalBytes: outputBytes(metafile, code),
     topContributors: contributors(metafile, initSet).slice(0, 5),
@@ -224,7 +220,7 @@ export async function measureBundles(outDir: string, runs: number): Promise<Bund
   const entries: [string, string][] = [['empty handler', emptyEntry], ...Object.entries(LAMBDA_ENTRIES)];
   const built: (Built & { name: string })[] = [];
   for (const [name, entry] of entries) {
-    const split = SPLIT_LAMBDAS.has(name as PipelineFunctionName);
+    const split = name in SPLIT_LAMBDAS ? SPLIT_LAMBDAS[name as PipelineFunctionName] : undefined;
     built.push({ name, ...(await bundle(name.replace(/\s+/g, '-'), entry, outDir, split)) });
   }
 

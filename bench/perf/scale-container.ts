@@ -3,13 +3,15 @@
 // adapter (scale-container-main.ts), and calls it over HTTP as kube-scheduler
 // calls the ALB.
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { request } from 'node:http';
 import { dirname, join, relative } from 'node:path';
-import { build, type BuildOptions } from 'esbuild';
+import { build } from 'esbuild';
 import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
 import { fileURLToPath } from 'node:url';
-import { functionNodeOptions, SPLIT_BUILD, SPLIT_LAMBDAS } from '../../cdk/lib/functions/lambda-build';
+import { functionNodeOptions } from '../../cdk/lib/functions/lambda-build';
+import { buildSplitLambda, SPLIT_CHUNK_NAMES, SPLIT_LAMBDAS } from '../../cdk/lib/functions/split-build';
+import type { SplitLambda } from '../../cdk/lib/functions/split-build';
 import { LAMBDA_ENTRIES, PROJECT_ROOT } from '../../cdk/lib/functions/lambda-entries';
 import { CDK_BUNDLING } from './bundles';
 import { lambdaRuntimeNodeArgs } from './lambda-runtime-args';
@@ -61,6 +63,15 @@ function checkout(commit: string, outDir: string): string {
   return root;
 }
 
+function extenderSplit(): SplitLambda {
+  const split = SPLIT_LAMBDAS.extender;
+  if (split === undefined) throw new Error('SPLIT_LAMBDAS has no extender entry');
+  return split;
+}
+
+/** A file only trees built as two bundles have (cdk/lib/functions/split-build.ts). */
+const SPLIT_MARKER = 'lambdas/extender/cluster-model.ts';
+
 /**
  * The extender's Lambda bundle (of the working tree, or of `commit`) and the
  * container entry, both plain .mjs for `node`.
@@ -70,12 +81,14 @@ export async function bundleContainer(outDir: string, commit?: string): Promise<
   const container = join(outDir, 'container', 'index.mjs');
   const root = commit === undefined ? PROJECT_ROOT : checkout(commit, outDir);
   const entry = join(root, relative(PROJECT_ROOT, LAMBDA_ENTRIES.extender));
-  // Split as CDK's afterBundling hook builds it (cluster access in a chunk loaded on the first refresh).
-  const layout: BuildOptions = SPLIT_LAMBDAS.has('extender')
-    ? { entryPoints: { [SPLIT_BUILD.entryNames]: entry }, outdir: dirname(extender), splitting: true, chunkNames: SPLIT_BUILD.chunkNames, outExtension: { ...SPLIT_BUILD.outExtension } }
-    : { entryPoints: [entry], outfile: extender };
   rmSync(dirname(extender), { recursive: true, force: true });
-  await build({ ...CDK_BUNDLING, ...layout, absWorkingDir: root, logLevel: 'error' });
+  if (existsSync(join(root, SPLIT_MARKER))) {
+    // As CDK's afterBundling hook builds it: the handler in one file, cluster access in a bundle loaded on the first refresh.
+    await buildSplitLambda(extenderSplit(), dirname(extender), CDK_BUNDLING, root);
+  } else {
+    // A commit from before the two bundles: one build, split into chunks, as its hook built it then.
+    await build({ ...CDK_BUNDLING, entryPoints: { index: entry }, outdir: dirname(extender), splitting: true, chunkNames: SPLIT_CHUNK_NAMES, outExtension: { '.js': '.mjs' }, absWorkingDir: root, logLevel: 'error' });
+  }
   await build({ ...CDK_BUNDLING, entryPoints: [MAIN], outfile: container, absWorkingDir: PROJECT_ROOT, logLevel: 'error' });
   return { extender, container };
 }

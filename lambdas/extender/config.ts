@@ -2,6 +2,7 @@ import type { Env } from '../env';
 import { envDuration, envInt, envNumber, envOptionalString, isEnvSet } from '../env';
 import type { GpuScoreOptions, ProfileOptions, ScorePluginName } from '../scheduling';
 import { DEFAULT_WEIGHTS } from '../scheduling';
+import { DEFAULT_LIST_PAGE_SIZE } from './list-page-size';
 
 /** Everything the extender reads from its environment (documented in docs/extender.md). */
 export interface ExtenderConfig {
@@ -18,12 +19,7 @@ export interface ExtenderConfig {
 
 export const DEFAULT_CACHE_TTL_MS = 5_000;
 
-/**
- * Items per list call; bigger pages mean fewer round trips at 50,000 pods.
- * Here rather than beside the Kubernetes source: config is loaded at cold
- * start, the source only on the first refresh (see cluster-access.ts).
- */
-export const DEFAULT_LIST_PAGE_SIZE = 2000;
+export { DEFAULT_LIST_PAGE_SIZE };
 
 /** EXTENDER_WEIGHT_<PLUGIN>, e.g. GpuScore → EXTENDER_WEIGHT_GPU_SCORE. */
 export function weightVariable(plugin: string): string {

@@ -1,12 +1,11 @@
 import type { KubeConnection, KubeHttpClient, KubeHttpClientOptions } from '../kube/kube-http-client';
 import { createKubeHttpClient } from '../kube/kube-http-client';
-import type { NodeInfo, PodInfo } from '../scheduling';
-import { nodeInfoFromKubernetes, podInfoFromKubernetes, Snapshot } from '../scheduling';
+import type { NodeInfo, PodInfo, Snapshot } from '../scheduling';
 import { metadataOf, stringField } from '../scheduling/kube-json';
 import { readNode, readPod } from '../kube/protobuf/core-v1-readers';
 import type { WatchLimits } from '../kube/watch-stream';
 import type { ClusterSource } from './cluster-cache';
-import { DEFAULT_LIST_PAGE_SIZE } from './config';
+import { DEFAULT_LIST_PAGE_SIZE } from './list-page-size';
 import { WatchedCollection } from './watched-collection';
 
 /**
@@ -27,10 +26,30 @@ export const BOUND_POD_FIELD_SELECTOR = 'spec.nodeName!=,status.phase!=Succeeded
  */
 export const DEFAULT_WATCH_LIMITS: WatchLimits = { idleMs: 50, maxMs: 1000 };
 
+/**
+ * How listed Kubernetes objects become the scheduling library's model, handed
+ * in by the caller (cluster-model.ts). This module is loaded on the first
+ * refresh and bundled apart from the handler (cdk/lib/functions/split-build.ts),
+ * so it must not hold a second copy of the library's classes: the snapshot it
+ * returns is read by the handler's copy. It imports the library for types
+ * only.
+ */
+export interface ClusterModel {
+  /** A Node as the API returns it, reduced; undefined for one the extender cannot use. */
+  readonly node: (object: unknown) => NodeInfo | undefined;
+  /** A bound Pod, reduced; undefined for one that holds nothing. */
+  readonly pod: (object: unknown) => PodInfo | undefined;
+  /** A snapshot of the mirrored nodes with the pods bound, which later refreshes never change. */
+  readonly snapshot: (nodes: Iterable<NodeInfo>, pods: Iterable<PodInfo>) => Snapshot;
+}
+
 export interface KubernetesClusterSourceOptions {
   /** Limits the nodes listed (e.g. only GPU nodes); all nodes when unset. */
   readonly nodeLabelSelector?: string;
-  /** Items per list call; bigger pages mean fewer round trips at 50,000 pods. */
+  /**
+   * Items per list call; bigger pages mean fewer round trips at 50,000 pods.
+   * @default DEFAULT_LIST_PAGE_SIZE (2000)
+   */
   readonly pageSize?: number;
   /** Timeout, response-size limit and the onResponse counter hook, per API call. */
   readonly http?: KubeHttpClientOptions;
@@ -53,7 +72,7 @@ export interface KubernetesClusterSourceOptions {
  * It uses the small read-only HTTP client, not client-node, to keep the
  * extender's bundle and cold start small.
  */
-export function kubernetesClusterSource(connection: () => Promise<KubeConnection>, options: KubernetesClusterSourceOptions = {}): ClusterSource {
+export function kubernetesClusterSource(connection: () => Promise<KubeConnection>, model: ClusterModel, options: KubernetesClusterSourceOptions = {}): ClusterSource {
   let client: Promise<KubeHttpClient> | undefined;
   const connect = () => {
     if (client === undefined) {
@@ -74,13 +93,13 @@ export function kubernetesClusterSource(connection: () => Promise<KubeConnection
       pageSize,
       ...(options.nodeLabelSelector ? { labelSelector: options.nodeLabelSelector } : {}),
       key: nodeKey,
-      reduce: nodeInfoFromKubernetes,
+      reduce: model.node,
       protobufItem: readNode,
     },
     limits,
   );
   const pods = new WatchedCollection<PodInfo>(
-    { path: '/api/v1/pods', pageSize, fieldSelector: BOUND_POD_FIELD_SELECTOR, key: podKey, reduce: podInfoFromKubernetes, protobufItem: readPod },
+    { path: '/api/v1/pods', pageSize, fieldSelector: BOUND_POD_FIELD_SELECTOR, key: podKey, reduce: model.pod, protobufItem: readPod },
     limits,
   );
   let built: Snapshot | undefined;
@@ -94,7 +113,7 @@ export function kubernetesClusterSource(connection: () => Promise<KubeConnection
     const podsChanged = podSync.commit();
     if (nodeSync.relistReason !== undefined) options.onRelist?.('nodes', nodeSync.relistReason);
     if (podSync.relistReason !== undefined) options.onRelist?.('pods', podSync.relistReason);
-    if (built === undefined || nodesChanged || podsChanged) built = buildSnapshot(nodes.values(), pods.values());
+    if (built === undefined || nodesChanged || podsChanged) built = model.snapshot(nodes.values(), pods.values());
     return built;
   }
 
@@ -107,16 +126,6 @@ export function kubernetesClusterSource(connection: () => Promise<KubeConnection
       return inFlight;
     },
   };
-}
-
-/**
- * The mirrored NodeInfos hold no pods: each snapshot binds the pods to copies,
- * so a snapshot being served is never changed by a later refresh.
- */
-function buildSnapshot(nodes: Iterable<NodeInfo>, pods: Iterable<PodInfo>): Snapshot {
-  const copies: NodeInfo[] = [];
-  for (const node of nodes) copies.push(node.clone());
-  return new Snapshot(copies, pods);
 }
 
 function nodeKey(node: unknown): string | undefined {

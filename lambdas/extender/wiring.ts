@@ -3,6 +3,7 @@ import type { Env } from '../env';
 import type { Telemetry } from '../observability/telemetry';
 import { createExtenderProfile } from '../scheduling';
 import type { ClusterCache, ClusterSource } from './cluster-cache';
+import { CLUSTER_MODEL } from './cluster-model';
 import { TtlClusterCache } from './cluster-cache';
 import { extenderConfigFromEnv } from './config';
 import type { KubernetesClusterSourceOptions } from './kubernetes-cluster-source';
@@ -61,7 +62,7 @@ function lazyClusterSource(env: Env, options: KubernetesClusterSourceOptions): C
   return {
     load() {
       if (source === undefined) {
-        const pending = import('./cluster-access').then((access) => access.clusterSourceFromEnvironment(env, options));
+        const pending = import('./cluster-access').then((access) => access.clusterSourceFromEnvironment(env, options, CLUSTER_MODEL));
         pending.catch(() => {
           if (source === pending) source = undefined;
         });

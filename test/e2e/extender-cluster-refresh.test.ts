@@ -11,6 +11,7 @@ import type { KubeResponseInfo } from '../../lambdas/kube/kube-http-client';
 import { createKubeHttpClient } from '../../lambdas/kube/kube-http-client';
 import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
 import { BOUND_POD_FIELD_SELECTOR, DEFAULT_WATCH_LIMITS, kubernetesClusterSource } from '../../lambdas/extender/kubernetes-cluster-source';
+import { CLUSTER_MODEL } from '../../lambdas/extender/cluster-model';
 import { WatchedCollection } from '../../lambdas/extender/watched-collection';
 import type { PodInfo, Snapshot } from '../../lambdas/scheduling';
 import { podInfoFromKubernetes } from '../../lambdas/scheduling';
@@ -31,7 +32,7 @@ const nodes: GpuNode[] = [];
 /** A source like the extender's, counting its API calls and the bytes they returned. */
 function countedSource() {
   const responses: KubeResponseInfo[] = [];
-  const source = kubernetesClusterSource(() => kubeConnectionFromEnvironment(env), {
+  const source = kubernetesClusterSource(() => kubeConnectionFromEnvironment(env), CLUSTER_MODEL, {
     nodeLabelSelector: NODE_SELECTOR,
     http: { onResponse: (r) => responses.push(r) },
   });

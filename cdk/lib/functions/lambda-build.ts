@@ -1,15 +1,14 @@
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LAMBDA_ESBUILD } from './esbuild-options';
 import { PROJECT_ROOT } from './lambda-entries';
 import type { PipelineFunctionName } from './lambda-entries';
 
 /**
  * How every Lambda of ours is built and run: TypeScript bundled by esbuild
- * into one ESM file with its dependencies (the AWS SDK too, at the versions
- * the lockfile pins, rather than whatever the runtime happens to ship),
- * nodejs22.x on arm64 (cheaper per GB-second; nothing in it is
- * architecture-specific).
+ * into one ESM file with its dependencies (esbuild-options.ts), nodejs22.x
+ * on arm64 (cheaper per GB-second; nothing in it is architecture-specific).
  */
 export const LAMBDA_BUILD: Pick<nodejs.NodejsFunctionProps, 'runtime' | 'architecture' | 'handler' | 'projectRoot' | 'depsLockFilePath' | 'bundling'> = {
   runtime: lambda.Runtime.NODEJS_22_X,
@@ -19,13 +18,12 @@ export const LAMBDA_BUILD: Pick<nodejs.NodejsFunctionProps, 'runtime' | 'archite
   depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
   bundling: {
     format: nodejs.OutputFormat.ESM,
-    target: 'node22',
-    minify: true,
-    sourceMap: true,
-    mainFields: ['module', 'main'],
-    externalModules: [],
-    // CommonJS dependencies inside an ESM bundle still call require().
-    banner: "import { createRequire as __gpuCreateRequire } from 'node:module'; const require = __gpuCreateRequire(import.meta.url);",
+    target: LAMBDA_ESBUILD.target,
+    minify: LAMBDA_ESBUILD.minify,
+    sourceMap: LAMBDA_ESBUILD.sourcemap,
+    mainFields: [...LAMBDA_ESBUILD.mainFields],
+    externalModules: [...LAMBDA_ESBUILD.external],
+    banner: LAMBDA_ESBUILD.bannerJs,
   },
 };
 
@@ -60,57 +58,27 @@ export function functionNodeOptions(name: PipelineFunctionName, memorySizeMiB: n
 }
 
 /**
- * esbuild code splitting for a Lambda that loads part of its code with
- * import(): that part goes to chunks/ beside index.mjs and is read and
- * parsed only when first imported, not on every cold start (esbuild without
- * splitting inlines a dynamic import into the one file, so its parse cost
- * stays). The extender (SPLIT_LAMBDAS) uses it for its cluster access and
- * the AWS SDK under it (lambdas/extender/cluster-access.ts).
- * bench/perf/bundles.ts builds with the same options.
+ * NodejsFunction bundling for a Lambda in SPLIT_LAMBDAS (split-build.ts):
+ * NodejsFunction builds one file, then an afterBundling hook builds the
+ * handler and its lazily loaded module as two bundles into the output
+ * directory, over that file. The hook runs split-build-main.ts with the
+ * project's tsx and esbuild (local bundling: CDK uses it whenever esbuild is
+ * installed, as it is here).
  */
-export const SPLIT_LAMBDAS: ReadonlySet<PipelineFunctionName> = new Set(['extender']);
-
-export const SPLIT_BUILD = { entryNames: 'index', chunkNames: 'chunks/[name]-[hash]', outExtension: { '.js': '.mjs' } } as const;
-
-/**
- * LAMBDA_BUILD's bundling, split. NodejsFunction always passes --outfile,
- * which esbuild's splitting cannot use, so an afterBundling hook builds the
- * entry again with the same options and --splitting into the output
- * directory, replacing the single index.mjs. It runs the project's esbuild
- * (local bundling: CDK uses it whenever it is installed, as it is here).
- */
-export function splitBundling(entry: string): nodejs.BundlingOptions {
+export function splitBundling(name: PipelineFunctionName): nodejs.BundlingOptions {
   return {
     ...LAMBDA_BUILD.bundling,
     commandHooks: {
       beforeBundling: () => [],
       beforeInstall: () => [],
-      afterBundling: (inputDir: string, outputDir: string) => [splitBuildCommand(inputDir, outputDir, relative(PROJECT_ROOT, entry))],
+      afterBundling: (inputDir: string, outputDir: string) => [splitBuildCommand(inputDir, outputDir, name)],
     },
   };
 }
 
-/** The esbuild command line of the split build, from LAMBDA_BUILD's options (what NodejsFunction passes, plus splitting). */
-export function splitBuildCommand(inputDir: string, outputDir: string, entry: string): string {
-  const bundling = LAMBDA_BUILD.bundling ?? {};
-  const args = [
-    join(inputDir, 'node_modules', '.bin', 'esbuild'),
-    '--bundle',
-    join(inputDir, entry),
-    '--platform=node',
-    `--format=${bundling.format ?? nodejs.OutputFormat.ESM}`,
-    `--target=${bundling.target ?? 'node22'}`,
-    ...(bundling.minify ? ['--minify'] : []),
-    ...(bundling.sourceMap ? ['--sourcemap'] : []),
-    ...(bundling.mainFields ? [`--main-fields=${bundling.mainFields.join(',')}`] : []),
-    ...(bundling.externalModules ?? []).map((name) => `--external:${name}`),
-    ...(bundling.banner ? [`--banner:js=${bundling.banner}`] : []),
-    '--splitting',
-    `--outdir=${outputDir}`,
-    `--entry-names=${SPLIT_BUILD.entryNames}`,
-    `--chunk-names=${SPLIT_BUILD.chunkNames}`,
-    `--out-extension:.js=${SPLIT_BUILD.outExtension['.js']}`,
-  ];
+/** The hook's command line: split-build-main.ts under the project's tsx. */
+export function splitBuildCommand(inputDir: string, outputDir: string, name: PipelineFunctionName): string {
+  const args = [join(inputDir, 'node_modules', '.bin', 'tsx'), join(inputDir, 'cdk', 'lib', 'functions', 'split-build-main.ts'), outputDir, name];
   return args.map(shellQuote).join(' ');
 }
 
