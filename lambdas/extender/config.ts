@@ -19,8 +19,6 @@ export interface ExtenderConfig {
 
 export const DEFAULT_CACHE_TTL_MS = 5_000;
 
-export { DEFAULT_LIST_PAGE_SIZE };
-
 /** EXTENDER_WEIGHT_<PLUGIN>, e.g. GpuScore → EXTENDER_WEIGHT_GPU_SCORE. */
 export function weightVariable(plugin: string): string {
   return `EXTENDER_WEIGHT_${plugin.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}`;

@@ -7,8 +7,9 @@ import type { PipelineFunctionName } from './lambda-entries';
 
 /**
  * How every Lambda of ours is built and run: TypeScript bundled by esbuild
- * into one ESM file with its dependencies (esbuild-options.ts), nodejs22.x
- * on arm64 (cheaper per GB-second; nothing in it is architecture-specific).
+ * into one ESM file with its dependencies (esbuild-options.ts; the extender
+ * into two, see splitBundling), nodejs22.x on arm64 (cheaper per GB-second;
+ * nothing in it is architecture-specific).
  */
 export const LAMBDA_BUILD: Pick<nodejs.NodejsFunctionProps, 'runtime' | 'architecture' | 'handler' | 'projectRoot' | 'depsLockFilePath' | 'bundling'> = {
   runtime: lambda.Runtime.NODEJS_22_X,
