@@ -1,4 +1,4 @@
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 import type { BuildOptions, Metafile, Plugin } from 'esbuild';
 import { LAMBDA_ENTRIES, PROJECT_ROOT } from './lambda-entries';
@@ -27,7 +27,7 @@ export interface SplitLambda {
   /** The lazy module's source, bundled into `<lazyName>.mjs`. */
   readonly lazyEntry: string;
   readonly lazyName: string;
-  /** Project-relative path prefixes of the modules both bundles may hold a copy of. */
+  /** Path prefixes, relative to the repository, of the modules both bundles may hold a copy of. */
   readonly shared: readonly string[];
 }
 
@@ -84,7 +84,13 @@ export async function buildSplitLambda(split: SplitLambda, outdir: string, optio
   const a = handlerSide.metafile;
   const b = lazySide.metafile;
   if (a === undefined || b === undefined) throw new Error('esbuild returned no metafile');
-  const twice = Object.keys(a.inputs).filter((input) => input in b.inputs && !split.shared.some((prefix) => input.startsWith(prefix)));
+  // Metafile paths are relative to root; a checkout's node_modules is a link
+  // to the repository's, so its inputs resolve there.
+  const isShared = (input: string): boolean => {
+    const path = resolve(root, input);
+    return split.shared.some((prefix) => path.startsWith(join(root, prefix)) || path.startsWith(join(PROJECT_ROOT, prefix)));
+  };
+  const twice = Object.keys(a.inputs).filter((input) => input in b.inputs && !isShared(input));
   if (twice.length > 0) {
     throw new Error(
       `${relative(PROJECT_ROOT, split.entry)} and ${relative(PROJECT_ROOT, split.lazyEntry)} would each bundle a copy of ${twice.join(', ')}: ` +

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -56,6 +56,18 @@ describe('buildSplitLambda', () => {
     });
     await expect(buildSplitLambda(splitOf(dir, ['copies/text.ts']), join(dir, 'out'), lambdaEsbuildOptions(), root)).rejects.toThrow(/would each bundle a copy of copies\/counter\.ts/);
     await expect(buildSplitLambda(splitOf(dir, ['copies/text.ts', 'copies/counter.ts']), join(dir, 'out'), lambdaEsbuildOptions(), root)).resolves.toMatchObject({ lazy: 'copies/out/lazy.mjs' });
+  });
+
+  it('takes a package under the repository\'s node_modules as shared from a checkout that links to it', async () => {
+    const dir = tree('checkout', {
+      'entry.ts': `import { InvokeStore } from '@aws/lambda-invoke-store';\nexport const handler = async (): Promise<unknown> => [InvokeStore, await import('./lazy')];\n`,
+      'lazy.ts': `import { InvokeStore } from '@aws/lambda-invoke-store';\nexport const run = (): unknown => InvokeStore;\n`,
+    });
+    symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(dir, 'node_modules'));
+    // The checkout is the root here, as the scale benchmark builds an older commit.
+    const split: SplitLambda = { entry: join(PROJECT_ROOT, 'entry.ts'), lazySpecifier: './lazy', lazyEntry: join(PROJECT_ROOT, 'lazy.ts'), lazyName: 'lazy', shared: ['node_modules/@aws/lambda-invoke-store/'] };
+    await expect(buildSplitLambda(split, join(dir, 'out'), lambdaEsbuildOptions(), dir)).resolves.toMatchObject({ lazy: 'out/lazy.mjs' });
+    await expect(buildSplitLambda({ ...split, shared: [] }, join(dir, 'out'), lambdaEsbuildOptions(), dir)).rejects.toThrow(/lambda-invoke-store/);
   });
 
   it('refuses a static import of the lazy module, which would load it at init', async () => {
