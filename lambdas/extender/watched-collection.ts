@@ -1,4 +1,5 @@
 import type { KubeHttpClient } from '../kube/kube-http-client';
+import type { PbfReader } from 'pbf';
 import type { ProtobufItemReader } from '../kube/protobuf/kube-protobuf';
 import { kubeStatusCode } from '../kube/kube-errors';
 import type { WatchLimits } from '../kube/watch-stream';
@@ -31,6 +32,9 @@ export interface CollectionStart<T> {
   readonly items: ReadonlyMap<string, T>;
   readonly resourceVersion: string;
 }
+
+/** What a protobuf page holds in place of each item once it was reduced while decoding. */
+const ADDED: unique symbol = Symbol('reduced while decoded');
 
 /**
  * One Kubernetes collection mirrored by key: a paginated list first, then
@@ -104,14 +108,24 @@ export class WatchedCollection<T> {
     const items = new Map<string, T>();
     let version: string | undefined;
     const { pageSize, protobufItem } = this.query;
-    for await (const page of kube.listPages(this.query.path, { limit: pageSize, ...this.selectors(), ...(protobufItem ? { protobufItem } : {}) })) {
+    const add = (object: unknown): void => {
+      const key = this.query.key(object);
+      const value = key === undefined ? undefined : this.query.reduce(object);
+      if (key !== undefined && value !== undefined) items.set(key, value);
+    };
+    // A protobuf item is reduced as soon as it is decoded, so a page's 2,000
+    // objects in their JSON shape are never alive together: a scavenge during
+    // the page would copy all of them. A server that answers JSON instead
+    // gives the parsed objects, reduced below.
+    const reduceWhileDecoding = (pbf: PbfReader): typeof ADDED => {
+      add(protobufItem?.(pbf));
+      return ADDED;
+    };
+    const reading = protobufItem === undefined ? {} : { protobufItem: reduceWhileDecoding };
+    for await (const page of kube.listPages(this.query.path, { limit: pageSize, ...this.selectors(), ...reading })) {
       // Every page of a paginated list is served at the first page's version.
       version ??= page.resourceVersion;
-      for (const object of page.items) {
-        const key = this.query.key(object);
-        const value = key === undefined ? undefined : this.query.reduce(object);
-        if (key !== undefined && value !== undefined) items.set(key, value);
-      }
+      for (const object of page.items) if (object !== ADDED) add(object);
     }
     return {
       how: 'listed',

@@ -5,11 +5,13 @@
 // a fresh full list; that a refresh with nothing to catch up reads far fewer bytes
 // than the list; and that a finished pod leaves the snapshot.
 import type { V1Pod } from '@kubernetes/client-node';
+import type { PbfReader } from 'pbf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubeConnectionFromEnvironment } from '../../lambdas/kube/kube-connection';
 import type { KubeResponseInfo } from '../../lambdas/kube/kube-http-client';
 import { createKubeHttpClient } from '../../lambdas/kube/kube-http-client';
 import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
+import { readPod } from '../../lambdas/kube/protobuf/core-v1-readers';
 import { BOUND_POD_FIELD_SELECTOR, DEFAULT_WATCH_LIMITS, kubernetesClusterSource } from '../../lambdas/extender/kubernetes-cluster-source';
 import { CLUSTER_MODEL } from '../../lambdas/extender/cluster-model';
 import { WatchedCollection } from '../../lambdas/extender/watched-collection';
@@ -177,6 +179,43 @@ describe('the extender cluster cache against the real kube-apiserver', () => {
     // A few KB at most (a bookmark, a node status update), against the whole list.
     expect(refresh.bytes).toBeLessThan(full.bytes / 10);
     expect(again).toBe(first);
+  });
+
+  it('a protobuf listing reduces each pod as it is decoded, never a page of decoded pods at once, and ends where a JSON listing does', async () => {
+    const kube = createKubeHttpClient(await kubeConnectionFromEnvironment(env));
+    let decoded = 0;
+    let reduced = 0;
+    let mostPending = 0;
+    const query = {
+      path: '/api/v1/pods',
+      fieldSelector: BOUND_POD_FIELD_SELECTOR,
+      pageSize: 10,
+      key: (pod: unknown) => podInfoFromKubernetes(pod)?.uid,
+      reduce: podInfoFromKubernetes,
+    };
+    const counted = {
+      ...query,
+      protobufItem: (pbf: PbfReader) => {
+        decoded++;
+        mostPending = Math.max(mostPending, decoded - reduced);
+        return readPod(pbf);
+      },
+      reduce: (pod: unknown) => {
+        reduced++;
+        return podInfoFromKubernetes(pod);
+      },
+    };
+    const inProtobuf = new WatchedCollection<PodInfo>(counted, DEFAULT_WATCH_LIMITS);
+    expect((await inProtobuf.sync(kube)).commit()).toBe(true);
+    const inJson = new WatchedCollection<PodInfo>(query, DEFAULT_WATCH_LIMITS);
+    (await inJson.sync(kube)).commit();
+
+    // Several pages of 10 went by, and no decoded pod waited for another to be decoded.
+    expect(decoded).toBeGreaterThan(20);
+    expect(reduced).toBe(decoded);
+    expect(mostPending).toBe(1);
+    const names = (c: WatchedCollection<PodInfo>) => [...c.values()].map((p) => `${p.namespace}/${p.name} on ${p.nodeName} ${p.uid}`).sort();
+    expect(names(inProtobuf)).toEqual(names(inJson));
   });
 
   it('resuming from version 1 ends at the same pods as a list: by replaying the history, or by a list after 410 Gone', async () => {
