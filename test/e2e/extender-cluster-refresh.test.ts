@@ -45,6 +45,15 @@ function countedSource() {
   return { source, responses, since };
 }
 
+/** The extender's pod collection (in JSON: no protobuf item reader), in pages of 10 so a few pods make several pages. */
+const BOUND_PODS_IN_PAGES_OF_10 = {
+  path: '/api/v1/pods',
+  fieldSelector: BOUND_POD_FIELD_SELECTOR,
+  pageSize: 10,
+  key: (pod: unknown) => podInfoFromKubernetes(pod)?.uid,
+  reduce: podInfoFromKubernetes,
+};
+
 /** What a snapshot says, order-independent (pods are bound in the order they became known). */
 function view(snapshot: Snapshot) {
   const nodeViews = snapshot.nodes
@@ -186,13 +195,7 @@ describe('the extender cluster cache against the real kube-apiserver', () => {
     let decoded = 0;
     let reduced = 0;
     let mostPending = 0;
-    const query = {
-      path: '/api/v1/pods',
-      fieldSelector: BOUND_POD_FIELD_SELECTOR,
-      pageSize: 10,
-      key: (pod: unknown) => podInfoFromKubernetes(pod)?.uid,
-      reduce: podInfoFromKubernetes,
-    };
+    const query = BOUND_PODS_IN_PAGES_OF_10;
     const counted = {
       ...query,
       protobufItem: (pbf: PbfReader) => {
@@ -226,13 +229,7 @@ describe('the extender cluster cache against the real kube-apiserver', () => {
     // deterministically, against an in-process fake
     // (test/unit/lambdas/extender/kubernetes-cluster-source.test.ts).
     const kube = createKubeHttpClient(await kubeConnectionFromEnvironment(env));
-    const query = {
-      path: '/api/v1/pods',
-      fieldSelector: BOUND_POD_FIELD_SELECTOR,
-      pageSize: 10,
-      key: (pod: unknown) => podInfoFromKubernetes(pod)?.uid,
-      reduce: podInfoFromKubernetes,
-    };
+    const query = BOUND_PODS_IN_PAGES_OF_10;
     const resumed = new WatchedCollection<PodInfo>(query, DEFAULT_WATCH_LIMITS, { items: new Map(), resourceVersion: '1' });
     const sync = await resumed.sync(kube);
     if (sync.how === 'listed') expect(sync.relistReason).toMatch(/410|too old resource version/i);
