@@ -1,4 +1,5 @@
-import { join, relative, resolve } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 import type { BuildOptions, Metafile, Plugin } from 'esbuild';
 import { LAMBDA_ENTRIES, PROJECT_ROOT } from './lambda-entries';
@@ -71,7 +72,7 @@ export async function buildSplitLambda(split: SplitLambda, outdir: string, optio
   const common: BuildOptions = { ...options, bundle: true, platform: 'node', metafile: true, absWorkingDir: root, logLevel: 'error' };
   const inRoot = (path: string) => join(root, relative(PROJECT_ROOT, path));
   const lazyFile = `${split.lazyName}.mjs`;
-  const handlerSide = await build({ ...common, entryPoints: [inRoot(split.entry)], outfile: join(outdir, 'index.mjs'), plugins: [lazyImportAsFile(split.lazySpecifier, `./${lazyFile}`)] });
+  const handlerSide = await build({ ...common, entryPoints: [inRoot(split.entry)], outfile: join(outdir, 'index.mjs'), plugins: [lazyImportAsFile(split.lazySpecifier, inRoot(split.lazyEntry), `./${lazyFile}`)] });
   const lazySide = await build({
     ...common,
     entryPoints: { [split.lazyName]: inRoot(split.lazyEntry) },
@@ -101,13 +102,21 @@ export async function buildSplitLambda(split: SplitLambda, outdir: string, optio
   return { metafile, main: relative(root, join(outdir, 'index.mjs')), lazy: relative(root, join(outdir, lazyFile)) };
 }
 
-/** Leaves the handler's import() of the lazy module as an import of the file the second build writes. */
-function lazyImportAsFile(specifier: string, file: string): Plugin {
+/**
+ * Leaves the handler's import() of the lazy module (`specifier` where it
+ * resolves to `source`) as an import of the file the second build writes.
+ */
+function lazyImportAsFile(specifier: string, source: string, file: string): Plugin {
   const exact = new RegExp(`^${specifier.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+  // Compared as real paths: esbuild resolves symbolic links (a /tmp that is one, on macOS).
+  const real = (path: string) => join(realpathSync(dirname(path)), basename(path));
+  const target = real(source.replace(/\.[cm]?[jt]s$/, ''));
   return {
     name: 'lazy-module-as-file',
     setup(b) {
       b.onResolve({ filter: exact }, (args) => {
+        // The same specifier from another directory is another module.
+        if (real(resolve(args.resolveDir, args.path)) !== target) return undefined;
         // A static import would load it at init, which is what the split is for avoiding.
         if (args.kind !== 'dynamic-import') return { errors: [{ text: `${specifier} must be loaded with import(), not ${args.kind} (from ${args.importer})` }] };
         return { path: file, external: true };

@@ -49,6 +49,19 @@ describe('buildSplitLambda', () => {
     await expect(handler()).resolves.toBe('[[lazy]]');
   });
 
+  it('leaves the same specifier alone where it names another module', async () => {
+    const dir = tree('elsewhere', {
+      'entry.ts': `import { other } from './sub/other';\nexport const handler = async (): Promise<string[]> => [await other(), (await import('./lazy')).run()];\n`,
+    });
+    mkdirSync(join(dir, 'sub'), { recursive: true });
+    writeFileSync(join(dir, 'sub', 'other.ts'), `export const other = async (): Promise<string> => (await import('./lazy')).name;\n`);
+    writeFileSync(join(dir, 'sub', 'lazy.ts'), `export const name = 'sub/lazy';\n`);
+    const out = join(dir, 'out');
+    await buildSplitLambda(splitOf(dir, ['elsewhere/text.ts']), out, lambdaEsbuildOptions(), root);
+    const { handler } = (await import(pathToFileURL(join(out, 'index.mjs')).href)) as { handler: () => Promise<string[]> };
+    await expect(handler()).resolves.toEqual(['sub/lazy', '[lazy]']);
+  });
+
   it('refuses a module both bundles would hold a copy of unless it is listed as shared', async () => {
     const dir = tree('copies', {
       'entry.ts': `import { Counter } from './counter';\nexport const handler = async (): Promise<unknown> => [new Counter(), await import('./lazy')];\n`,
