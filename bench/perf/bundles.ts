@@ -97,18 +97,6 @@ export function staticClosure(metafile: Metafile, entry: string): string[] {
   return [...seen];
 }
 
-/** The chunks `entry`'s static closure imports with import(): what the first request that needs them loads. */
-export function lazyEntries(metafile: Metafile, entry: string): string[] {
-  const closure = new Set(staticClosure(metafile, entry));
-  const lazy = new Set<string>();
-  for (const path of closure) {
-    for (const imported of metafile.outputs[path]?.imports ?? []) {
-      if (imported.kind === 'dynamic-import' && !imported.external && !closure.has(imported.path)) lazy.add(imported.path);
-    }
-  }
-  return [...lazy];
-}
-
 function outputBytes(metafile: Metafile, paths: readonly string[]): number {
   return paths.reduce((sum, path) => sum + (metafile.outputs[path]?.bytes ?? 0), 0);
 }
@@ -194,7 +182,8 @@ async function bundle(name: string, entry: string, outDir: string, split: SplitL
   } else {
     ({ metafile } = await build({ ...CDK_BUNDLING, entryPoints: [entry], outfile, metafile: true, absWorkingDir: PROJECT_ROOT, logLevel: 'error' }));
     if (metafile === undefined) throw new Error(`esbuild returned no metafile for ${name}`);
-    lazy = lazyEntries(metafile, relative(PROJECT_ROOT, outfile)).map((path) => join(PROJECT_ROOT, path));
+    // Without splitting esbuild inlines what an import() loads: nothing is left for first use.
+    lazy = [];
   }
   const main = relative(PROJECT_ROOT, outfile);
   const initSet = staticClosure(metafile, main);

@@ -10,8 +10,7 @@ import { build } from 'esbuild';
 import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
 import { fileURLToPath } from 'node:url';
 import { functionNodeOptions } from '../../cdk/lib/functions/lambda-build';
-import { buildSplitLambda, SPLIT_CHUNK_NAMES, SPLIT_LAMBDAS } from '../../cdk/lib/functions/split-build';
-import type { SplitLambda } from '../../cdk/lib/functions/split-build';
+import { buildSplitLambda, EXTENDER_SPLIT, SPLIT_CHUNK_NAMES } from '../../cdk/lib/functions/split-build';
 import { LAMBDA_ENTRIES, PROJECT_ROOT } from '../../cdk/lib/functions/lambda-entries';
 import { CDK_BUNDLING } from './bundles';
 import { lambdaRuntimeNodeArgs } from './lambda-runtime-args';
@@ -63,12 +62,6 @@ function checkout(commit: string, outDir: string): string {
   return root;
 }
 
-function extenderSplit(): SplitLambda {
-  const split = SPLIT_LAMBDAS.extender;
-  if (split === undefined) throw new Error('SPLIT_LAMBDAS has no extender entry');
-  return split;
-}
-
 /** A file only trees built as two bundles have (cdk/lib/functions/split-build.ts). */
 const SPLIT_MARKER = 'lambdas/extender/cluster-model.ts';
 
@@ -84,7 +77,7 @@ export async function bundleContainer(outDir: string, commit?: string): Promise<
   rmSync(dirname(extender), { recursive: true, force: true });
   if (existsSync(join(root, SPLIT_MARKER))) {
     // As CDK's afterBundling hook builds it: the handler in one file, cluster access in a bundle loaded on the first refresh.
-    await buildSplitLambda(extenderSplit(), dirname(extender), CDK_BUNDLING, root);
+    await buildSplitLambda(EXTENDER_SPLIT, dirname(extender), CDK_BUNDLING, root);
   } else {
     // A commit from before the two bundles: one build, split into chunks, as its hook built it then.
     await build({ ...CDK_BUNDLING, entryPoints: { index: entry }, outdir: dirname(extender), splitting: true, chunkNames: SPLIT_CHUNK_NAMES, outExtension: { '.js': '.mjs' }, absWorkingDir: root, logLevel: 'error' });

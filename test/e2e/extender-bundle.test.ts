@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import type { ALBEvent, ALBResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lambdaEsbuildOptions } from '../../cdk/lib/functions/esbuild-options';
-import { buildSplitLambda, SPLIT_LAMBDAS } from '../../cdk/lib/functions/split-build';
+import { buildSplitLambda, EXTENDER_SPLIT } from '../../cdk/lib/functions/split-build';
 import { startAlbAdapter, type AlbAdapter } from '../../local/alb-adapter';
 import { e2eHarness } from '../../local/e2e-context';
 import { createGpuNode, type GpuNode } from '../../local/gpu-nodes';
@@ -42,9 +42,7 @@ const replies: { path: string; status: number; body: string }[] = [];
 beforeAll(async () => {
   await harness.resetCluster();
   namespace = await harness.createNamespace('extender-bundle');
-  const split = SPLIT_LAMBDAS.extender;
-  if (split === undefined) throw new Error('the extender is not in SPLIT_LAMBDAS');
-  await buildSplitLambda(split, outdir, lambdaEsbuildOptions());
+  await buildSplitLambda(EXTENDER_SPLIT, outdir, lambdaEsbuildOptions());
   Object.assign(process.env, ENV);
   const { handler } = (await import(pathToFileURL(join(outdir, 'index.mjs')).href)) as { handler: (event: ALBEvent) => Promise<ALBResult> };
   adapter = await startAlbAdapter({

@@ -32,24 +32,26 @@ export interface SplitLambda {
   readonly shared: readonly string[];
 }
 
-export const SPLIT_LAMBDAS: Readonly<Partial<Record<PipelineFunctionName, SplitLambda>>> = {
-  extender: {
-    entry: LAMBDA_ENTRIES.extender,
-    lazySpecifier: './cluster-access',
-    lazyEntry: join(PROJECT_ROOT, 'lambdas/extender/cluster-access.ts'),
-    lazyName: 'cluster-access',
-    shared: [
-      // Functions and constants only. ConfigError crosses the boundary only as
-      // a thrown error whose message is read.
-      'lambdas/common/error-message.ts',
-      'lambdas/scheduling/kube-json.ts',
-      'lambdas/env/',
-      'lambdas/extender/list-page-size.ts',
-      // Keeps its state on globalThis.awslambda, made to be loaded more than once.
-      'node_modules/@aws/lambda-invoke-store/',
-    ],
-  },
+/** The extender: its cluster access (list/watch client, EKS connection, AWS SDK) loads on the first refresh. */
+export const EXTENDER_SPLIT: SplitLambda = {
+  entry: LAMBDA_ENTRIES.extender,
+  lazySpecifier: './cluster-access',
+  lazyEntry: join(PROJECT_ROOT, 'lambdas/extender/cluster-access.ts'),
+  lazyName: 'cluster-access',
+  shared: [
+    // Functions and constants only. ConfigError crosses the boundary only as
+    // a thrown error whose message is read.
+    'lambdas/common/error-message.ts',
+    'lambdas/scheduling/kube-json.ts',
+    'lambdas/env/',
+    'lambdas/extender/list-page-size.ts',
+    // Keeps its state on globalThis.awslambda, made to be loaded more than once.
+    'node_modules/@aws/lambda-invoke-store/',
+  ],
 };
+
+/** The Lambdas built as two bundles, by name. */
+export const SPLIT_LAMBDAS: Readonly<Partial<Record<PipelineFunctionName, SplitLambda>>> = { extender: EXTENDER_SPLIT };
 
 export const SPLIT_CHUNK_NAMES = 'chunks/[name]-[hash]';
 

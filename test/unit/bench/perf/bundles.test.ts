@@ -1,6 +1,6 @@
 import type { Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { contributors, lazyEntries, packageOf, staticClosure } from '../../../../bench/perf/bundles';
+import { contributors, packageOf, staticClosure } from '../../../../bench/perf/bundles';
 
 describe('packageOf', () => {
   it('names scoped and plain packages, nested node_modules by the innermost one', () => {
@@ -41,7 +41,7 @@ describe('contributors', () => {
   });
 });
 
-describe('staticClosure and lazyEntries', () => {
+describe('staticClosure', () => {
   // index imports a shared chunk statically and the cluster chunk with import(); the cluster chunk imports the SDK chunk.
   const output = (imports: { path: string; kind: string; external?: boolean }[]) => ({ bytes: 1, exports: [], inputs: {}, imports });
   const metafile = {
@@ -64,10 +64,5 @@ describe('staticClosure and lazyEntries', () => {
   it('follows static imports only: what a cold start loads', () => {
     expect(staticClosure(metafile, 'out/index.mjs').sort()).toEqual(['out/chunks/shared.mjs', 'out/index.mjs']);
     expect(staticClosure(metafile, 'out/chunks/cluster.mjs').sort()).toEqual(['out/chunks/cluster.mjs', 'out/chunks/sdk.mjs', 'out/chunks/shared.mjs']);
-  });
-
-  it('names the import() targets outside the cold-start set', () => {
-    expect(lazyEntries(metafile, 'out/index.mjs')).toEqual(['out/chunks/cluster.mjs']);
-    expect(lazyEntries(metafile, 'out/chunks/sdk.mjs')).toEqual([]);
   });
 });
