@@ -1,6 +1,6 @@
 import type { PbfReader } from 'pbf';
 import type { FieldReader } from './protobuf-fields';
-import { LENGTH_DELIMITED, readEmbedded, readQuantityMapEntry, readStringMapEntry, readText } from './protobuf-fields';
+import { LENGTH_DELIMITED, readEmbedded, readQuantityMapEntry, readSharedText, readStringMapEntry, readText } from './protobuf-fields';
 
 /**
  * Pods and Nodes from their protobuf form into the JSON shape, holding only
@@ -25,6 +25,12 @@ function setText(into: Json, key: string, pbf: PbfReader): void {
   if (text !== '') into[key] = text;
 }
 
+/** setText for a value many items share (namespace, container name, phase): decoded once (text-intern.ts). */
+function setSharedText(into: Json, key: string, pbf: PbfReader): void {
+  const text = readSharedText(pbf);
+  if (text !== '') into[key] = text;
+}
+
 /** ObjectMeta: name 1, namespace 3, uid 5, resourceVersion 6, labels 11, annotations 12. */
 const readObjectMeta: FieldReader<Json> = (field, meta, pbf) => {
   if (pbf.type !== LENGTH_DELIMITED) return;
@@ -33,7 +39,7 @@ const readObjectMeta: FieldReader<Json> = (field, meta, pbf) => {
       setText(meta, 'name', pbf);
       break;
     case 3:
-      setText(meta, 'namespace', pbf);
+      setSharedText(meta, 'namespace', pbf);
       break;
     case 5:
       setText(meta, 'uid', pbf);
@@ -60,9 +66,9 @@ const readResources: FieldReader<Json> = (field, resources, pbf) => {
 /** Container: name 1, resources 8, restartPolicy 24 (Always marks a sidecar among the init containers). */
 const readContainer: FieldReader<Json> = (field, container, pbf) => {
   if (pbf.type !== LENGTH_DELIMITED) return;
-  if (field === 1) setText(container, 'name', pbf);
+  if (field === 1) setSharedText(container, 'name', pbf);
   else if (field === 8) container.resources = readEmbedded(pbf, readResources, {});
-  else if (field === 24) setText(container, 'restartPolicy', pbf);
+  else if (field === 24) setSharedText(container, 'restartPolicy', pbf);
 };
 
 /** PodSpec: containers 2, nodeName 10, initContainers 20, overhead 32, resources 40 (pod-level). */
@@ -89,7 +95,7 @@ const readPodSpec: FieldReader<Json> = (field, spec, pbf) => {
 
 /** PodStatus: phase 1. */
 const readPodStatus: FieldReader<Json> = (field, status, pbf) => {
-  if (field === 1 && pbf.type === LENGTH_DELIMITED) setText(status, 'phase', pbf);
+  if (field === 1 && pbf.type === LENGTH_DELIMITED) setSharedText(status, 'phase', pbf);
 };
 
 /** Pod: metadata 1, spec 2, status 3. */

@@ -1,4 +1,5 @@
 import type { PbfReader } from 'pbf';
+import { TextIntern } from './text-intern';
 
 /**
  * Wire type 2 (length-delimited): strings, bytes, messages and map entries.
@@ -37,6 +38,17 @@ export function readText(pbf: PbfReader): string {
   return text;
 }
 
+/** One table for every list the process decodes: the same labels come back page after page, and at every relist. */
+const SHARED_TEXT = new TextIntern();
+
+/** readText for strings many items share (map keys and values, namespaces), each decoded once (text-intern.ts). */
+export function readSharedText(pbf: PbfReader): string {
+  const start = pbf.pos;
+  const text = SHARED_TEXT.read(pbf);
+  if (pbf.pos > pbf.length) throw new ProtobufDecodeError(`a string at offset ${start} runs past the end of the ${pbf.length}-byte body`);
+  return text;
+}
+
 /**
  * Sets a map entry as JSON.parse would: an own property, also for the key
  * `__proto__` (not a valid label or resource name, but the body is not ours).
@@ -53,8 +65,8 @@ interface Entry {
 
 function readStringEntry(field: number, entry: Entry, pbf: PbfReader): void {
   if (pbf.type !== LENGTH_DELIMITED) return;
-  if (field === 1) entry.key = readText(pbf);
-  else if (field === 2) entry.value = readText(pbf);
+  if (field === 1) entry.key = readSharedText(pbf);
+  else if (field === 2) entry.value = readSharedText(pbf);
 }
 
 /** One entry of a `map<string, string>` (labels, annotations) into `map`, as the JSON form has it. */
@@ -65,12 +77,12 @@ export function readStringMapEntry(pbf: PbfReader, map: Record<string, string>):
 
 /** resource.Quantity: its one field is the canonical text, e.g. "500m" or "80Gi", which JSON carries as a plain string. */
 function readQuantity(field: number, entry: Entry, pbf: PbfReader): void {
-  if (field === 1 && pbf.type === LENGTH_DELIMITED) entry.value = readText(pbf);
+  if (field === 1 && pbf.type === LENGTH_DELIMITED) entry.value = readSharedText(pbf);
 }
 
 function readQuantityEntry(field: number, entry: Entry, pbf: PbfReader): void {
   if (pbf.type !== LENGTH_DELIMITED) return;
-  if (field === 1) entry.key = readText(pbf);
+  if (field === 1) entry.key = readSharedText(pbf);
   else if (field === 2) readEmbedded(pbf, readQuantity, entry);
 }
 
