@@ -28,8 +28,28 @@ const DECIMAL_SUFFIX: Readonly<Record<string, number>> = {
 
 const QUANTITY = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$/;
 
+/**
+ * Quantities read before: a cluster's pods repeat a handful of texts ("100m",
+ * "128Mi", "1"), and a listing parses each of their requests. Bounded: it
+ * starts over when full, so odd texts cannot grow it.
+ */
+const KNOWN = new Map<string, number | undefined>();
+const KNOWN_MAX = 1024;
+/** Longer texts are parsed every time (a canonical quantity is a few characters). */
+const KNOWN_MAX_LENGTH = 32;
+
 /** The value of a quantity as a number, or undefined when the text is not a quantity. */
 export function parseQuantity(text: string): number | undefined {
+  if (text.length > KNOWN_MAX_LENGTH) return parseQuantityText(text);
+  const known = KNOWN.get(text);
+  if (known !== undefined || KNOWN.has(text)) return known;
+  if (KNOWN.size >= KNOWN_MAX) KNOWN.clear();
+  const value = parseQuantityText(text);
+  KNOWN.set(text, value);
+  return value;
+}
+
+function parseQuantityText(text: string): number | undefined {
   const match = QUANTITY.exec(text.trim());
   if (!match) return undefined;
   const [, sign = '', digits = '', exponent, suffix = ''] = match;

@@ -23,6 +23,15 @@ describe('parseQuantity', () => {
 
   it.each(['', 'abc', '1x', '1 Gi', 'Gi', '1.2.3', '--1', '1gi', '1e', 'NaN', 'Infinity'])('rejects %j', (text) => {
     expect(parseQuantity(text)).toBeUndefined();
+    // Asked again (answered from what was read before): still not a quantity.
+    expect(parseQuantity(text)).toBeUndefined();
+  });
+
+  it('answers a text read before as the first time, also once thousands of other texts have come and gone, and for long texts', () => {
+    const first = ['100m', '128Mi', '1', 'bad', `${'9'.repeat(40)}Ki`].map((t) => parseQuantity(t));
+    expect(first).toEqual([0.1, 128 * 2 ** 20, 1, undefined, Number('9'.repeat(40)) * 1024]);
+    for (let i = 0; i < 5000; i++) expect(parseQuantity(`${i}Mi`)).toBe(i * 2 ** 20);
+    expect(['100m', '128Mi', '1', 'bad', `${'9'.repeat(40)}Ki`].map((t) => parseQuantity(t))).toEqual(first);
   });
 });
 
