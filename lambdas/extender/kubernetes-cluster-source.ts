@@ -39,8 +39,13 @@ export interface ClusterModel {
   readonly node: (object: unknown) => NodeInfo | undefined;
   /** A bound Pod, reduced; undefined for one that holds nothing. */
   readonly pod: (object: unknown) => PodInfo | undefined;
+  /** A builder of one source's snapshots, made once per source: it may reuse what it built before. */
+  readonly snapshots: () => SnapshotBuilder;
+}
+
+export interface SnapshotBuilder {
   /** A snapshot of the mirrored nodes with the pods bound, which later refreshes never change. */
-  readonly snapshot: (nodes: Iterable<NodeInfo>, pods: Iterable<PodInfo>) => Snapshot;
+  build(nodes: Iterable<NodeInfo>, pods: Iterable<PodInfo>): Snapshot;
 }
 
 export interface KubernetesClusterSourceOptions {
@@ -102,6 +107,7 @@ export function kubernetesClusterSource(connection: () => Promise<KubeConnection
     { path: '/api/v1/pods', pageSize, fieldSelector: BOUND_POD_FIELD_SELECTOR, key: podKey, reduce: model.pod, protobufItem: readPod },
     limits,
   );
+  const snapshots = model.snapshots();
   let built: Snapshot | undefined;
   let inFlight: Promise<Snapshot> | undefined;
 
@@ -113,7 +119,7 @@ export function kubernetesClusterSource(connection: () => Promise<KubeConnection
     const podsChanged = podSync.commit();
     if (nodeSync.relistReason !== undefined) options.onRelist?.('nodes', nodeSync.relistReason);
     if (podSync.relistReason !== undefined) options.onRelist?.('pods', podSync.relistReason);
-    if (built === undefined || nodesChanged || podsChanged) built = model.snapshot(nodes.values(), pods.values());
+    if (built === undefined || nodesChanged || podsChanged) built = snapshots.build(nodes.values(), pods.values());
     return built;
   }
 

@@ -14,6 +14,7 @@ export * from './node-info';
 export * from './pod-info';
 export * from './pod-requirements';
 export * from './snapshot';
+export * from './mirror-snapshots';
 export * from './framework';
 export * from './cluster-outcome';
 export * from './explain';

@@ -49,6 +49,23 @@ export class Snapshot {
     return view;
   }
 
+  /**
+   * A snapshot of nodes that already hold their pods (bound with
+   * NodeInfo.addPod by the caller, see MirrorSnapshots), and every bound pod,
+   * also those on nodes it does not hold: what the constructor builds, without
+   * binding anything again.
+   */
+  static ofBoundNodes(nodes: readonly NodeInfo[], pods: readonly PodInfo[]): Snapshot {
+    const snapshot = new Snapshot(nodes);
+    snapshot.podList = [...pods];
+    for (const pod of pods) {
+      let list = snapshot.byNamespace.get(pod.namespace);
+      if (list === undefined) snapshot.byNamespace.set(pod.namespace, (list = []));
+      list.push(pod);
+    }
+    return snapshot;
+  }
+
   /** Any known node by name. */
   getNode(name: string): NodeInfo | undefined {
     return this.byName.get(name) ?? this.base?.getNode(name);

@@ -19,9 +19,10 @@ describe('CLUSTER_MODEL', () => {
   it('binds the pods to copies of the mirrored nodes, so a later snapshot never changes one being served', () => {
     const mirrored: NodeInfo[] = [reduced(CLUSTER_MODEL.node(gpuNode('a', { gpus: 8 })))];
     const pods: PodInfo[] = [reduced(CLUSTER_MODEL.pod(gpuPod('p1', { gpus: 2, nodeName: 'a' })))];
-    const first = CLUSTER_MODEL.snapshot(mirrored, pods);
+    const snapshots = CLUSTER_MODEL.snapshots();
+    const first = snapshots.build(mirrored, pods);
     pods.push(reduced(CLUSTER_MODEL.pod(gpuPod('p2', { gpus: 4, nodeName: 'a' }))));
-    const second = CLUSTER_MODEL.snapshot(mirrored, pods);
+    const second = snapshots.build(mirrored, pods);
 
     expect(first.getNode('a')?.freeWholeGpus).toBe(6);
     expect(second.getNode('a')?.freeWholeGpus).toBe(2);
