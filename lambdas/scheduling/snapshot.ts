@@ -57,12 +57,7 @@ export class Snapshot {
    */
   static ofBoundNodes(nodes: readonly NodeInfo[], pods: readonly PodInfo[]): Snapshot {
     const snapshot = new Snapshot(nodes);
-    snapshot.podList = [...pods];
-    for (const pod of pods) {
-      let list = snapshot.byNamespace.get(pod.namespace);
-      if (list === undefined) snapshot.byNamespace.set(pod.namespace, (list = []));
-      list.push(pod);
-    }
+    for (const pod of pods) snapshot.indexPod(pod);
     return snapshot;
   }
 
@@ -86,11 +81,16 @@ export class Snapshot {
    */
   bind(pod: PodInfo, devices?: readonly number[]): readonly number[] {
     this.ownPods();
+    this.indexPod(pod);
+    return this.byName.get(pod.nodeName)?.addPod(pod, devices) ?? [];
+  }
+
+  /** Adds a pod to the pod list and its namespace's list (the indexes, not the node). */
+  private indexPod(pod: PodInfo): void {
     this.podList.push(pod);
     let list = this.byNamespace.get(pod.namespace);
     if (list === undefined) this.byNamespace.set(pod.namespace, (list = []));
     list.push(pod);
-    return this.byName.get(pod.nodeName)?.addPod(pod, devices) ?? [];
   }
 
   /**

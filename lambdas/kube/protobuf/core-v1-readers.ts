@@ -20,15 +20,14 @@ type Json = Record<string, unknown>;
  * its JSON omits it (omitempty): an empty string is left out, so both forms
  * give the same object.
  */
-function setText(into: Json, key: string, pbf: PbfReader): void {
-  const text = readText(pbf);
+function setText(into: Json, key: string, pbf: PbfReader, read: (pbf: PbfReader) => string = readText): void {
+  const text = read(pbf);
   if (text !== '') into[key] = text;
 }
 
 /** setText for a value many items share (namespace, container name, phase): decoded once (text-intern.ts). */
 function setSharedText(into: Json, key: string, pbf: PbfReader): void {
-  const text = readSharedText(pbf);
-  if (text !== '') into[key] = text;
+  setText(into, key, pbf, readSharedText);
 }
 
 /** ObjectMeta: name 1, namespace 3, uid 5, resourceVersion 6, labels 11, annotations 12. */

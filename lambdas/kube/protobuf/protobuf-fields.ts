@@ -33,9 +33,7 @@ export function readEmbedded<T>(pbf: PbfReader, read: FieldReader<T>, into: T): 
 /** The string of a length-delimited field, checked to lie within the body. */
 export function readText(pbf: PbfReader): string {
   const start = pbf.pos;
-  const text = pbf.readString();
-  if (pbf.pos > pbf.length) throw new ProtobufDecodeError(`a string at offset ${start} runs past the end of the ${pbf.length}-byte body`);
-  return text;
+  return withinBody(pbf, start, pbf.readString());
 }
 
 /** One table for every list the process decodes: the same labels come back page after page, and at every relist. */
@@ -44,7 +42,10 @@ const SHARED_TEXT = new TextIntern();
 /** readText for strings many items share (map keys and values, namespaces), each decoded once (text-intern.ts). */
 export function readSharedText(pbf: PbfReader): string {
   const start = pbf.pos;
-  const text = SHARED_TEXT.read(pbf);
+  return withinBody(pbf, start, SHARED_TEXT.read(pbf));
+}
+
+function withinBody(pbf: PbfReader, start: number, text: string): string {
   if (pbf.pos > pbf.length) throw new ProtobufDecodeError(`a string at offset ${start} runs past the end of the ${pbf.length}-byte body`);
   return text;
 }
