@@ -322,7 +322,18 @@ interface NodeMemo {
   /** The node's stateVersion: a bind or an unbind since then empties the memo. */
   readonly version: number;
   readonly before: number;
-  readonly byShape: Map<string, Scored>;
+  /**
+   * The pod shape scored last on this node and its result, inline: cycles
+   * in a row mostly score one shape (a job's members, a replica set), and a
+   * hit that reads only this object is what keeps scoring thousands of
+   * nodes cheap once their memos are out of the CPU's caches (each further
+   * object a hit reads is one more cache miss per node).
+   */
+  lastKey: string;
+  lastScore: number;
+  lastDevice: number;
+  /** Every other shape scored since the node last changed; made when a second shape comes. */
+  others: Map<string, Scored> | undefined;
 }
 
 const REFRESH_GROWTH = 0.05;
@@ -388,22 +399,9 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
     return model;
   };
 
-  const memoFor = (node: NodeInfo, model: FragmentationModel): NodeMemo => {
-    const memo = memos.get(node);
-    if (memo !== undefined && memo.model === model && memo.version === node.stateVersion) return memo;
-    const fresh: NodeMemo = {
-      model,
-      version: node.stateVersion,
-      before: model.fragment(node.devices, node.allocatableCpuMilli - node.requestedCpuMilli, model.groupsFor(node), wholeWeightOf(node)),
-      byShape: new Map(),
-    };
-    memos.set(node, fresh);
-    return fresh;
-  };
-
   let weights = new Float64Array(16);
 
-  const evaluate = (model: FragmentationModel, memo: NodeMemo, pod: PodRequirements, node: NodeInfo): Scored => {
+  const evaluate = (model: FragmentationModel, before: number, pod: PodRequirements, node: NodeInfo): Scored => {
     const groups = model.groupsFor(node);
     const { cpuMilli } = pod.demand;
     // In this node's device terms: a replica of a time-sliced GPU is a share of one device.
@@ -425,7 +423,7 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
         // Devices with the same free share give the same node state: the first one stands for all.
         if (free < gpuMilli || devices.indexOf(free) < i) continue;
         after[i] = free - gpuMilli;
-        const score = toScore(memo.before - model.fragmentWith(after, groups, weightsAfter, wholeWeight, cpuAfter));
+        const score = toScore(before - model.fragmentWith(after, groups, weightsAfter, wholeWeight, cpuAfter));
         after[i] = free;
         if (best.device < 0 || score > best.score) best = { score, device: i };
       }
@@ -440,7 +438,7 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
         }
       }
     }
-    return { score: toScore(memo.before - model.fragmentWith(after, groups, weightsAfter, wholeWeight, cpuAfter)), device: -1 };
+    return { score: toScore(before - model.fragmentWith(after, groups, weightsAfter, wholeWeight, cpuAfter)), device: -1 };
   };
 
   // The model and the pod's key, resolved once per cycle (PreScore) instead of
@@ -455,15 +453,25 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
     return fresh;
   };
 
-  const scored = (state: CycleState, pod: PodRequirements, node: NodeInfo): Scored => {
+  /** The node's memo with this cycle's shape scored last (lastScore, lastDevice). */
+  const scored = (state: CycleState, pod: PodRequirements, node: NodeInfo): NodeMemo => {
     const { model, key } = resolveCycle(state, pod);
-    const memo = memoFor(node, model);
-    let result = memo.byShape.get(key);
-    if (result === undefined) {
-      result = evaluate(model, memo, pod, node);
-      memo.byShape.set(key, result);
+    const memo = memos.get(node);
+    if (memo !== undefined && memo.model === model && memo.version === node.stateVersion) {
+      if (memo.lastKey === key) return memo;
+      const others = (memo.others ??= new Map());
+      if (!others.has(memo.lastKey)) others.set(memo.lastKey, { score: memo.lastScore, device: memo.lastDevice });
+      const { score, device } = others.get(key) ?? evaluate(model, memo.before, pod, node);
+      memo.lastKey = key;
+      memo.lastScore = score;
+      memo.lastDevice = device;
+      return memo;
     }
-    return result;
+    const before = model.fragment(node.devices, node.allocatableCpuMilli - node.requestedCpuMilli, model.groupsFor(node), wholeWeightOf(node));
+    const { score, device } = evaluate(model, before, pod, node);
+    const fresh: NodeMemo = { model, version: node.stateVersion, before, lastKey: key, lastScore: score, lastDevice: device, others: undefined };
+    memos.set(node, fresh);
+    return fresh;
   };
 
   return {
@@ -472,11 +480,11 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
       resolveCycle(state, pod);
     },
     score(state: CycleState, pod: PodRequirements, node: NodeInfo): number {
-      return scored(state, pod, node).score;
+      return scored(state, pod, node).lastScore;
     },
     chooseDevices(state: CycleState, pod: PodRequirements, node: NodeInfo): readonly number[] | undefined {
       if (node.deviceCountOf(pod.demand) !== 1 || node.deviceMilliOf(pod.demand) >= GPU_MILLI) return undefined;
-      const { device } = scored(state, pod, node);
+      const device = scored(state, pod, node).lastDevice;
       return device < 0 ? undefined : [device];
     },
   };

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { chooseDevices } from '../../../../../lambdas/scheduling/device-choice';
 import { createFragmentationScore } from '../../../../../lambdas/scheduling/plugins/fragmentation';
@@ -199,5 +200,45 @@ describe('Fragmentation lookahead (the filled-node view)', () => {
   it('rejects a weight outside 0..1', () => {
     expect(() => createFragmentationScore({ lookahead: 1.5 })).toThrow(/lookahead must be in 0\.\.1/);
     expect(() => createFragmentationScore({ lookahead: Number.NaN })).toThrow(RangeError);
+  });
+});
+
+describe('FragmentationScore memo', () => {
+  const anyShape = fc.record({ gpuCount: fc.integer({ min: 0, max: 2 }), gpuMilli: fc.constantFrom(250, 500, 1000), cpuMilli: fc.constantFrom(1000, 8000) });
+
+  it('answers, for any sequence of pod shapes and binds, what a plugin scoring each pod for the first time answers', () => {
+    const fixed = [
+      { cpuMilli: 1000, gpuCount: 1, gpuMilli: 500, weight: 0.5 },
+      { cpuMilli: 4000, gpuCount: 1, gpuMilli: 1000, weight: 0.3 },
+      { cpuMilli: 8000, gpuCount: 2, gpuMilli: 1000, weight: 0.2 },
+    ];
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.constantFrom(250, 500, 750, 1000), { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.record({ shape: anyShape, bind: fc.boolean() }), { minLength: 1, maxLength: 12 }),
+        (frees, steps) => {
+          const nodes = frees.map((free, i) => nodeWithFree(`n${i}`, free));
+          const snapshot = new Snapshot(nodes);
+          // One plugin lives through every step (its memo fills and switches shapes); the other is new each time.
+          const kept = createFragmentationScore({ shapes: fixed });
+          const profileOf = (plugin: ReturnType<typeof createFragmentationScore>) => new Profile({ name: 't', filters: [], scorers: [{ plugin, weight: 1 }] });
+          const keptProfile = profileOf(kept);
+          steps.forEach(({ shape, bind }, step) => {
+            const requirements = pod(shape);
+            const fresh = createFragmentationScore({ shapes: fixed });
+            const keptState = keptProfile.startCycle(snapshot, requirements);
+            const freshState = profileOf(fresh).startCycle(snapshot, requirements);
+            expect(Array.from(keptProfile.score(keptState, nodes))).toEqual(Array.from(profileOf(fresh).score(freshState, nodes)));
+            for (const node of nodes) expect(kept.chooseDevices(keptState, requirements, node)).toEqual(fresh.chooseDevices(freshState, requirements, node));
+            const target = nodes[step % nodes.length];
+            if (bind && target !== undefined && shape.gpuCount > 0 && target.fitsGpus(shape.gpuCount, shape.gpuMilli)) {
+              const devices = kept.chooseDevices(keptState, requirements, target);
+              snapshot.bind({ uid: `s${step}`, namespace: 'default', name: `s${step}`, labels: {}, nodeName: target.name, demand: { ...shape, memoryBytes: 0 } }, devices);
+            }
+          });
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
