@@ -1,7 +1,7 @@
 import type { FilterRejection, NodeInfo, RejectedNode, RejectionReason } from '../scheduling';
 import { NOT_IN_CACHE_MESSAGE } from './decision';
 import type { ExtenderFilterResult, FailedNodesMap } from './wire-types';
-import { defineLazyField, quotedNodeNames, withWriter } from './wire-json';
+import { defineLazyField, quotedNodeName, withWriter } from './wire-json';
 
 /** What one /filter decided, before it is put in kube-scheduler's reply shape. */
 export interface FilterVerdict {
@@ -72,21 +72,52 @@ export function filterReply(verdict: FilterVerdict): ExtenderFilterResult {
   defineLazyField(body, 'FailedAndUnresolvableNodes', () => mapOf(true));
   if (keptNames === null) return body;
 
-  return withWriter(body, () => {
-    // Each group of rejected nodes is one join of its quoted names with the
-    // quoted message between them, no string per node. A map
-    // has no order, so grouping changes the text, not the value; and a name
-    // repeated in a NodeNames request is the same node with the same
-    // verdict, so a repeated key carries one value wherever it lands.
-    const failed: string[] = [];
-    const unresolvable: string[] = [];
-    if (unknown.length > 0) unresolvable.push(membersWithValue(unknown.map((name) => JSON.stringify(name)), JSON.stringify(notInCache)));
-    for (const [status, nodes] of rejected) (status.unresolvable ? unresolvable : failed).push(membersWithValue(quotedNodeNames(nodes), JSON.stringify(textOf(status))));
-    return `{"Nodes":null,"NodeNames":[${quotedNodeNames(keptNames).join(',')}],"FailedNodes":{${failed.join(',')}},"FailedAndUnresolvableNodes":{${unresolvable.join(',')}},"Error":""}`;
-  });
+  return withWriter(body, () => replyText(keptNames, rejected, unknown, JSON.stringify(notInCache), (status) => JSON.stringify(textOf(status))));
 }
 
-/** `"a":v,"b":v,…`: JSON object members of quoted keys that share one JSON value. */
-function membersWithValue(quotedKeys: readonly string[], value: string): string {
-  return `${quotedKeys.join(`:${value},`)}:${value}`;
+/**
+ * The NodeNames reply's text as one join of small pieces: V8 sizes the result
+ * once and copies each piece once, where joining each part and then the parts
+ * copies the big FailedNodes member twice and leaves a rope that whoever reads
+ * it flattens (a third copy; docs/benchmarks.md). Each rejected node's value
+ * is the one quoted text of its group. A map has no order, so grouping changes
+ * the text, not the value; and a name repeated in a NodeNames request is the
+ * same node with the same verdict, so a repeated key carries one value
+ * wherever it lands.
+ */
+function replyText(kept: readonly NodeInfo[], rejected: RejectionGroups, unknown: readonly string[], notInCache: string, quotedText: (status: FilterRejection) => string): string {
+  const parts: string[] = ['{"Nodes":null,"NodeNames":['];
+  for (let i = 0; i < kept.length; i++) {
+    if (i > 0) parts.push(',');
+    parts.push(quotedNodeName(kept[i] as NodeInfo));
+  }
+  parts.push('],"FailedNodes":{');
+  let first = true;
+  for (const [status, nodes] of rejected) {
+    if (status.unresolvable) continue;
+    first = pushMembers(parts, nodes, `:${quotedText(status)}`, first);
+  }
+  parts.push('},"FailedAndUnresolvableNodes":{');
+  first = true;
+  const unknownValue = `:${notInCache}`;
+  for (const name of unknown) {
+    if (!first) parts.push(',');
+    parts.push(JSON.stringify(name), unknownValue);
+    first = false;
+  }
+  for (const [status, nodes] of rejected) {
+    if (!status.unresolvable) continue;
+    first = pushMembers(parts, nodes, `:${quotedText(status)}`, first);
+  }
+  parts.push('},"Error":""}');
+  return parts.join('');
+}
+
+/** Pushes `"name":value` members of `nodes` that share one `:value` text; returns whether the object is still empty. */
+function pushMembers(parts: string[], nodes: readonly NodeInfo[], value: string, first: boolean): boolean {
+  for (let i = 0; i < nodes.length; i++) {
+    if (!first || i > 0) parts.push(',');
+    parts.push(quotedNodeName(nodes[i] as NodeInfo), value);
+  }
+  return first && nodes.length === 0;
 }

@@ -131,11 +131,25 @@ function alongFeasible<T>(nodes: readonly NodeInfo[], feasible: readonly NodeInf
   return out;
 }
 
-/** The JSON text of a HostPriorityList of `nodes` with `scores` (whole numbers), names quoted once per node (wire-json.ts). */
+/** `,"Score":n}` for each level an extender score can take, so a node's entry is two pieces and no new string. */
+const SCORE_TAILS = Array.from({ length: MAX_EXTENDER_PRIORITY + 1 }, (_, score) => `,"Score":${score}}`);
+
+/**
+ * The JSON text of a HostPriorityList of `nodes` with `scores` (whole
+ * numbers, at most MAX_EXTENDER_PRIORITY), as one join of pieces (names
+ * quoted once per node, wire-json.ts): no string per entry, and one copy
+ * into the result (see replyText in filter-reply.ts).
+ */
 function priorityListText(nodes: readonly NodeInfo[], scores: Uint8Array): string {
-  const entries = new Array<string>(nodes.length);
-  for (let i = 0; i < nodes.length; i++) entries[i] = `{"Host":${quotedNodeName(nodes[i] as NodeInfo)},"Score":${scores[i] ?? 0}}`;
-  return `[${entries.join(',')}]`;
+  const parts = new Array<string>(nodes.length * 3 + 1);
+  let at = 0;
+  for (let i = 0; i < nodes.length; i++) {
+    parts[at++] = i === 0 ? '[{"Host":' : ',{"Host":';
+    parts[at++] = quotedNodeName(nodes[i] as NodeInfo);
+    parts[at++] = SCORE_TAILS[scores[i] ?? 0] ?? `,"Score":${scores[i] ?? 0}}`;
+  }
+  parts[at] = nodes.length === 0 ? '[]' : ']';
+  return parts.join('');
 }
 
 export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Promise<VerbResult> {

@@ -63,10 +63,3 @@ export function quotedNodeName(node: NodeInfo): string {
   }
   return quoted;
 }
-
-/** quotedNodeName of each node, in order. */
-export function quotedNodeNames(nodes: readonly NodeInfo[]): string[] {
-  const quoted = new Array<string>(nodes.length);
-  for (let i = 0; i < nodes.length; i++) quoted[i] = quotedNodeName(nodes[i] as NodeInfo);
-  return quoted;
-}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineLazyField, quotedNodeName, quotedNodeNames, wireText, withWriter } from '../../../../lambdas/extender/wire-json';
+import { defineLazyField, quotedNodeName, wireText, withWriter } from '../../../../lambdas/extender/wire-json';
 import { nodeInfoFromKubernetes } from '../../../../lambdas/scheduling';
 
 describe('wireText', () => {
@@ -42,12 +42,3 @@ describe('quotedNodeName', () => {
     }
   });
 });
-
-describe('quotedNodeNames', () => {
-  it('quotes each node, in order', () => {
-    const nodes = ['b', 'a"', 'c'].map((name) => nodeInfoFromKubernetes({ metadata: { name } }));
-    if (nodes.some((n) => n === undefined)) throw new Error('no node');
-    expect(quotedNodeNames(nodes as NonNullable<(typeof nodes)[number]>[])).toEqual(['"b"', '"a\\""', '"c"']);
-  });
-});
-
