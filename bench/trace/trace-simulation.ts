@@ -173,7 +173,7 @@ function quickFit(pod: PodRequirements, node: NodeInfo): boolean {
  * so they add nothing that varies.
  */
 function kubeSchedulerTotals(scores: Float64Array, nodes: readonly NodeInfo[], path: KubeSchedulerPath): Float64Array {
-  const levels = path.stableTopLevel === false ? toExtenderScores(scores) : toExtenderScores(scores, nodes.map((n) => n.name));
+  const levels = path.stableTopLevel === false ? toExtenderScores(scores) : toExtenderScores(scores, (i) => (nodes[i] as NodeInfo).name);
   return Float64Array.from(levels, (level) => level * path.extenderWeight * 10);
 }
 

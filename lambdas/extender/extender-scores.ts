@@ -35,7 +35,7 @@ export function levelDrop(deficit: number): number {
  * range, which would outvote the pod's own preferred affinity and spread
  * constraints (see docs/extender.md, "How our score adds to kube-scheduler's").
  *
- * With `names`, only one node keeps the top level: the best-scoring one, and
+ * With `nameAt` (node i's name; asked only of the nodes at the top level), only one node keeps the top level: the best-scoring one, and
  * among equal best scores the one first in a stable order of node names
  * (nodeTieKey); the others at the top drop one level. kube-scheduler breaks
  * equal totals at random (selectHost), and on a cluster of identical nodes
@@ -45,7 +45,7 @@ export function levelDrop(deficit: number): number {
  * nothing (docs/simulator.md, ablation). One level is 20 points
  * at the deployed weight 2, less than any preference of the pod's own.
  */
-export function toExtenderScores(scores: ArrayLike<number>, names?: ArrayLike<string>): Uint8Array {
+export function toExtenderScores(scores: ArrayLike<number>, nameAt?: (index: number) => string): Uint8Array {
   const out = new Uint8Array(scores.length);
   let best = -Infinity;
   for (let i = 0; i < scores.length; i++) {
@@ -53,24 +53,26 @@ export function toExtenderScores(scores: ArrayLike<number>, names?: ArrayLike<st
     if (s > best) best = s;
   }
   for (let i = 0; i < scores.length; i++) out[i] = MAX_EXTENDER_PRIORITY - levelDrop(best - (scores[i] as number));
-  if (names !== undefined) keepOneAtTop(out, scores, best, names);
+  if (nameAt !== undefined) keepOneAtTop(out, scores, best, nameAt);
   return out;
 }
 
 /** Leaves the top level to one node (see toExtenderScores); keys are hashed only for the nodes there. */
-function keepOneAtTop(out: Uint8Array, scores: ArrayLike<number>, best: number, names: ArrayLike<string>): void {
+function keepOneAtTop(out: Uint8Array, scores: ArrayLike<number>, best: number, nameAt: (index: number) => string): void {
   let atTop = 0;
   let winner = -1;
   let winnerKey = 0;
+  let winnerName = '';
   for (let i = 0; i < out.length; i++) {
     if (out[i] !== MAX_EXTENDER_PRIORITY) continue;
     atTop++;
     if (scores[i] !== best) continue;
-    const name = names[i] as string;
+    const name = nameAt(i);
     const key = nodeTieKey(name);
-    if (winner < 0 || key < winnerKey || (key === winnerKey && name < (names[winner] as string))) {
+    if (winner < 0 || key < winnerKey || (key === winnerKey && name < winnerName)) {
       winner = i;
       winnerKey = key;
+      winnerName = name;
     }
   }
   if (atTop <= 1) return;

@@ -1,6 +1,6 @@
 import { errorMessage } from '../common/error-message';
 import type { CycleState, NodeInfo, Profile, RejectedNode, ScoreBreakdown, Snapshot } from '../scheduling';
-import { explainChoice, metadataOf, parsePodRequirements, stringField } from '../scheduling';
+import { choiceIndices, explainChoice, metadataOf, parsePodRequirements, stringField } from '../scheduling';
 import type { CandidateResolver } from './candidate-nodes';
 import type { ClusterCache } from './cluster-cache';
 import type { DecisionSummary, ExtenderRanking } from './decision';
@@ -179,7 +179,7 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
     tallied(tally, outcome.rejected);
   }
   const breakdown = profile.explainScores(state, feasible);
-  const feasibleScores = toExtenderScores(breakdown.total, feasible.map((node) => node.name));
+  const feasibleScores = toExtenderScores(breakdown.total, (i) => (feasible[i] as NodeInfo).name);
   const nodeScores = new Uint8Array(nodes.length);
   for (let i = 0, j = 0; i < nodes.length && j < feasible.length; i++) {
     if (nodes[i] === feasible[j]) {
@@ -234,12 +234,14 @@ function tiedAtTop(feasible: readonly NodeInfo[], scores: Float64Array, levels: 
  */
 function rankingOf(feasible: readonly NodeInfo[], breakdown: ScoreBreakdown, levels: Uint8Array): ExtenderRanking | undefined {
   // Our first choice is the node at the top level (unique, see toExtenderScores).
-  const choice = explainChoice(feasible, breakdown, Math.max(0, levels.indexOf(MAX_EXTENDER_PRIORITY)));
+  const chosen = Math.max(0, levels.indexOf(MAX_EXTENDER_PRIORITY));
+  const choice = explainChoice(feasible, breakdown, chosen);
   if (choice === undefined) return undefined;
-  const levelOf = (node: string): number => levels[feasible.findIndex((n) => n.name === node)] ?? 0;
-  const best = { ...choice.best, level: levelOf(choice.best.node) };
+  // The levels by position: a search by name would compare names along thousands of nodes.
+  const { best: at, second } = choiceIndices(breakdown.total, chosen);
+  const best = { ...choice.best, level: levels[at] ?? 0 };
   if (choice.runnerUp === undefined) return { best, tie: false };
-  return { best, runnerUp: { ...choice.runnerUp, level: levelOf(choice.runnerUp.node) }, tie: choice.tie };
+  return { best, runnerUp: { ...choice.runnerUp, level: levels[second] ?? 0 }, tie: choice.tie };
 }
 
 /**

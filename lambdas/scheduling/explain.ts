@@ -32,6 +32,22 @@ function nodeExplanation(nodes: readonly NodeInfo[], breakdown: ScoreBreakdown, 
 }
 
 /**
+ * Where explainChoice's best node and runner-up are in the scored list
+ * (`second` -1 without a runner-up; `best` 0 for an empty list), for callers
+ * that need more of them than the explanation holds.
+ */
+export function choiceIndices(total: ArrayLike<number>, chosen?: number): { readonly best: number; readonly second: number } {
+  let best = chosen !== undefined && chosen >= 0 && chosen < total.length ? chosen : 0;
+  if (chosen === undefined) for (let i = 1; i < total.length; i++) if ((total[i] ?? 0) > (total[best] ?? 0)) best = i;
+  let second = -1;
+  for (let i = 0; i < total.length; i++) {
+    if (i === best) continue;
+    if (second < 0 || (total[i] ?? 0) > (total[second] ?? 0)) second = i;
+  }
+  return { best, second };
+}
+
+/**
  * The best node and the runner-up of one cycle, as selectNode picks them
  * (highest total; on equal totals the earliest node), or with `chosen` the
  * node a caller picked otherwise (the extender's top level). Undefined when
@@ -40,13 +56,7 @@ function nodeExplanation(nodes: readonly NodeInfo[], breakdown: ScoreBreakdown, 
 export function explainChoice(nodes: readonly NodeInfo[], breakdown: ScoreBreakdown, chosen?: number): ChoiceExplanation | undefined {
   const { total } = breakdown;
   if (nodes.length === 0) return undefined;
-  let best = chosen !== undefined && chosen >= 0 && chosen < nodes.length ? chosen : 0;
-  if (chosen === undefined) for (let i = 1; i < nodes.length; i++) if ((total[i] ?? 0) > (total[best] ?? 0)) best = i;
-  let second = -1;
-  for (let i = 0; i < nodes.length; i++) {
-    if (i === best) continue;
-    if (second < 0 || (total[i] ?? 0) > (total[second] ?? 0)) second = i;
-  }
+  const { best, second } = choiceIndices(total, chosen);
   const bestExplained = nodeExplanation(nodes, breakdown, best);
   if (second < 0) return { best: bestExplained, margin: 0, tie: false };
   const margin = (total[best] ?? 0) - (total[second] ?? 0);

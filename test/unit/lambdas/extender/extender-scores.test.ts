@@ -81,23 +81,41 @@ describe('toExtenderScores', () => {
   });
 });
 
+/** Node i's name, for toExtenderScores; throws for an index it was not meant to ask. */
+function nameIn(names: readonly string[]): (index: number) => string {
+  return (index) => {
+    const name = names[index];
+    if (name === undefined) throw new RangeError(`no node ${index}`);
+    return name;
+  };
+}
+
 describe('toExtenderScores with node names: one node at the top', () => {
   it('leaves 10 to the best node alone; among equal best scores to the first in the stable name order', () => {
     const names = ['ip-10-0-0-1', 'ip-10-0-0-2', 'ip-10-0-0-3', 'ip-10-0-0-4'];
     // Three identical empty nodes and a worse one: kube-scheduler would pick among the three at random.
-    const levels = toExtenderScores([50, 50, 50, 40], names);
+    const levels = toExtenderScores([50, 50, 50, 40], nameIn(names));
     const first = [0, 1, 2].reduce((a, b) => (nodeTieKey(names[b] ?? '') < nodeTieKey(names[a] ?? '') ? b : a));
     expect([...levels].filter((l) => l === 10)).toHaveLength(1);
     expect(levels[first]).toBe(10);
     expect([0, 1, 2].filter((i) => i !== first).map((i) => levels[i])).toEqual([9, 9]);
     expect(levels[3]).toBe([...toExtenderScores([50, 50, 50, 40])][3]);
     // The same preference in any order of the request: the winner is the node, not the position.
-    const reversed = toExtenderScores([40, 50, 50, 50], [...names].reverse());
+    const reversed = toExtenderScores([40, 50, 50, 50], nameIn([...names].reverse()));
     expect([...names].reverse()[[...reversed].indexOf(10)]).toBe(names[first]);
   });
 
+  it('asks the names of the nodes at the top level only, not of every node', () => {
+    const asked: number[] = [];
+    toExtenderScores([50, 20, 50, 10], (index) => {
+      asked.push(index);
+      return `node-${index}`;
+    });
+    expect(asked).toEqual([0, 2]);
+  });
+
   it('a near tie (within half a point) goes to the higher score, not to the name order', () => {
-    const levels = toExtenderScores([50, 50.2], ['a', 'b']);
+    const levels = toExtenderScores([50, 50.2], nameIn(['a', 'b']));
     expect([...levels]).toEqual([9, 10]);
   });
 
@@ -106,7 +124,7 @@ describe('toExtenderScores with node names: one node at the top', () => {
       fc.property(scoreArrays, (scores) => {
         const names = scores.map((_, i) => `node-${i}`);
         const plain = toExtenderScores(scores);
-        const one = toExtenderScores(scores, names);
+        const one = toExtenderScores(scores, nameIn(names));
         const top = [...one].flatMap((l, i) => (l === 10 ? [i] : []));
         expect(top).toHaveLength(1);
         expect(scores[top[0] ?? -1]).toBe(Math.max(...scores));
