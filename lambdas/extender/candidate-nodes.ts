@@ -13,6 +13,8 @@ export interface Candidates {
   readonly raw: unknown[] | undefined;
   /** NodeNames mode: names the cache does not know. */
   readonly unknown: string[];
+  /** NodeNames mode: the request's string for each of `nodes` (parallel), which replies echo (wire-json.ts RequestedNodes). */
+  readonly names: string[] | undefined;
 }
 
 export type ResolvedCandidates = { readonly ok: true; readonly value: Candidates } | { readonly ok: false; readonly error: string };
@@ -65,7 +67,7 @@ export function createCandidateResolver(cache: ClusterCache | undefined): Candid
           warn('cluster cache unavailable; deciding from the request nodes alone', { error: errorMessage(error) });
         }
       }
-      return { ok: true, value: { snapshot: base ? Snapshot.overlay(base, nodes) : new Snapshot(nodes), nodes, raw, unknown: [] } };
+      return { ok: true, value: { snapshot: base ? Snapshot.overlay(base, nodes) : new Snapshot(nodes), nodes, raw, unknown: [], names: undefined } };
     }
 
     if (cache === undefined) return { ok: false, error: NO_CLUSTER_ACCESS };
@@ -92,7 +94,7 @@ export function createCandidateResolver(cache: ClusterCache | undefined): Candid
         warn('cluster cache refresh for unknown nodes failed; deciding with the cached snapshot', { error: errorMessage(error) });
       }
     }
-    return { ok: true, value: { snapshot, nodes: resolved.nodes, raw: undefined, unknown: resolved.unknown } };
+    return { ok: true, value: { snapshot, nodes: resolved.nodes, raw: undefined, unknown: resolved.unknown, names: resolved.names } };
   };
 
   /**
@@ -105,10 +107,11 @@ export function createCandidateResolver(cache: ClusterCache | undefined): Candid
    * name equals the requested one, so the order only changes the cost, never
    * the result.
    */
-  function resolveNames(snapshot: Snapshot, names: readonly string[]): { nodes: NodeInfo[]; unknown: string[] } {
+  function resolveNames(snapshot: Snapshot, names: readonly string[]): { nodes: NodeInfo[]; names: string[]; unknown: string[] } {
     const last = lastOrders.get(snapshot);
     const order = last?.nodes ?? [];
     const nodes: NodeInfo[] = [];
+    const resolvedNames: string[] = [];
     const unknown: string[] = [];
     let cursor = 0;
     let misses = 0;
@@ -133,6 +136,7 @@ export function createCandidateResolver(cache: ClusterCache | undefined): Candid
         if (at !== undefined) cursor = at + 1;
       }
       nodes.push(node);
+      resolvedNames.push(name);
     }
     // Keep an order that predicted this list (a subsequence or a rotation of
     // it); replace one that did not.
@@ -141,6 +145,6 @@ export function createCandidateResolver(cache: ClusterCache | undefined): Candid
       for (let i = 0; i < nodes.length; i++) positions.set(nodes[i] as NodeInfo, i);
       lastOrders.set(snapshot, { nodes, positions });
     }
-    return { nodes, unknown };
+    return { nodes, names: resolvedNames, unknown };
   }
 }

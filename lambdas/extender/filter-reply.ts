@@ -1,7 +1,8 @@
 import type { FilterRejection, NodeInfo, RejectedNode, RejectionReason } from '../scheduling';
 import { NOT_IN_CACHE_MESSAGE } from './decision';
 import type { ExtenderFilterResult, FailedNodesMap } from './wire-types';
-import { defineLazyField, quotedNodeName, withWriter } from './wire-json';
+import type { RequestedNodes } from './wire-json';
+import { defineLazyField, jsonStringContent, requestedNamesOf, withWriter } from './wire-json';
 
 /** What one /filter decided, before it is put in kube-scheduler's reply shape. */
 export interface FilterVerdict {
@@ -15,6 +16,12 @@ export interface FilterVerdict {
   readonly unknown: readonly string[];
   /** Reason codes instead of messages, when the messages would push the reply past what the ALB passes back. */
   readonly short: boolean;
+  /**
+   * NodeNames mode: the resolved candidates with the request's string for
+   * each, which the reply echoes instead of reading each node's name
+   * (wire-json.ts). Without it the nodes' own names are used.
+   */
+  readonly requested?: RequestedNodes;
 }
 
 const NODE_NOT_FOUND: RejectionReason = 'NodeNotFound';
@@ -52,12 +59,14 @@ export function groupRejections(rejected: readonly RejectedNode[]): Map<FilterRe
  * A node named "__proto__" is a key like any other in both forms.
  */
 export function filterReply(verdict: FilterVerdict): ExtenderFilterResult {
-  const { keptNames, keptItems, rejected, unknown, short } = verdict;
+  const { keptNames, keptItems, rejected, unknown, short, requested } = verdict;
   const notInCache = short ? NODE_NOT_FOUND : NOT_IN_CACHE_MESSAGE;
   const textOf = (status: FilterRejection): string => (short ? status.code : status.message);
+  const namesOf = (nodes: readonly NodeInfo[]): string[] => (requested === undefined ? nodes.map((node) => node.name) : requestedNamesOf(requested, nodes));
+  const kept = keptNames === null ? null : namesOf(keptNames);
   const body: ExtenderFilterResult = {
     Nodes: keptItems === null ? null : { items: keptItems },
-    NodeNames: keptNames === null ? null : keptNames.map((node) => node.name),
+    NodeNames: kept,
     FailedNodes: {},
     FailedAndUnresolvableNodes: {},
     Error: '',
@@ -70,54 +79,61 @@ export function filterReply(verdict: FilterVerdict): ExtenderFilterResult {
   };
   defineLazyField(body, 'FailedNodes', () => mapOf(false));
   defineLazyField(body, 'FailedAndUnresolvableNodes', () => mapOf(true));
-  if (keptNames === null) return body;
+  if (kept === null) return body;
 
-  return withWriter(body, () => replyText(keptNames, rejected, unknown, JSON.stringify(notInCache), (status) => JSON.stringify(textOf(status))));
+  return withWriter(body, () => {
+    const groups = (unresolvable: boolean): MemberGroup[] => {
+      const out: MemberGroup[] = [];
+      for (const [status, nodes] of rejected) if (Boolean(status.unresolvable) === unresolvable) out.push({ names: namesOf(nodes), value: JSON.stringify(textOf(status)) });
+      return out;
+    };
+    const unresolvable = groups(true);
+    if (unknown.length > 0) unresolvable.unshift({ names: unknown, value: JSON.stringify(notInCache) });
+    // Names read from the nodes, or from a request that held escapes, are escaped where they need it.
+    return replyText(kept, groups(false), unresolvable, requested?.plain === true ? asIs : jsonStringContent);
+  });
+}
+
+const asIs = (name: string): string => name;
+
+/** Object members that share one value: the names (unquoted) and the value's JSON text. */
+interface MemberGroup {
+  readonly names: readonly string[];
+  readonly value: string;
 }
 
 /**
  * The NodeNames reply's text as one join of small pieces: V8 sizes the result
  * once and copies each piece once, where joining each part and then the parts
  * copies the big FailedNodes member twice and leaves a rope that whoever reads
- * it flattens (a third copy; docs/benchmarks.md). Each rejected node's value
- * is the one quoted text of its group. A map has no order, so grouping changes
- * the text, not the value; and a name repeated in a NodeNames request is the
- * same node with the same verdict, so a repeated key carries one value
- * wherever it lands.
+ * it flattens (a third copy; docs/benchmarks.md). Each name is one piece, its
+ * quotes and what follows it in the piece between two names (jsonStringContent,
+ * or the name as it is when the request held no escape),
+ * so a rejected node costs two pieces and a kept one two. A map has no order,
+ * so grouping changes the text, not the value; and a name repeated in a
+ * NodeNames request is the same node with the same verdict, so a repeated key
+ * carries one value wherever it lands.
  */
-function replyText(kept: readonly NodeInfo[], rejected: RejectionGroups, unknown: readonly string[], notInCache: string, quotedText: (status: FilterRejection) => string): string {
+function replyText(kept: readonly string[], failed: readonly MemberGroup[], unresolvable: readonly MemberGroup[], content: (name: string) => string): string {
   const parts: string[] = ['{"Nodes":null,"NodeNames":['];
-  for (let i = 0; i < kept.length; i++) {
-    if (i > 0) parts.push(',');
-    parts.push(quotedNodeName(kept[i] as NodeInfo));
-  }
-  parts.push('],"FailedNodes":{');
-  let first = true;
-  for (const [status, nodes] of rejected) {
-    if (status.unresolvable) continue;
-    first = pushMembers(parts, nodes, `:${quotedText(status)}`, first);
-  }
+  for (let i = 0; i < kept.length; i++) parts.push(i === 0 ? '"' : '","', content(kept[i] as string));
+  parts.push(kept.length === 0 ? '],"FailedNodes":{' : '"],"FailedNodes":{');
+  pushMembers(parts, failed, content);
   parts.push('},"FailedAndUnresolvableNodes":{');
-  first = true;
-  const unknownValue = `:${notInCache}`;
-  for (const name of unknown) {
-    if (!first) parts.push(',');
-    parts.push(JSON.stringify(name), unknownValue);
-    first = false;
-  }
-  for (const [status, nodes] of rejected) {
-    if (!status.unresolvable) continue;
-    first = pushMembers(parts, nodes, `:${quotedText(status)}`, first);
-  }
+  pushMembers(parts, unresolvable, content);
   parts.push('},"Error":""}');
   return parts.join('');
 }
 
-/** Pushes `"name":value` members of `nodes` that share one `:value` text; returns whether the object is still empty. */
-function pushMembers(parts: string[], nodes: readonly NodeInfo[], value: string, first: boolean): boolean {
-  for (let i = 0; i < nodes.length; i++) {
-    if (!first || i > 0) parts.push(',');
-    parts.push(quotedNodeName(nodes[i] as NodeInfo), value);
+/** Pushes `"name":value` members, comma-separated, of every group. */
+function pushMembers(parts: string[], groups: readonly MemberGroup[], content: (name: string) => string): void {
+  let first = true;
+  for (const { names, value } of groups) {
+    if (names.length === 0) continue;
+    const between = `":${value},"`;
+    parts.push(first ? '"' : ',"', content(names[0] as string));
+    for (let i = 1; i < names.length; i++) parts.push(between, content(names[i] as string));
+    parts.push(`":${value}`);
+    first = false;
   }
-  return first && nodes.length === 0;
 }

@@ -8,7 +8,7 @@ import { NOT_IN_CACHE_MESSAGE, RejectionTally } from './decision';
 import { toExtenderScores } from './extender-scores';
 import type { RejectionGroups } from './filter-reply';
 import { filterReply, groupRejections } from './filter-reply';
-import { quotedNodeName, withWriter } from './wire-json';
+import { jsonStringContent, withWriter } from './wire-json';
 import type { FilterMemo } from './filter-memo';
 import type { FilterArgs, PreemptArgs, VictimSet } from './wire-args';
 import type { ExtenderFilterResult, ExtenderPreemptionResult, HostPriorityList, MetaVictims } from './wire-types';
@@ -75,7 +75,7 @@ export async function filterVerb(ctx: ExtenderContext, args: FilterArgs): Promis
     const body: ExtenderFilterResult = { Nodes: null, NodeNames: null, FailedNodes: {}, FailedAndUnresolvableNodes: {}, Error: resolved.error };
     return { status: 200, body, error: resolved.error };
   }
-  const { snapshot, nodes, raw, unknown } = resolved.value;
+  const { snapshot, nodes, raw, unknown, names } = resolved.value;
   const profile = ctx.profile;
   const state = profile.startCycle(snapshot, parsePodRequirements(args.pod));
 
@@ -88,14 +88,15 @@ export async function filterVerb(ctx: ExtenderContext, args: FilterArgs): Promis
   if (short) ctx.warn('filter reply over budget: rejected nodes carry reason codes instead of messages', { pod, rejected: rejected.length + unknown.length });
 
   const byNames = args.nodes.mode === 'NodeNames';
-  if (byNames) ctx.filterMemo.remember(args.pod, snapshot, { state, feasible });
   const body = filterReply({
     keptNames: byNames ? feasible : null,
     keptItems: byNames ? null : raw === undefined ? [] : alongFeasible(nodes, feasible, raw),
     rejected: groups,
     unknown,
     short,
+    ...(names === undefined || args.nodes.mode !== 'NodeNames' ? {} : { requested: { nodes, names, plain: args.nodes.plain } }),
   });
+  if (byNames) ctx.filterMemo.remember(args.pod, snapshot, { state, feasible, feasibleNames: body.NodeNames ?? [] });
   const candidates = nodes.length + unknown.length;
   return { status: 200, body, summary: tally.summary(pod, args.nodes.mode, candidates, feasible.length) };
 }
@@ -131,24 +132,27 @@ function alongFeasible<T>(nodes: readonly NodeInfo[], feasible: readonly NodeInf
   return out;
 }
 
-/** `,"Score":n}` for each level an extender score can take, so a node's entry is two pieces and no new string. */
-const SCORE_TAILS = Array.from({ length: MAX_EXTENDER_PRIORITY + 1 }, (_, score) => `,"Score":${score}}`);
+/** What follows a host's name in a HostPriorityList's text for each level: `","Score":n}` and the next entry's opening, or the list's end. */
+const SCORE_THEN_NEXT = Array.from({ length: MAX_EXTENDER_PRIORITY + 1 }, (_, score) => `","Score":${score}},{"Host":"`);
+const SCORE_THEN_END = Array.from({ length: MAX_EXTENDER_PRIORITY + 1 }, (_, score) => `","Score":${score}}]`);
 
 /**
- * The JSON text of a HostPriorityList of `nodes` with `scores` (whole
- * numbers, at most MAX_EXTENDER_PRIORITY), as one join of pieces (names
- * quoted once per node, wire-json.ts): no string per entry, and one copy
- * into the result (see replyText in filter-reply.ts).
+ * The JSON text of a HostPriorityList of `hosts` with `scores` (whole
+ * numbers, at most MAX_EXTENDER_PRIORITY), as one join of two pieces per
+ * entry: the name (as it is when `plain`, else jsonStringContent) and what follows it up to the next
+ * name, made once per level. No string per entry, one copy into the result
+ * (see replyText in filter-reply.ts).
  */
-function priorityListText(nodes: readonly NodeInfo[], scores: Uint8Array): string {
-  const parts = new Array<string>(nodes.length * 3 + 1);
-  let at = 0;
-  for (let i = 0; i < nodes.length; i++) {
-    parts[at++] = i === 0 ? '[{"Host":' : ',{"Host":';
-    parts[at++] = quotedNodeName(nodes[i] as NodeInfo);
-    parts[at++] = SCORE_TAILS[scores[i] ?? 0] ?? `,"Score":${scores[i] ?? 0}}`;
+function priorityListText(hosts: readonly string[], scores: Uint8Array, plain: boolean): string {
+  if (hosts.length === 0) return '[]';
+  const parts = new Array<string>(hosts.length * 2 + 1);
+  parts[0] = '[{"Host":"';
+  for (let i = 0; i < hosts.length; i++) {
+    const score = Math.min(scores[i] ?? 0, MAX_EXTENDER_PRIORITY);
+    const host = hosts[i] as string;
+    parts[2 * i + 1] = plain ? host : jsonStringContent(host);
+    parts[2 * i + 2] = (i === hosts.length - 1 ? SCORE_THEN_END : SCORE_THEN_NEXT)[score] as string;
   }
-  parts[at] = nodes.length === 0 ? '[]' : ']';
   return parts.join('');
 }
 
@@ -157,6 +161,8 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
   const profile = ctx.profile;
   const tally = new RejectionTally();
   let nodes: readonly NodeInfo[];
+  /** The request's string for each of `nodes` (NodeNames mode), which the reply echoes. */
+  let names: readonly string[] | undefined;
   let unknown: readonly string[];
   let state: CycleState;
   let feasible: readonly NodeInfo[];
@@ -166,11 +172,13 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
     // The nodes the filter kept, judged against the same snapshot for the same pod version (filter-memo.ts).
     ({ state, feasible } = reused);
     nodes = feasible;
+    // The same names as the filter kept (FilterMemo compared them), as this request sent them.
+    names = args.nodes.mode === 'NodeNames' ? args.nodes.names : reused.feasibleNames;
     unknown = [];
   } else {
     const resolved = await ctx.candidates(args.nodes, warnFor(ctx, pod));
     if (!resolved.ok) return { status: 503, body: { Error: resolved.error }, error: resolved.error };
-    ({ nodes, unknown } = resolved.value);
+    ({ nodes, unknown, names } = resolved.value);
     state = profile.startCycle(resolved.value.snapshot, parsePodRequirements(args.pod));
     tally.addNotFound(unknown.length);
     // Scores only mean something where the pod fits; the rest get 0.
@@ -198,8 +206,10 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
     for (const name of args.nodes.names) body.push({ Host: name, Score: byName.get(name) ?? 0 });
   } else {
     // Every input resolved: `nodes` is the input, in order.
-    for (let i = 0; i < nodes.length; i++) body.push({ Host: (nodes[i] as NodeInfo).name, Score: nodeScores[i] ?? 0 });
-    withWriter(body, () => priorityListText(nodes, nodeScores));
+    const hosts = names ?? nodes.map((node) => node.name);
+    const plain = names !== undefined && args.nodes.mode === 'NodeNames' && args.nodes.plain;
+    for (let i = 0; i < nodes.length; i++) body.push({ Host: hosts[i] as string, Score: nodeScores[i] ?? 0 });
+    withWriter(body, () => priorityListText(hosts, nodeScores, plain));
   }
   const summary = tally.summary(pod, args.nodes.mode, nodes.length + unknown.length, feasible.length);
   const ranking = rankingOf(feasible, breakdown, feasibleScores);

@@ -49,17 +49,59 @@ export function defineLazyField<T extends object, K extends keyof T & string>(bo
   });
 }
 
-// NodeInfo objects outlive requests (a snapshot lives until the next
-// refresh, and a refresh keeps the nodes that did not change), so each
-// name is quoted about once per node, not once per reply.
-const quotedNames = new WeakMap<NodeInfo, string>();
+/**
+ * The nodes of a NodeNames request, resolved, with the request's own string
+ * for each (parallel arrays, request order). A reply echoes those strings:
+ * they were parsed moments ago, side by side in memory, where each node's
+ * own name string (or a table of quoted ones) sits wherever the heap put it
+ * when the cluster was listed, one cache miss per node at thousands of
+ * nodes. They are the same text: a name resolves only to the node of that
+ * name.
+ */
+export interface RequestedNodes {
+  readonly nodes: readonly NodeInfo[];
+  readonly names: readonly string[];
+  /** No name needs a JSON escape (NodeInput.plain): the writer puts them between quotes as they are. */
+  readonly plain: boolean;
+}
 
-/** JSON.stringify(node.name), once per node. */
-export function quotedNodeName(node: NodeInfo): string {
-  let quoted = quotedNames.get(node);
-  if (quoted === undefined) {
-    quoted = JSON.stringify(node.name);
-    quotedNames.set(node, quoted);
+/**
+ * The request's string for each node of `subset`, a subsequence of
+ * `requested.nodes` in the same order (a filter's kept nodes, a group of its
+ * rejected ones): matched by identity along one walk, so no node is read. A
+ * node not found further along (a caller's bug, never the verbs') falls back
+ * to its own name, as does everything after it.
+ */
+export function requestedNamesOf(requested: RequestedNodes, subset: readonly NodeInfo[]): string[] {
+  const { nodes, names } = requested;
+  const out = new Array<string>(subset.length);
+  let at = 0;
+  for (let j = 0; j < subset.length; j++) {
+    const node = subset[j] as NodeInfo;
+    while (at < nodes.length && nodes[at] !== node) at++;
+    out[j] = at < nodes.length ? (names[at] as string) : node.name;
+    at++;
   }
-  return quoted;
+  return out;
+}
+
+/** Whether JSON.stringify escapes something in `text`: a quote, a backslash, a control character or a lone surrogate (ES2019 well-formed stringify). */
+function needsEscape(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // Any surrogate counts (a pair too): JSON.stringify then decides, which is only slower.
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return true;
+  }
+  return false;
+}
+
+/**
+ * JSON.stringify(text) without its quotes, so a writer can put the quotes in
+ * the pieces around it (one piece per name instead of three). Node names
+ * are DNS names in a real cluster, which need no escape: the common case is
+ * the string itself. Writers skip even this scan for the names of a request
+ * whose text holds no escape (stringsNeedNoEscape in json-limits.ts).
+ */
+export function jsonStringContent(text: string): string {
+  return needsEscape(text) ? JSON.stringify(text).slice(1, -1) : text;
 }

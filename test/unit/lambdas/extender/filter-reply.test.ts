@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { NOT_IN_CACHE_MESSAGE } from '../../../../lambdas/extender/decision';
 import { filterReply, groupRejections } from '../../../../lambdas/extender/filter-reply';
+import { stringsNeedNoEscape } from '../../../../lambdas/extender/json-limits';
 import { wireText } from '../../../../lambdas/extender/wire-json';
 import type { NodeInfo, RejectionReason } from '../../../../lambdas/scheduling';
 import { nodeInfoFromKubernetes, reject } from '../../../../lambdas/scheduling';
@@ -43,12 +44,34 @@ const verdict = fc
 describe('filterReply', () => {
   it('sends text that reads back as the reply object, for any node names (NodeNames mode)', () => {
     fc.assert(
-      fc.property(verdict, ({ kept, rejected, unknown, short }) => {
-        const body = filterReply({ keptNames: kept.map(nodeNamed), keptItems: null, rejected: groupRejections(rejected), unknown, short });
+      fc.property(verdict, fc.boolean(), ({ kept, rejected, unknown, short }, echoRequest) => {
+        const keptNodes = kept.map(nodeNamed);
+        // As the filter verb passes them: the candidates in request order with the request's strings.
+        const candidates = [...keptNodes, ...rejected.map((r) => r.node)];
+        const names = candidates.map((n) => n.name);
+        // As the router tells it from the request's text.
+        const requested = { nodes: candidates, names, plain: stringsNeedNoEscape(JSON.stringify({ NodeNames: [...names, ...unknown] })) };
+        const body = filterReply({ keptNames: keptNodes, keptItems: null, rejected: groupRejections(rejected), unknown, short, ...(echoRequest ? { requested } : {}) });
         expect(JSON.parse(wireText(body))).toEqual(JSON.parse(JSON.stringify(body)));
+        expect(body.NodeNames).toEqual(kept);
       }),
       { numRuns: 400 },
     );
+  });
+
+  it("echoes the request's strings for the nodes (requested), kept and rejected alike", () => {
+    const [a, b] = [nodeNamed('a'), nodeNamed('b')];
+    const body = filterReply({
+      keptNames: [a],
+      keptItems: null,
+      rejected: groupRejections([{ node: b, status: REASONS[1]! }]),
+      unknown: [],
+      short: false,
+      requested: { nodes: [a, b], names: ['a-as-sent', 'b-as-sent'], plain: true },
+    });
+    const sent = JSON.parse(wireText(body)) as { NodeNames: string[]; FailedAndUnresolvableNodes: Record<string, string> };
+    expect(sent.NodeNames).toEqual(['a-as-sent']);
+    expect(Object.keys(sent.FailedAndUnresolvableNodes)).toEqual(['b-as-sent']);
   });
 
   it('puts unresolvable rejections and unknown nodes in FailedAndUnresolvableNodes, codes instead of messages when short', () => {

@@ -16,7 +16,10 @@ function preemption(victims: unknown): PreemptArgs {
 
 describe('parseExtenderArgs', () => {
   it('matches field names case-insensitively and ignores unknown fields, as Go does', () => {
-    expect(nodesOf({ pod: {}, nodenames: ['a'], Extra: 1, NodeNamesX: 5 })).toEqual({ mode: 'NodeNames', names: ['a'] });
+    expect(nodesOf({ pod: {}, nodenames: ['a'], Extra: 1, NodeNamesX: 5 })).toEqual({ mode: 'NodeNames', names: ['a'], plain: false });
+    // Whether names need escapes is the router's to say, from the text (plainStrings); unsaid, they are assumed to.
+    const plain = parseExtenderArgs({ Pod: {}, NodeNames: ['a'] }, { plainStrings: true });
+    expect(plain.ok && plain.value.nodes).toEqual({ mode: 'NodeNames', names: ['a'], plain: true });
   });
 
   it('names are taken as sent, repeats included, without a copy; Node items too', () => {
@@ -43,7 +46,7 @@ describe('parseExtenderArgs', () => {
   });
 
   it('a node literally named "__proto__" is just a name', () => {
-    expect(nodesOf(JSON.parse('{"Pod": {}, "NodeNames": ["__proto__", "a"]}'))).toEqual({ mode: 'NodeNames', names: ['__proto__', 'a'] });
+    expect(nodesOf(JSON.parse('{"Pod": {}, "NodeNames": ["__proto__", "a"]}'))).toEqual({ mode: 'NodeNames', names: ['__proto__', 'a'], plain: false });
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defineLazyField, quotedNodeName, wireText, withWriter } from '../../../../lambdas/extender/wire-json';
+import fc from 'fast-check';
+import { defineLazyField, jsonStringContent, requestedNamesOf, wireText, withWriter } from '../../../../lambdas/extender/wire-json';
 import { nodeInfoFromKubernetes } from '../../../../lambdas/scheduling';
 
 describe('wireText', () => {
@@ -32,13 +33,41 @@ describe('defineLazyField', () => {
   });
 });
 
-describe('quotedNodeName', () => {
-  it('is the JSON string of the name, escapes included', () => {
-    for (const name of ['ip-10-0-0-1.ec2.internal', 'quote"back\\slash', 'tab\there', '\ud800lone']) {
-      const node = nodeInfoFromKubernetes({ metadata: { name } });
-      if (node === undefined) throw new Error('no node');
-      expect(quotedNodeName(node)).toBe(JSON.stringify(name));
-      expect(quotedNodeName(node)).toBe(JSON.stringify(name));
-    }
+describe('jsonStringContent', () => {
+  it('is JSON.stringify of the text without its quotes, for any text', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.constantFrom('ip-10-0-0-1.ec2.internal', 'quote"back\\slash', 'tab\there', '\ud800lone', '\u{1f642}', '\u2028')), (text) => {
+        expect(`"${jsonStringContent(text)}"`).toBe(JSON.stringify(text));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('gives a DNS name back as it is, no copy', () => {
+    const name = 'ip-10-0-0-1.us-west-2.compute.internal';
+    expect(jsonStringContent(name)).toBe(name);
+  });
+});
+
+describe('requestedNamesOf', () => {
+  const node = (name: string) => {
+    const info = nodeInfoFromKubernetes({ metadata: { name } });
+    if (info === undefined) throw new Error('no node');
+    return info;
+  };
+
+  it("gives the request's string for each node of a subsequence, repeats included, without reading the nodes", () => {
+    const [a, b, c] = [node('a'), node('b'), node('c')];
+    const requested = { nodes: [a, b, a, c], names: ['A-as-sent', 'B-as-sent', 'A-again', 'C-as-sent'], plain: true };
+    expect(requestedNamesOf(requested, [a, a, c])).toEqual(['A-as-sent', 'A-again', 'C-as-sent']);
+    expect(requestedNamesOf(requested, [b])).toEqual(['B-as-sent']);
+    expect(requestedNamesOf(requested, [])).toEqual([]);
+  });
+
+  it("falls back to the nodes' own names for what is not a subsequence", () => {
+    const [a, b, stranger] = [node('a'), node('b'), node('stranger')];
+    const requested = { nodes: [a, b], names: ['A-as-sent', 'B-as-sent'], plain: true };
+    expect(requestedNamesOf(requested, [b, a])).toEqual(['B-as-sent', 'a']);
+    expect(requestedNamesOf(requested, [stranger, a])).toEqual(['stranger', 'a']);
   });
 });
