@@ -106,10 +106,10 @@ interface MemberGroup {
  * The NodeNames reply's text as one join of small pieces: V8 sizes the result
  * once and copies each piece once, where joining each part and then the parts
  * copies the big FailedNodes member twice and leaves a rope that whoever reads
- * it flattens (a third copy; docs/benchmarks.md). Each name is one piece, its
- * quotes and what follows it in the piece between two names (jsonStringContent,
- * or the name as it is when the request held no escape),
- * so a rejected node costs two pieces and a kept one two. A map has no order,
+ * it flattens (a third copy; docs/benchmarks.md). Each name is one piece (the
+ * name as it is when the request held no escape, else jsonStringContent), and
+ * its quotes and what follows it up to the next name are another, so every
+ * node costs two pieces and no string of its own. A map has no order,
  * so grouping changes the text, not the value; and a name repeated in a
  * NodeNames request is the same node with the same verdict, so a repeated key
  * carries one value wherever it lands.

@@ -139,9 +139,9 @@ const SCORE_THEN_END = Array.from({ length: MAX_EXTENDER_PRIORITY + 1 }, (_, sco
 /**
  * The JSON text of a HostPriorityList of `hosts` with `scores` (whole
  * numbers, at most MAX_EXTENDER_PRIORITY), as one join of two pieces per
- * entry: the name (as it is when `plain`, else jsonStringContent) and what follows it up to the next
- * name, made once per level. No string per entry, one copy into the result
- * (see replyText in filter-reply.ts).
+ * entry: the name (as it is when `plain`, else jsonStringContent) and what
+ * follows it up to the next name, made once per level. No string per entry,
+ * one copy into the result (see replyText in filter-reply.ts).
  */
 function priorityListText(hosts: readonly string[], scores: Uint8Array, plain: boolean): string {
   if (hosts.length === 0) return '[]';
