@@ -110,8 +110,10 @@ export function createCandidateResolver(cache: ClusterCache | undefined): Candid
   function resolveNames(snapshot: Snapshot, names: readonly string[]): { nodes: NodeInfo[]; names: string[]; unknown: string[] } {
     const last = lastOrders.get(snapshot);
     const order = last?.nodes ?? [];
-    const nodes: NodeInfo[] = [];
-    const resolvedNames: string[] = [];
+    // Sized for the request up front: growing by push copies them several times over at thousands of names.
+    const nodes = new Array<NodeInfo>(names.length);
+    const resolvedNames = new Array<string>(names.length);
+    let count = 0;
     const unknown: string[] = [];
     let cursor = 0;
     let misses = 0;
@@ -135,9 +137,11 @@ export function createCandidateResolver(cache: ClusterCache | undefined): Candid
         const at = last?.positions.get(node);
         if (at !== undefined) cursor = at + 1;
       }
-      nodes.push(node);
-      resolvedNames.push(name);
+      nodes[count] = node;
+      resolvedNames[count++] = name;
     }
+    nodes.length = count;
+    resolvedNames.length = count;
     // Keep an order that predicted this list (a subsequence or a rotation of
     // it); replace one that did not.
     if (last === undefined || misses > names.length / 4) {
