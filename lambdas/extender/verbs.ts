@@ -1,6 +1,6 @@
 import { errorMessage } from '../common/error-message';
 import type { CycleState, NodeInfo, Profile, RejectedNode, ScoreBreakdown, Snapshot } from '../scheduling';
-import { choiceIndices, explainChoice, metadataOf, parsePodRequirements, stringField } from '../scheduling';
+import { choiceIndices, explainIndices, metadataOf, parsePodRequirements, stringField } from '../scheduling';
 import type { CandidateResolver } from './candidate-nodes';
 import type { ClusterCache } from './cluster-cache';
 import type { DecisionSummary, ExtenderRanking } from './decision';
@@ -244,11 +244,11 @@ function tiedAtTop(feasible: readonly NodeInfo[], scores: Float64Array, levels: 
  */
 function rankingOf(feasible: readonly NodeInfo[], breakdown: ScoreBreakdown, levels: Uint8Array): ExtenderRanking | undefined {
   // Our first choice is the node at the top level (unique, see toExtenderScores).
-  const chosen = Math.max(0, levels.indexOf(MAX_EXTENDER_PRIORITY));
-  const choice = explainChoice(feasible, breakdown, chosen);
+  const indices = choiceIndices(breakdown.total, Math.max(0, levels.indexOf(MAX_EXTENDER_PRIORITY)));
+  const choice = explainIndices(feasible, breakdown, indices);
   if (choice === undefined) return undefined;
   // The levels by position: a search by name would compare names along thousands of nodes.
-  const { best: at, second } = choiceIndices(breakdown.total, chosen);
+  const { best: at, second } = indices;
   const best = { ...choice.best, level: levels[at] ?? 0 };
   if (choice.runnerUp === undefined) return { best, tie: false };
   return { best, runnerUp: { ...choice.runnerUp, level: levels[second] ?? 0 }, tie: choice.tie };

@@ -31,12 +31,18 @@ function nodeExplanation(nodes: readonly NodeInfo[], breakdown: ScoreBreakdown, 
   return { node: (nodes[index] as NodeInfo).name, total: round2(breakdown.total[index] ?? 0), plugins };
 }
 
+/** Where a choice's best node and runner-up are in the scored list; `second` is -1 without a runner-up. */
+export interface ChoiceIndices {
+  readonly best: number;
+  readonly second: number;
+}
+
 /**
  * Where explainChoice's best node and runner-up are in the scored list
- * (`second` -1 without a runner-up; `best` 0 for an empty list), for callers
- * that need more of them than the explanation holds.
+ * (`best` 0 for an empty list), for callers that need more of them than the
+ * explanation holds; explainIndices then explains them.
  */
-export function choiceIndices(total: ArrayLike<number>, chosen?: number): { readonly best: number; readonly second: number } {
+export function choiceIndices(total: ArrayLike<number>, chosen?: number): ChoiceIndices {
   let best = chosen !== undefined && chosen >= 0 && chosen < total.length ? chosen : 0;
   if (chosen === undefined) for (let i = 1; i < total.length; i++) if ((total[i] ?? 0) > (total[best] ?? 0)) best = i;
   let second = -1;
@@ -54,9 +60,13 @@ export function choiceIndices(total: ArrayLike<number>, chosen?: number): { read
  * no node was scored.
  */
 export function explainChoice(nodes: readonly NodeInfo[], breakdown: ScoreBreakdown, chosen?: number): ChoiceExplanation | undefined {
+  return explainIndices(nodes, breakdown, choiceIndices(breakdown.total, chosen));
+}
+
+/** explainChoice for indices a caller already has (choiceIndices). */
+export function explainIndices(nodes: readonly NodeInfo[], breakdown: ScoreBreakdown, { best, second }: ChoiceIndices): ChoiceExplanation | undefined {
   const { total } = breakdown;
   if (nodes.length === 0) return undefined;
-  const { best, second } = choiceIndices(total, chosen);
   const bestExplained = nodeExplanation(nodes, breakdown, best);
   if (second < 0) return { best: bestExplained, margin: 0, tie: false };
   const margin = (total[best] ?? 0) - (total[second] ?? 0);
