@@ -35,8 +35,9 @@ export function levelDrop(deficit: number): number {
  * range, which would outvote the pod's own preferred affinity and spread
  * constraints (see docs/extender.md, "How our score adds to kube-scheduler's").
  *
- * With `nameAt` (node i's name; asked only of the nodes at the top level), only one node keeps the top level: the best-scoring one, and
- * among equal best scores the one first in a stable order of node names
+ * With `nameAt` (node i's name, asked only of the nodes at the top level),
+ * only one node keeps the top level: the best-scoring one, and among equal
+ * best scores the one first in a stable order of node names
  * (nodeTieKey); the others at the top drop one level. kube-scheduler breaks
  * equal totals at random (selectHost), and on a cluster of identical nodes
  * that spreads pods over them: on the openb trace random tie-breaking cost
