@@ -31,6 +31,31 @@ describe('defineLazyField', () => {
     expect(computed).toBe(1);
     expect(body).toEqual({ first: 1, late: [1], last: 'z' });
   });
+
+  it("gives each body its own value, several fields each, read in any order", () => {
+    const bodies = [0, 1, 2].map((i) => {
+      const body: { a: string; b: string } = { a: '', b: '' };
+      defineLazyField(body, 'a', () => `a${i}`);
+      defineLazyField(body, 'b', () => `b${i}`);
+      return body;
+    });
+    expect(bodies[2]!.b).toBe('b2');
+    expect(bodies.map((body) => JSON.stringify(body))).toEqual(['{"a":"a0","b":"b0"}', '{"a":"a1","b":"b1"}', '{"a":"a2","b":"b2"}']);
+    expect(bodies[1]).toEqual({ a: 'a1', b: 'b1' });
+    expect(Object.keys(bodies[0]!)).toEqual(['a', 'b']);
+  });
+
+  it('shares one getter per field name across bodies, so no reply hands V8 a closure of its own to keep', () => {
+    const one = { late: 0 };
+    const two = { late: 0 };
+    defineLazyField(one, 'late', () => 1);
+    defineLazyField(two, 'late', () => 2);
+    const getter = (body: object) => Object.getOwnPropertyDescriptor(body, 'late')?.get;
+    expect(getter(one)).toBeTypeOf('function');
+    expect(getter(one)).toBe(getter(two));
+    expect([one.late, two.late]).toEqual([1, 2]);
+    expect(getter(one)).toBeUndefined();
+  });
 });
 
 describe('jsonStringContent', () => {
