@@ -26,15 +26,24 @@ export interface Telemetry {
 export function createTelemetry(service: ServiceName): Telemetry {
   const logger = new Logger({ serviceName: service });
   const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: service, logger });
-  // One single-metric instance for every dimensioned record: singleMetric()
-  // builds a whole Metrics (with its own Console) per call, which was half of
-  // the extender's per-request cost. It publishes on addMetric and then clears
-  // its dimensions, so reusing it leaks nothing between records.
-  let single: Metrics | undefined;
-  // A buffered instance of its own for recordTogether: its dimensions apply
-  // to every metric it holds, so it is published at once and never shares a
-  // buffer with the invocation's undimensioned metrics.
-  let together: Metrics | undefined;
+  // One buffered instance per set of dimension values, those dimensions set as
+  // its defaults: a record is addMetric and a publish, where adding and then
+  // clearing the dimensions each time (or singleMetric(), which builds a whole
+  // Metrics with its own Console per call) was most of a document's cost on
+  // the extender's hot path. Catalog dimensions take a fixed list of values,
+  // so there are few instances. Each publishes at once and keeps nothing
+  // between records, so no metric shares a buffer with another set of
+  // dimensions or with the invocation's undimensioned metrics.
+  const byDimensions = new Map<string, Metrics>();
+  const instanceFor = (dimensions: Readonly<Record<string, string>>): Metrics => {
+    const key = dimensionsKey(dimensions);
+    let instance = byDimensions.get(key);
+    if (instance === undefined) {
+      instance = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: service, logger, defaultDimensions: { ...dimensions } });
+      byDimensions.set(key, instance);
+    }
+    return instance;
+  };
   return {
     logger,
     metrics,
@@ -44,22 +53,19 @@ export function createTelemetry(service: ServiceName): Telemetry {
         metrics.addMetric(metric.name, metric.unit, value);
         return;
       }
-      // A dimensioned metric goes out on its own so its dimensions do not
-      // leak onto the other metrics of the invocation.
-      single ??= metrics.singleMetric();
-      single.addDimensions({ ...dimensions });
-      single.addMetric(metric.name, metric.unit, value);
+      const instance = instanceFor(dimensions);
+      instance.addMetric(metric.name, metric.unit, value);
+      instance.publishStoredMetrics();
     },
     recordTogether(values, dimensions) {
       for (const [metric] of values) assertCatalogDimensions(metric, dimensions);
-      together ??= new Metrics({ namespace: METRICS_NAMESPACE, serviceName: service, logger });
-      together.addDimensions({ ...dimensions });
-      for (const [metric, value] of values) together.addMetric(metric.name, metric.unit, value);
-      together.publishStoredMetrics();
+      const instance = instanceFor(dimensions);
+      for (const [metric, value] of values) instance.addMetric(metric.name, metric.unit, value);
+      instance.publishStoredMetrics();
     },
     flush() {
-      // Dimensioned metrics were already written by their single-metric
-      // instance; publishing an empty buffer only logs a misleading warning.
+      // Dimensioned metrics were already written by their own instance;
+      // publishing an empty buffer only logs a misleading warning.
       try {
         if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
       } catch (error) {
@@ -69,6 +75,13 @@ export function createTelemetry(service: ServiceName): Telemetry {
       }
     },
   };
+}
+
+/** Names and values in their order (EMF lists dimensions in the order they were added); values are catalog codes, never "=" or ",". */
+function dimensionsKey(dimensions: Readonly<Record<string, string>>): string {
+  let key = '';
+  for (const name in dimensions) key += `${name}=${dimensions[name] as string},`;
+  return key;
 }
 
 function assertCatalogDimensions(metric: MetricDefinition, dimensions: Readonly<Record<string, string>>): void {

@@ -106,6 +106,24 @@ describe('createTelemetry', () => {
     expect(next.ExtenderLatency).toBeUndefined();
   });
 
+  it('writes a document per record when the same dimensions come again, each with its own value, dimensions in catalog order', () => {
+    capture = captureStdout();
+    const telemetry = createTelemetry(SERVICE.reconciler);
+    telemetry.record(METRIC.gpusByModel, 8, { GpuModel: 'H100', State: 'Allocated' });
+    telemetry.record(METRIC.gpusByModel, 3, { GpuModel: 'H100', State: 'Allocated' });
+    telemetry.record(METRIC.gpusByModel, 5, { GpuModel: 'A100', State: 'Allocated' });
+    telemetry.record(METRIC.gpusByModel, 2, { GpuModel: 'H100', State: 'Idle' });
+    telemetry.flush();
+    const emf = emfLines(capture.lines());
+    expect(emf.map((l) => l._aws.CloudWatchMetrics[0]!.Dimensions)).toEqual(Array.from({ length: 4 }, () => [['service', 'GpuModel', 'State']]));
+    expect(emf.map((l) => [l.GpuModel, l.State, l.GpusByModel])).toEqual([
+      ['H100', 'Allocated', 8],
+      ['H100', 'Allocated', 3],
+      ['A100', 'Allocated', 5],
+      ['H100', 'Idle', 2],
+    ]);
+  });
+
   it('recordTogether refuses a metric whose catalog dimensions differ from the shared ones', () => {
     const telemetry = createTelemetry(SERVICE.extender);
     expect(() =>
