@@ -1,4 +1,4 @@
-import type { FilterRejection, NodeInfo, RejectedNode, RejectionReason } from '../scheduling';
+import type { FilterRejection, NodeInfo, RejectionReason } from '../scheduling';
 import { NOT_IN_CACHE_MESSAGE } from './decision';
 import type { ExtenderFilterResult, FailedNodesMap } from './wire-types';
 import type { RequestedNodes } from './wire-json';
@@ -10,7 +10,7 @@ export interface FilterVerdict {
   readonly keptNames: readonly NodeInfo[] | null;
   /** Nodes mode: the kept Node objects as received; null in NodeNames mode. */
   readonly keptItems: readonly unknown[] | null;
-  /** The rejected nodes by rejection, each in request order (groupRejections). */
+  /** The rejected nodes by rejection, each in request order (Profile.filterGrouped). */
   readonly rejected: RejectionGroups;
   /** NodeNames the cluster cache lacks. */
   readonly unknown: readonly string[];
@@ -27,29 +27,6 @@ export interface FilterVerdict {
 const NODE_NOT_FOUND: RejectionReason = 'NodeNotFound';
 
 export type RejectionGroups = ReadonlyMap<FilterRejection, readonly NodeInfo[]>;
-
-/**
- * Rejected nodes by rejection. Plugins share one status object per reason,
- * so a /filter over thousands of nodes has a handful of groups, and the
- * tally, the reply's size and its text each take one step per group instead
- * of one per node.
- */
-export function groupRejections(rejected: readonly RejectedNode[]): Map<FilterRejection, NodeInfo[]> {
-  const groups = new Map<FilterRejection, NodeInfo[]>();
-  let last: FilterRejection | undefined;
-  let nodes: NodeInfo[] = [];
-  for (const { node, status } of rejected) {
-    // Neighbours mostly share a reason (one node group after another): skip the lookup then.
-    if (status !== last) {
-      let group = groups.get(status);
-      if (group === undefined) groups.set(status, (group = []));
-      nodes = group;
-      last = status;
-    }
-    nodes.push(node);
-  }
-  return groups;
-}
 
 /**
  * kube-scheduler's ExtenderFilterResult for a verdict. Its FailedNodes maps

@@ -7,7 +7,7 @@ import type { DecisionSummary, ExtenderRanking } from './decision';
 import { NOT_IN_CACHE_MESSAGE, RejectionTally } from './decision';
 import { toExtenderScores } from './extender-scores';
 import type { RejectionGroups } from './filter-reply';
-import { filterReply, groupRejections } from './filter-reply';
+import { filterReply } from './filter-reply';
 import { jsonStringContent, withWriter } from './wire-json';
 import type { FilterMemo } from './filter-memo';
 import type { FilterArgs, PreemptArgs, VictimSet } from './wire-args';
@@ -81,11 +81,10 @@ export async function filterVerb(ctx: ExtenderContext, args: FilterArgs): Promis
 
   const tally = new RejectionTally();
   tally.addNotFound(unknown.length);
-  const { feasible, rejected } = profile.filter(state, nodes);
-  const groups = groupRejections(rejected);
+  const { feasible, rejected: groups, rejectedCount } = profile.filterGrouped(state, nodes);
   for (const [status, group] of groups) tally.add(status, group.length);
   const short = failuresBytes(groups, unknown) > FAILURES_BUDGET_BYTES;
-  if (short) ctx.warn('filter reply over budget: rejected nodes carry reason codes instead of messages', { pod, rejected: rejected.length + unknown.length });
+  if (short) ctx.warn('filter reply over budget: rejected nodes carry reason codes instead of messages', { pod, rejected: rejectedCount + unknown.length });
 
   const byNames = args.nodes.mode === 'NodeNames';
   const body = filterReply({

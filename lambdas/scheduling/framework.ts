@@ -121,3 +121,15 @@ export interface FilterOutcome {
   readonly feasible: NodeInfo[];
   readonly rejected: RejectedNode[];
 }
+
+/**
+ * filter()'s verdicts with the rejected nodes by rejection, each group in
+ * node order. Plugins share one rejection object per reason, so thousands of
+ * rejected nodes make a handful of groups.
+ */
+export interface GroupedFilterOutcome {
+  readonly feasible: NodeInfo[];
+  readonly rejected: Map<FilterRejection, NodeInfo[]>;
+  /** Nodes rejected, over all groups. */
+  readonly rejectedCount: number;
+}

@@ -45,8 +45,10 @@ function swappableCache(state: ClusterState): { cache: ClusterCache; swap: (next
 /** A router whose profile counts filter passes (one per verb that judged the nodes itself). */
 function counted(cache: ClusterCache) {
   const profile = createExtenderProfile();
+  // /filter judges with filterGrouped, a /prioritize that judges again with filter.
   const filter = vi.spyOn(profile, 'filter');
-  return { ...harness({ cache, profile }), filterPasses: () => filter.mock.calls.length };
+  const filterGrouped = vi.spyOn(profile, 'filterGrouped');
+  return { ...harness({ cache, profile }), filterPasses: () => filter.mock.calls.length + filterGrouped.mock.calls.length };
 }
 
 /** What an extender that never saw the filter answers: the reference for every reuse. */

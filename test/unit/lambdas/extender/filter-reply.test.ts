@@ -1,16 +1,24 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { NOT_IN_CACHE_MESSAGE } from '../../../../lambdas/extender/decision';
-import { filterReply, groupRejections } from '../../../../lambdas/extender/filter-reply';
+import type { RejectionGroups } from '../../../../lambdas/extender/filter-reply';
+import { filterReply } from '../../../../lambdas/extender/filter-reply';
 import { stringsNeedNoEscape } from '../../../../lambdas/extender/json-limits';
 import { wireText } from '../../../../lambdas/extender/wire-json';
-import type { NodeInfo, RejectionReason } from '../../../../lambdas/scheduling';
+import type { FilterRejection, NodeInfo, RejectionReason } from '../../../../lambdas/scheduling';
 import { nodeInfoFromKubernetes, reject } from '../../../../lambdas/scheduling';
 
 function nodeNamed(name: string): NodeInfo {
   const node = nodeInfoFromKubernetes({ metadata: { name }, status: { allocatable: { 'nvidia.com/gpu': '1' } } });
   if (node === undefined) throw new Error(`no node for ${JSON.stringify(name)}`);
   return node;
+}
+
+/** Rejected nodes by status object, as Profile.filterGrouped hands them to the reply. */
+function groupRejections(rejected: readonly { node: NodeInfo; status: FilterRejection }[]): RejectionGroups {
+  const groups = new Map<FilterRejection, NodeInfo[]>();
+  for (const { node, status } of rejected) groups.set(status, [...(groups.get(status) ?? []), node]);
+  return groups;
 }
 
 const REASONS = [
@@ -115,25 +123,3 @@ describe('filterReply', () => {
     expect(wireText(body)).toBe(JSON.stringify(body));
   });
 });
-
-describe('groupRejections', () => {
-  it('groups nodes by status object, each group in input order, groups in order of first appearance', () => {
-    const [x, y] = [nodeNamed('x'), nodeNamed('y')];
-    const [a, b, c] = [nodeNamed('a'), nodeNamed('b'), nodeNamed('c')];
-    const alike = reject('InsufficientGpu' as RejectionReason, REASONS[0]!.message);
-    const groups = groupRejections([
-      { node: a, status: REASONS[0]! },
-      { node: x, status: REASONS[1]! },
-      { node: b, status: REASONS[0]! },
-      { node: y, status: REASONS[1]! },
-      { node: c, status: alike },
-    ]);
-    expect([...groups]).toEqual([
-      [REASONS[0], [a, b]],
-      [REASONS[1], [x, y]],
-      [alike, [c]],
-    ]);
-    expect(groupRejections([]).size).toBe(0);
-  });
-});
-

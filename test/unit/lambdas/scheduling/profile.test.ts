@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { FilterPlugin, ScorePlugin } from '../../../../lambdas/scheduling';
+import type { FilterPlugin, FilterRejection, NodeInfo, ScorePlugin } from '../../../../lambdas/scheduling';
 import {
   PASS,
   Profile,
@@ -74,6 +75,48 @@ describe('Profile', () => {
     expect(outcome.feasible).toEqual([]);
     expect(outcome.rejected.map((r) => r.status.code)).toEqual(['InvalidPodAnnotation', 'InvalidPodAnnotation']);
     expect(outcome.rejected[0]?.status.message).toBe('Invalid annotation gpu.nvidia.com/memory="abc": is not MiB or a quantity such as 40Gi');
+  });
+});
+
+describe('Profile.filterGrouped', () => {
+  // Each node answers one of a few verdicts chosen per node; two rejections
+  // share a code and message but are distinct objects, as two plugins' would be.
+  const VERDICTS = [PASS, reject('InsufficientGpus', 'no GPUs'), reject('GpuModelMismatch', 'wrong model', true), reject('InsufficientGpus', 'no GPUs')];
+
+  /** filter()'s rejected nodes by status object, groups in order of first appearance, each in node order. */
+  function grouped(rejected: readonly { node: NodeInfo; status: FilterRejection }[]): [FilterRejection, NodeInfo[]][] {
+    const groups = new Map<FilterRejection, NodeInfo[]>();
+    for (const { node, status } of rejected) groups.set(status, [...(groups.get(status) ?? []), node]);
+    return [...groups];
+  }
+
+  it('gives filter()\'s feasible nodes and its rejected nodes grouped by rejection object, for any verdicts', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat(VERDICTS.length - 1), { maxLength: 40 }), (picks) => {
+        const snapshot = snapshotFromKubernetes(picks.map((_, i) => gpuNode(`n${i}`)));
+        const verdictOf = new Map(snapshot.nodes.map((node, i) => [node, VERDICTS[picks[i] as number]!]));
+        const plugin: FilterPlugin = { name: 'picked', filter: (_s, _p, node) => verdictOf.get(node)! };
+        const profile = new Profile({ name: 't', filters: [plugin], scorers: [] });
+        const state = profile.startCycle(snapshot, parsePodRequirements(seedPod));
+        const expected = profile.filter(state, snapshot.nodes);
+        const actual = profile.filterGrouped(state, snapshot.nodes);
+        expect(actual.feasible).toEqual(expected.feasible);
+        expect([...actual.rejected]).toEqual(grouped(expected.rejected));
+        for (const [status] of actual.rejected) expect(VERDICTS).toContain(status);
+        expect(actual.rejectedCount).toBe(expected.rejected.length);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('rejects an invalid pod on every node, in one group', () => {
+    const profile = createExtenderProfile();
+    const snapshot = snapshotFromKubernetes([gpuNode('a'), gpuNode('b')]);
+    const pod = parsePodRequirements(gpuPod('p', { gpus: 1, annotations: { 'gpu.nvidia.com/memory': 'abc' } }));
+    const outcome = profile.filterGrouped(profile.startCycle(snapshot, pod), snapshot.nodes);
+    expect(outcome.feasible).toEqual([]);
+    expect(outcome.rejectedCount).toBe(2);
+    expect([...outcome.rejected].map(([status, nodes]) => [status.code, nodes.map((n) => n.name)])).toEqual([['InvalidPodAnnotation', ['a', 'b']]]);
   });
 });
 
