@@ -92,25 +92,43 @@ interface MemberGroup {
  * carries one value wherever it lands.
  */
 function replyText(kept: readonly string[], failed: readonly MemberGroup[], unresolvable: readonly MemberGroup[], content: (name: string) => string): string {
-  const parts: string[] = ['{"Nodes":null,"NodeNames":['];
-  for (let i = 0; i < kept.length; i++) parts.push(i === 0 ? '"' : '","', content(kept[i] as string));
-  parts.push(kept.length === 0 ? '],"FailedNodes":{' : '"],"FailedNodes":{');
-  pushMembers(parts, failed, content);
-  parts.push('},"FailedAndUnresolvableNodes":{');
-  pushMembers(parts, unresolvable, content);
-  parts.push('},"Error":""}');
+  // Sized up front: pushing thousands of pieces grows (copies) the array several times over.
+  const parts = new Array<string>(4 + 2 * kept.length + memberPieces(failed) + memberPieces(unresolvable));
+  let at = 0;
+  parts[at++] = '{"Nodes":null,"NodeNames":[';
+  for (let i = 0; i < kept.length; i++) {
+    parts[at++] = i === 0 ? '"' : '","';
+    parts[at++] = content(kept[i] as string);
+  }
+  parts[at++] = kept.length === 0 ? '],"FailedNodes":{' : '"],"FailedNodes":{';
+  at = putMembers(parts, at, failed, content);
+  parts[at++] = '},"FailedAndUnresolvableNodes":{';
+  at = putMembers(parts, at, unresolvable, content);
+  parts[at++] = '},"Error":""}';
   return parts.join('');
 }
 
-/** Pushes `"name":value` members, comma-separated, of every group. */
-function pushMembers(parts: string[], groups: readonly MemberGroup[], content: (name: string) => string): void {
+/** How many pieces putMembers writes for `groups`: two per name and a closing value per group. */
+function memberPieces(groups: readonly MemberGroup[]): number {
+  let pieces = 0;
+  for (const { names } of groups) if (names.length > 0) pieces += 2 * names.length + 1;
+  return pieces;
+}
+
+/** Writes `"name":value` members, comma-separated, of every group from `at`; returns where it stopped. */
+function putMembers(parts: string[], at: number, groups: readonly MemberGroup[], content: (name: string) => string): number {
   let first = true;
   for (const { names, value } of groups) {
     if (names.length === 0) continue;
     const between = `":${value},"`;
-    parts.push(first ? '"' : ',"', content(names[0] as string));
-    for (let i = 1; i < names.length; i++) parts.push(between, content(names[i] as string));
-    parts.push(`":${value}`);
+    parts[at++] = first ? '"' : ',"';
+    parts[at++] = content(names[0] as string);
+    for (let i = 1; i < names.length; i++) {
+      parts[at++] = between;
+      parts[at++] = content(names[i] as string);
+    }
+    parts[at++] = `":${value}`;
     first = false;
   }
+  return at;
 }

@@ -198,17 +198,19 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
     }
   }
 
-  const body: HostPriorityList = [];
+  let body: HostPriorityList;
   if (args.nodes.mode === 'NodeNames' && unknown.length > 0) {
     const byName = new Map<string, number>();
     for (let i = 0; i < nodes.length; i++) byName.set((nodes[i] as NodeInfo).name, nodeScores[i] ?? 0);
-    for (const name of args.nodes.names) body.push({ Host: name, Score: byName.get(name) ?? 0 });
+    body = args.nodes.names.map((name) => ({ Host: name, Score: byName.get(name) ?? 0 }));
   } else {
     // Every input resolved: `nodes` is the input, in order.
     const hosts = names ?? nodes.map((node) => node.name);
     const plain = names !== undefined && args.nodes.mode === 'NodeNames' && args.nodes.plain;
-    for (let i = 0; i < nodes.length; i++) body.push({ Host: hosts[i] as string, Score: nodeScores[i] ?? 0 });
-    withWriter(body, () => priorityListText(hosts, nodeScores, plain));
+    // Sized up front, as the reply's text is (priorityListText).
+    const entries = new Array<HostPriorityList[number]>(nodes.length);
+    for (let i = 0; i < nodes.length; i++) entries[i] = { Host: hosts[i] as string, Score: nodeScores[i] ?? 0 };
+    body = withWriter(entries, () => priorityListText(hosts, nodeScores, plain));
   }
   const summary = tally.summary(pod, args.nodes.mode, nodes.length + unknown.length, feasible.length);
   const ranking = rankingOf(feasible, breakdown, feasibleScores);
