@@ -27,13 +27,13 @@ export function createTelemetry(service: ServiceName): Telemetry {
   const logger = new Logger({ serviceName: service });
   const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: service, logger });
   // One buffered instance per set of dimension values, those dimensions set as
-  // its defaults: a record is addMetric and a publish, where adding and then
-  // clearing the dimensions each time (or singleMetric(), which builds a whole
-  // Metrics with its own Console per call) was most of a document's cost on
-  // the extender's hot path. Catalog dimensions take a fixed list of values,
-  // so there are few instances. Each publishes at once and keeps nothing
-  // between records, so no metric shares a buffer with another set of
-  // dimensions or with the invocation's undimensioned metrics.
+  // its defaults, so a record is addMetric and a publish: no dimensions added
+  // and cleared each time, and no singleMetric(), which builds a whole Metrics
+  // with its own Console per call (once half of the extender's per-request
+  // cost). Catalog dimensions take a fixed list of values, so there are few
+  // instances. Each publishes at once and keeps nothing between records, so
+  // no metric shares a buffer with another set of dimensions or with the
+  // invocation's undimensioned metrics.
   const byDimensions = new Map<string, Metrics>();
   const instanceFor = (dimensions: Readonly<Record<string, string>>): Metrics => {
     const key = dimensionsKey(dimensions);
