@@ -8,13 +8,16 @@ export type ChildJob = { readonly kind: 'extender-latency'; readonly input: unkn
 
 const ENTRY = fileURLToPath(new URL('./child-main.ts', import.meta.url));
 
-export function runInChild<T>(job: ChildJob, timeoutMs: number): Promise<T> {
+/** Extra environment for the child, over this process's (e.g. Powertools switches). */
+export type ChildEnv = Readonly<Record<string, string>>;
+
+export function runInChild<T>(job: ChildJob, timeoutMs: number, extraEnv: ChildEnv = {}): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const child = fork(ENTRY, [JSON.stringify(job)], {
       execArgv: ['--import', 'tsx', '--expose-gc'],
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       // Powertools reads these at construction: a Lambda-like logger, no colour codes.
-      env: { ...process.env, POWERTOOLS_DEV: '', AWS_LAMBDA_FUNCTION_NAME: 'gpu-extender-bench' },
+      env: { ...process.env, POWERTOOLS_DEV: '', AWS_LAMBDA_FUNCTION_NAME: 'gpu-extender-bench', ...extraEnv },
     });
     let result: { ok: true; value: T } | { ok: false; error: string } | undefined;
     const timer = setTimeout(() => {
