@@ -1,24 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { NOT_IN_CACHE_MESSAGE } from '../../../../lambdas/extender/decision';
-import type { RejectionGroups } from '../../../../lambdas/extender/filter-reply';
 import { filterReply } from '../../../../lambdas/extender/filter-reply';
 import { stringsNeedNoEscape } from '../../../../lambdas/extender/json-limits';
 import { wireText } from '../../../../lambdas/extender/wire-json';
-import type { FilterRejection, NodeInfo, RejectionReason } from '../../../../lambdas/scheduling';
+import type { NodeInfo, RejectionReason } from '../../../../lambdas/scheduling';
 import { nodeInfoFromKubernetes, reject } from '../../../../lambdas/scheduling';
+import { groupByRejection } from '../scheduling/cycle';
 
 function nodeNamed(name: string): NodeInfo {
   const node = nodeInfoFromKubernetes({ metadata: { name }, status: { allocatable: { 'nvidia.com/gpu': '1' } } });
   if (node === undefined) throw new Error(`no node for ${JSON.stringify(name)}`);
   return node;
-}
-
-/** Rejected nodes by status object, as Profile.filterGrouped hands them to the reply. */
-function groupRejections(rejected: readonly { node: NodeInfo; status: FilterRejection }[]): RejectionGroups {
-  const groups = new Map<FilterRejection, NodeInfo[]>();
-  for (const { node, status } of rejected) groups.set(status, [...(groups.get(status) ?? []), node]);
-  return groups;
 }
 
 const REASONS = [
@@ -59,7 +52,7 @@ describe('filterReply', () => {
         const names = candidates.map((n) => n.name);
         // As the router tells it from the request's text.
         const requested = { nodes: candidates, names, plain: stringsNeedNoEscape(JSON.stringify({ NodeNames: [...names, ...unknown] })) };
-        const body = filterReply({ keptNames: keptNodes, keptItems: null, rejected: groupRejections(rejected), unknown, short, ...(echoRequest ? { requested } : {}) });
+        const body = filterReply({ keptNames: keptNodes, keptItems: null, rejected: groupByRejection(rejected), unknown, short, ...(echoRequest ? { requested } : {}) });
         expect(JSON.parse(wireText(body))).toEqual(JSON.parse(JSON.stringify(body)));
         expect(body.NodeNames).toEqual(kept);
       }),
@@ -72,7 +65,7 @@ describe('filterReply', () => {
     const body = filterReply({
       keptNames: [a],
       keptItems: null,
-      rejected: groupRejections([{ node: b, status: REASONS[1]! }]),
+      rejected: groupByRejection([{ node: b, status: REASONS[1]! }]),
       unknown: [],
       short: false,
       requested: { nodes: [a, b], names: ['a-as-sent', 'b-as-sent'], plain: true },
@@ -89,7 +82,7 @@ describe('filterReply', () => {
       { node: a, status: REASONS[0]! },
       { node: b, status: REASONS[1]! },
     ];
-    const full = filterReply({ keptNames: [nodeNamed('k')], keptItems: null, rejected: groupRejections(rejected), unknown: ['gone'], short: false });
+    const full = filterReply({ keptNames: [nodeNamed('k')], keptItems: null, rejected: groupByRejection(rejected), unknown: ['gone'], short: false });
     expect(full).toEqual({
       Nodes: null,
       NodeNames: ['k'],
@@ -98,7 +91,7 @@ describe('filterReply', () => {
       Error: '',
     });
     expect(JSON.parse(wireText(full))).toEqual(full);
-    const short = filterReply({ keptNames: [], keptItems: null, rejected: groupRejections(rejected), unknown: ['gone'], short: true });
+    const short = filterReply({ keptNames: [], keptItems: null, rejected: groupByRejection(rejected), unknown: ['gone'], short: true });
     expect(JSON.parse(wireText(short))).toEqual({
       Nodes: null,
       NodeNames: [],
@@ -109,7 +102,7 @@ describe('filterReply', () => {
   });
 
   it('keeps a node named "__proto__" as a key in the map object, without touching its prototype', () => {
-    const body = filterReply({ keptNames: [], keptItems: null, rejected: groupRejections([{ node: nodeNamed('__proto__'), status: REASONS[0]! }]), unknown: [], short: false });
+    const body = filterReply({ keptNames: [], keptItems: null, rejected: groupByRejection([{ node: nodeNamed('__proto__'), status: REASONS[0]! }]), unknown: [], short: false });
     expect(Object.keys(body.FailedNodes)).toEqual(['__proto__']);
     expect(Object.getPrototypeOf(body.FailedNodes)).toBeNull();
     expect(Object.keys(JSON.parse(wireText(body)).FailedNodes)).toEqual(['__proto__']);
@@ -117,7 +110,7 @@ describe('filterReply', () => {
 
   it('echoes the kept Node objects in Nodes mode and leaves that reply to JSON.stringify', () => {
     const items = [{ metadata: { name: 'k', labels: { x: '"y"' } } }];
-    const body = filterReply({ keptNames: null, keptItems: items, rejected: groupRejections([{ node: nodeNamed('a'), status: REASONS[0]! }]), unknown: [], short: false });
+    const body = filterReply({ keptNames: null, keptItems: items, rejected: groupByRejection([{ node: nodeNamed('a'), status: REASONS[0]! }]), unknown: [], short: false });
     expect(body.Nodes).toEqual({ items });
     expect(body.NodeNames).toBeNull();
     expect(wireText(body)).toBe(JSON.stringify(body));

@@ -1,4 +1,4 @@
-import type { FilterPlugin, FilterStatus, KubeNode, KubePod, NodeInfo, Plugin, ScorePlugin } from '../../../../lambdas/scheduling';
+import type { FilterPlugin, FilterRejection, FilterStatus, KubeNode, KubePod, NodeInfo, Plugin, RejectedNode, ScorePlugin } from '../../../../lambdas/scheduling';
 import { Profile, parsePodRequirements, snapshotFromKubernetes } from '../../../../lambdas/scheduling';
 
 /** Runs one plugin the way a profile would, for plugin-level tests. */
@@ -35,4 +35,11 @@ function isScorePlugin(plugin: Plugin): plugin is ScorePlugin {
 function node(found: NodeInfo | undefined, name: string): NodeInfo {
   if (found === undefined) throw new Error(`test setup: no node ${name}`);
   return found;
+}
+
+/** Rejected nodes by status object, groups in order of first appearance, each in node order: what Profile.filterGrouped gives. */
+export function groupByRejection(rejected: readonly RejectedNode[]): Map<FilterRejection, NodeInfo[]> {
+  const groups = new Map<FilterRejection, NodeInfo[]>();
+  for (const { node, status } of rejected) groups.set(status, [...(groups.get(status) ?? []), node]);
+  return groups;
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { FilterPlugin, FilterRejection, NodeInfo, ScorePlugin } from '../../../../lambdas/scheduling';
+import type { FilterPlugin, ScorePlugin } from '../../../../lambdas/scheduling';
 import {
   PASS,
   Profile,
@@ -12,6 +12,7 @@ import {
   snapshotFromKubernetes,
   stateKey,
 } from '../../../../lambdas/scheduling';
+import { groupByRejection } from './cycle';
 import { gpuNode, gpuPod } from './kube-objects';
 
 const seedPod = gpuPod('train', { gpus: 2, annotations: { 'gpu.nvidia.com/model': 'A100', 'gpu.nvidia.com/memory': '40960' } });
@@ -83,13 +84,6 @@ describe('Profile.filterGrouped', () => {
   // share a code and message but are distinct objects, as two plugins' would be.
   const VERDICTS = [PASS, reject('InsufficientGpus', 'no GPUs'), reject('GpuModelMismatch', 'wrong model', true), reject('InsufficientGpus', 'no GPUs')];
 
-  /** filter()'s rejected nodes by status object, groups in order of first appearance, each in node order. */
-  function grouped(rejected: readonly { node: NodeInfo; status: FilterRejection }[]): [FilterRejection, NodeInfo[]][] {
-    const groups = new Map<FilterRejection, NodeInfo[]>();
-    for (const { node, status } of rejected) groups.set(status, [...(groups.get(status) ?? []), node]);
-    return [...groups];
-  }
-
   it('gives filter()\'s feasible nodes and its rejected nodes grouped by rejection object, for any verdicts', () => {
     fc.assert(
       fc.property(fc.array(fc.nat(VERDICTS.length - 1), { maxLength: 40 }), (picks) => {
@@ -101,7 +95,7 @@ describe('Profile.filterGrouped', () => {
         const expected = profile.filter(state, snapshot.nodes);
         const actual = profile.filterGrouped(state, snapshot.nodes);
         expect(actual.feasible).toEqual(expected.feasible);
-        expect([...actual.rejected]).toEqual(grouped(expected.rejected));
+        expect([...actual.rejected]).toEqual([...groupByRejection(expected.rejected)]);
         for (const [status] of actual.rejected) expect(VERDICTS).toContain(status);
         expect(actual.rejectedCount).toBe(expected.rejected.length);
       }),
