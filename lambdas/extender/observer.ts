@@ -18,7 +18,7 @@ export function telemetryObserver(telemetry: Telemetry): ExtenderObserver {
   const { logger } = telemetry;
   return {
     decision(verb, summary, durationMs) {
-      logger.info('extender decision', { verb, durationMs: round(durationMs), ...summary });
+      telemetry.info('extender decision', { verb, durationMs: round(durationMs), ...summary });
       telemetry.recordTogether(
         [
           [METRIC.extenderRequests, 1],

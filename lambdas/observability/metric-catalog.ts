@@ -1,10 +1,11 @@
 /**
- * The one list of CloudWatch metrics the Lambdas emit (EMF through Powertools
- * Metrics) and the dashboard and alarms read. Both sides import it, and a test
+ * The one list of CloudWatch metrics the Lambdas emit (EMF: Powertools
+ * Metrics, and telemetry.ts's own documents for dimensioned metrics) and the
+ * dashboard and alarms read. Both sides import it, and a test
  * checks that every metric the CDK references is one a Lambda emits, so a
  * renamed metric cannot silently leave a dashboard widget empty.
  *
- * Powertools adds the `service` dimension to every metric; `dimensions` lists
+ * Every metric carries the `service` dimension, as Powertools adds it; `dimensions` lists
  * the extra ones, in the order they are added.
  */
 import { COST_RANGES } from '../reconciler/cost-ranges';

@@ -1,7 +1,11 @@
-import { Logger } from '@aws-lambda-powertools/logger';
+import { getBooleanFromEnv, getXRayTraceIdFromEnv, isDevMode } from '@aws-lambda-powertools/commons/utils/env';
+import { LogLevelThreshold } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import { emfDocument } from './emf-document';
+import { infoLine } from './info-line';
 import type { MetricDefinition, ServiceName } from './metric-catalog';
 import { METRICS_NAMESPACE } from './metric-catalog';
+import { TelemetryLogger } from './telemetry-logger';
 
 /**
  * Logger and EMF metrics for one Lambda, created once per container (module
@@ -9,8 +13,14 @@ import { METRICS_NAMESPACE } from './metric-catalog';
  * dashboard can never drift from what is emitted.
  */
 export interface Telemetry {
-  readonly logger: Logger;
-  readonly metrics: Metrics;
+  readonly logger: TelemetryLogger;
+  /**
+   * `logger.info(message, attributes)` for a per-request line (attributes
+   * are JSON data): the same line, written without Powertools' per-call work
+   * while the Logger is in its default configuration (info-line.ts), through
+   * the Logger otherwise. The log level applies either way.
+   */
+  info(message: string, attributes: Readonly<Record<string, unknown>>): void;
   /** Records a catalog metric; dimensions must be the ones the catalog declares. */
   record(metric: MetricDefinition, value: number, dimensions?: Readonly<Record<string, string>>): void;
   /**
@@ -24,50 +34,46 @@ export interface Telemetry {
 }
 
 export function createTelemetry(service: ServiceName): Telemetry {
-  const logger = new Logger({ serviceName: service });
-  const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: service, logger });
-  // One buffered instance per set of dimension values, those dimensions set as
-  // its defaults, so a record is addMetric and a publish: no dimensions added
-  // and cleared each time, and no singleMetric(), which builds a whole Metrics
-  // with its own Console per call (once half of the extender's per-request
-  // cost). Catalog dimensions take a fixed list of values, so there are few
-  // instances. Each publishes at once and keeps nothing between records, so
-  // no metric shares a buffer with another set of dimensions or with the
-  // invocation's undimensioned metrics.
-  const byDimensions = new Map<string, Metrics>();
-  const instanceFor = (dimensions: Readonly<Record<string, string>>): Metrics => {
-    const key = dimensionsKey(dimensions);
-    let instance = byDimensions.get(key);
-    if (instance === undefined) {
-      instance = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: service, logger, defaultDimensions: { ...dimensions } });
-      byDimensions.set(key, instance);
-    }
-    return instance;
+  const logger = new TelemetryLogger({ serviceName: service });
+  // Undimensioned metrics, buffered until flush; made on first use, since
+  // the extender records none and a Metrics (its own Console) is init time.
+  let buffered: Metrics | undefined;
+  const bufferedMetrics = () => (buffered ??= new Metrics({ namespace: METRICS_NAMESPACE, serviceName: service, logger }));
+  // Settings under which Powertools' line differs from infoLine's: dev mode
+  // (global console, indented), a sample rate (its value in every line),
+  // a timezone other than UTC (local timestamps). Read once, as Powertools does.
+  const { POWERTOOLS_LOGGER_SAMPLE_RATE: sampleRate = '', TZ: timezone = '' } = process.env;
+  const plainLines = !isDevMode() && sampleRate === '' && (timezone === '' || timezone.includes('UTC'));
+  // Dimensioned metrics are written at once, one EMF document per record
+  // (emf-document.ts), so none shares a buffer with another set of dimensions
+  // or with the invocation's undimensioned metrics.
+  const documentsOff = metricsDisabled();
+  const writeDocument = (values: readonly (readonly [MetricDefinition, number])[], dimensions: Readonly<Record<string, string>>) => {
+    if (documentsOff) return;
+    process.stdout.write(`${emfDocument(METRICS_NAMESPACE, service, dimensions, values, Date.now())}\n`);
   };
   return {
     logger,
-    metrics,
+    info(message, attributes) {
+      if (logger.level > LogLevelThreshold.INFO) return;
+      const line = plainLines && logger.onlyStandardKeys ? infoLine(message, service, 0, new Date(), getXRayTraceIdFromEnv(), attributes) : undefined;
+      if (line === undefined) logger.info(message, attributes);
+      else process.stdout.write(`${line}\n`);
+    },
     record(metric, value, dimensions = {}) {
       assertCatalogDimensions(metric, dimensions);
-      if (Object.keys(dimensions).length === 0) {
-        metrics.addMetric(metric.name, metric.unit, value);
-        return;
-      }
-      const instance = instanceFor(dimensions);
-      instance.addMetric(metric.name, metric.unit, value);
-      instance.publishStoredMetrics();
+      if (Object.keys(dimensions).length === 0) bufferedMetrics().addMetric(metric.name, metric.unit, value);
+      else writeDocument([[metric, value]], dimensions);
     },
     recordTogether(values, dimensions) {
       for (const [metric] of values) assertCatalogDimensions(metric, dimensions);
-      const instance = instanceFor(dimensions);
-      for (const [metric, value] of values) instance.addMetric(metric.name, metric.unit, value);
-      instance.publishStoredMetrics();
+      writeDocument(values, dimensions);
     },
     flush() {
-      // Dimensioned metrics were already written by their own instance;
-      // publishing an empty buffer only logs a misleading warning.
+      // Dimensioned metrics are already written; publishing an empty buffer
+      // only logs a misleading warning.
       try {
-        if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+        if (buffered?.hasStoredMetrics() === true) buffered.publishStoredMetrics();
       } catch (error) {
         // Metrics are best effort: never fail an invocation (or replace its
         // own error) over them.
@@ -77,11 +83,16 @@ export function createTelemetry(service: ServiceName): Telemetry {
   };
 }
 
-/** Names and values in their order (EMF lists dimensions in the order they were added); values are catalog codes, never "=" or ",". */
-function dimensionsKey(dimensions: Readonly<Record<string, string>>): string {
-  let key = '';
-  for (const name in dimensions) key += `${name}=${dimensions[name] as string},`;
-  return key;
+/**
+ * Powertools' own rule (Metrics.setDisabled, 2.36), with its own env helpers:
+ * POWERTOOLS_METRICS_DISABLED when set (an unparsable value throws, as the
+ * Metrics constructor does), else off in POWERTOOLS_DEV.
+ */
+function metricsDisabled(): boolean {
+  if (process.env.POWERTOOLS_METRICS_DISABLED !== undefined) {
+    return getBooleanFromEnv({ key: 'POWERTOOLS_METRICS_DISABLED', defaultValue: false, extendedParsing: true });
+  }
+  return isDevMode();
 }
 
 function assertCatalogDimensions(metric: MetricDefinition, dimensions: Readonly<Record<string, string>>): void {

@@ -3,7 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { MetricDefinition } from '../../../lambdas/observability/metric-catalog';
 import { METRICS_NAMESPACE } from '../../../lambdas/observability/metric-catalog';
 
-/** Powertools Metrics puts the service name in this dimension on every metric. */
+/** Every EMF document the Lambdas write puts the service name in this dimension, as Powertools Metrics does. */
 export const SERVICE_DIMENSION = 'service';
 
 export interface CatalogMetricOptions {
