@@ -11,8 +11,8 @@ const MAX_VALUES = 100;
  * (test/unit/lambdas/observability/emf-document.test.ts holds it to
  * Powertools' own output).
  *
- * Why not Powertools per record: the extender writes three or more of these
- * per request, and the library's per-document work (value and unit checks
+ * Why not Powertools per record: the extender writes one of these per
+ * request and Verb and one per rejection Reason, and the library's per-document work (value and unit checks
  * against its enums, the key-collision scan, a Console write) was a third of
  * a 1,000-node NodeNames call (docs/benchmarks.md). Undimensioned metrics
  * still go through Powertools, buffered per invocation.
