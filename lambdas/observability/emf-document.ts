@@ -12,10 +12,11 @@ const MAX_VALUES = 100;
  * Powertools' own output).
  *
  * Why not Powertools per record: the extender writes one of these per
- * request and Verb and one per rejection Reason, and the library's per-document work (value and unit checks
- * against its enums, the key-collision scan, a Console write) was a third of
- * a 1,000-node NodeNames call (docs/benchmarks.md). Undimensioned metrics
- * still go through Powertools, buffered per invocation.
+ * request and Verb and one per rejection Reason, and the library's
+ * per-document work (value and unit checks against its enums, the
+ * key-collision scan, a Console write) was a third of a 1,000-node NodeNames
+ * call (docs/benchmarks.md). Undimensioned metrics still go through
+ * Powertools, buffered per invocation.
  */
 export function emfDocument(
   namespace: string,

@@ -6,10 +6,11 @@
 // stands in for a replica: a Pod object labelled like the Deployment's pods,
 // whose podIP is a non-loopback address of this machine where it listens.
 import { CoreV1Api, KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schedulerMetricsReaderManifests, schedulerMetricsReaderName } from '../../cdk/lib/access/scheduler-metrics-rbac';
 import { LAMBDA_KUBERNETES_ACCESS } from '../../cdk/lib/access/lambda-rbac-rules';
 import { SECURE_PORT } from '../../cdk/lib/scheduler/second-scheduler-manifests';
+import { captureStdout } from '../unit/lambdas/observability/stdout-capture';
 import { METRICS_NAMESPACE, SERVICE } from '../../lambdas/observability/metric-catalog';
 import { createTelemetry } from '../../lambdas/observability/telemetry';
 import { parsePrometheusText } from '../../lambdas/reconciler/prometheus-text';
@@ -48,18 +49,14 @@ interface EmfLine {
 
 /** One reconciler run (a warm container: the same handler each time), with the EMF lines it printed. */
 async function runCapturingEmf(handler: ReturnType<typeof createReconcilerHandler>): Promise<EmfLine[]> {
-  const chunks: string[] = [];
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
-    return true;
-  });
+  const capture = captureStdout();
   try {
     await handler({});
   } finally {
-    spy.mockRestore();
+    capture.restore();
   }
-  return chunks
-    .join('')
+  return capture
+    .text()
     .split('\n')
     .flatMap((line) => {
       try {

@@ -3,6 +3,7 @@ import { SERVICE } from '../../../../lambdas/observability/metric-catalog';
 import { createTelemetry } from '../../../../lambdas/observability/telemetry';
 import type { DecisionSummary } from '../../../../lambdas/extender/decision';
 import { formatDecision, formatFailure, localServerObserver, terminalObserver } from '../../../../lambdas/extender/terminal-observer';
+import { stdoutDuring } from '../observability/stdout-capture';
 
 const AT = new Date('2026-01-02T09:25:30.123Z');
 const SUMMARY: DecisionSummary = {
@@ -15,20 +16,6 @@ const SUMMARY: DecisionSummary = {
   topReasons: ['GPU model mismatch: pod wants A100, node has T4 (1 node)', 'GPU model mismatch: pod wants A100, node has A10G (1 node)'],
 };
 
-/** Everything written to process.stdout while `body` runs (Powertools writes there through its own Console). */
-function stdoutDuring(body: () => void): string[] {
-  const lines: string[] = [];
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    lines.push(...String(chunk).split('\n').filter(Boolean));
-    return true;
-  });
-  try {
-    body();
-  } finally {
-    spy.mockRestore();
-  }
-  return lines;
-}
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -49,7 +36,7 @@ describe('terminal output of npm run extender', () => {
   it('on a terminal: one readable line per decision and no EMF metric lines', () => {
     const written: string[] = [];
     const observer = localServerObserver(true, createTelemetry(SERVICE.extender), (line) => written.push(line));
-    const stdout = stdoutDuring(() => observer.decision('filter', SUMMARY, 6.9));
+    const stdout = stdoutDuring(() => observer.decision('filter', SUMMARY, 6.9)).lines();
     expect(written).toHaveLength(1);
     expect(written[0]).toContain('filter ml/llm-ft-0 [Nodes]: 2 of 4 nodes fit');
     expect(stdout).toEqual([]);
@@ -58,7 +45,7 @@ describe('terminal output of npm run extender', () => {
   it('elsewhere (a file, a pipe, Lambda): the JSON decision log line and the EMF metrics, as the Lambda writes them', () => {
     const written: string[] = [];
     const observer = localServerObserver(false, createTelemetry(SERVICE.extender), (line) => written.push(line));
-    const stdout = stdoutDuring(() => observer.decision('filter', SUMMARY, 6.9)).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const stdout = stdoutDuring(() => observer.decision('filter', SUMMARY, 6.9)).lines().map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(written).toEqual([]);
     expect(stdout.find((l) => l['message'] === 'extender decision')).toMatchObject({ verb: 'filter', pod: 'ml/llm-ft-0' });
     const metrics = stdout.filter((l) => '_aws' in l).flatMap((l) => Object.keys(l).filter((k) => ['ExtenderRequests', 'ExtenderLatency', 'NodesRejected'].includes(k)));

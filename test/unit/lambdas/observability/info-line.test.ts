@@ -3,23 +3,17 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { infoLine } from '../../../../lambdas/observability/info-line';
 import { SERVICE } from '../../../../lambdas/observability/metric-catalog';
+import { stdoutDuring } from './stdout-capture';
 
 /** What Powertools' Logger writes to stdout for one info() call, at a fixed clock. */
 function powertoolsLine(service: string, now: Date, message: string, attributes: Record<string, unknown>): string {
   vi.useFakeTimers({ now, toFake: ['Date'] });
-  const logger = new Logger({ serviceName: service });
-  const chunks: string[] = [];
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    chunks.push(String(chunk));
-    return true;
-  });
   try {
-    logger.info(message, attributes);
+    const logger = new Logger({ serviceName: service });
+    return stdoutDuring(() => logger.info(message, attributes)).text();
   } finally {
-    spy.mockRestore();
     vi.useRealTimers();
   }
-  return chunks.join('');
 }
 
 const key = fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_]{0,12}$/);

@@ -3,23 +3,12 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { METRIC, METRICS_NAMESPACE, SERVICE } from '../../../../lambdas/observability/metric-catalog';
 import { createTelemetry } from '../../../../lambdas/observability/telemetry';
+import type { StdoutCapture } from './stdout-capture';
+import { captureStdout, stdoutDuring } from './stdout-capture';
 
 interface EmfLine {
   _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
   [key: string]: unknown;
-}
-
-/** Captures what Powertools writes to stdout (EMF lines and log lines). */
-function captureStdout(): { lines: () => string[]; restore: () => void } {
-  const chunks: string[] = [];
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
-    return true;
-  });
-  return {
-    lines: () => chunks.join('').split('\n').filter((l) => l.trim() !== ''),
-    restore: () => spy.mockRestore(),
-  };
 }
 
 function emfLines(lines: string[]): EmfLine[] {
@@ -35,7 +24,7 @@ function emfLines(lines: string[]): EmfLine[] {
 }
 
 // Each test's stdout capture and environment, undone after it.
-let capture: ReturnType<typeof captureStdout> | undefined;
+let capture: StdoutCapture | undefined;
 afterEach(() => {
   capture?.restore();
   vi.unstubAllEnvs();
@@ -202,15 +191,12 @@ describe('Telemetry.info', () => {
 
   /** The line Powertools' own Logger writes for the same call, parsed, without its timestamp. */
   function powertoolsLine(configure: (logger: Logger) => void = () => undefined): Record<string, unknown> {
-    const own = captureStdout();
-    try {
+    const own = stdoutDuring(() => {
       const logger = new Logger({ serviceName: SERVICE.extender });
       configure(logger);
       logger.info('extender decision', decision);
-      return withoutTimestamp(own.lines());
-    } finally {
-      own.restore();
-    }
+    });
+    return withoutTimestamp(own.lines());
   }
 
   /** The decision line among those written (a sampled Logger first logs that it switched to DEBUG), without its timestamp. */
