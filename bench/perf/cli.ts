@@ -1,4 +1,4 @@
-// `npm run bench`: the performance benchmarks of issue 9 in one table
+// `npm run bench`: the performance benchmarks in one table
 // (Markdown, with the machine's CPU) and the same figures as JSON.
 //   npm run bench                          everything (several minutes)
 //   npm run bench -- --only extender,bundles
@@ -48,12 +48,12 @@ export const BENCH_CLI = defineCli({
     nodes: { type: 'string', value: 'n', default: '1000', description: 'nodes for the labeler' },
     'e2e-nodes': { type: 'string', value: 'n', default: '100', description: '8-GPU nodes for e2e (kube-scheduler throughput)' },
     'e2e-pods': { type: 'string', value: 'n', default: '400', description: 'one-GPU pods for e2e, scheduled once without and once with the extender' },
-    'scale-nodes': { type: 'string', value: 'n', default: '1000', description: 'GPU nodes in the API server for scale (the issue\'s full size: 5000)' },
+    'scale-nodes': { type: 'string', value: 'n', default: '1000', description: 'GPU nodes in the API server for scale (full size: 5000)' },
     'scale-pods': { type: 'string', value: 'n', default: '10000', description: 'pods bound to them for scale (full size: 50000)' },
     'scale-seconds': { type: 'string', value: 'n', default: '60', description: 'length of the warm container\'s steady scheduling period for scale' },
     'scale-commit': { type: 'string', value: 'rev', description: 'for scale: bundle the extender of this commit (git archive) instead of the working tree' },
     'scale-rate': { type: 'string', value: 'n', default: '5', description: 'pods scheduled (and as many deleted) per second during that period' },
-    'scale-vcpu': { type: 'string', value: 'x', description: "for scale: run the extender containers under a CPU quota of x vCPU, as a Lambda of x × 1,769 MB gets (0.29 ≈ the deployed 512 MB); needs write access to the cgroup tree" },
+    'scale-vcpu': { type: 'string', value: 'x', description: "for scale: run the extender containers under a CPU quota of x vCPU, as a Lambda of x × 1,769 MB gets (0.29 ≈ 512 MB; the extender's default 1,769 MB is 1); needs write access to the cgroup tree" },
   },
   examples: [
     'npm run bench',
@@ -64,7 +64,7 @@ export const BENCH_CLI = defineCli({
   ],
 });
 
-/** Targets from issue 9. */
+/** The targets each row is checked against (docs/benchmarks.md). */
 const TARGET = { ratioToJson: 2, medianMs5000: 5, extenderBundleBytes: 500_000, extenderInitRatio: 3, throughputRatio: 0.8 } as const;
 
 function benchOptions(values: CliValues<typeof BENCH_CLI.options>) {

@@ -21,7 +21,8 @@ export const START_CLI = defineCli({
     'demo on it, then keeps running until Ctrl-C, which stops everything and removes',
     'its temporary files. Prints progress lines, the demo\'s tables and a summary of',
     'checks, then how to look around (kubeconfig path, moto endpoint, logs).',
-    'The first run builds Kubernetes and etcd with Go (10-20 minutes, cached).',
+    'The first run builds Kubernetes and etcd with Go (about 10 minutes on an idle',
+    '2-core machine, longer under load; cached for later runs).',
   ].join('\n'),
   options: {
     'no-demo': { type: 'boolean', description: 'start the pipeline only (no nodes, no workload)' },
