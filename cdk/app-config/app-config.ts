@@ -9,7 +9,7 @@
  * default per setting, `setting: value; ...`. A tag starting with `-` is
  * prose: the setting has no default value of its own (required, unset,
  * derived from another setting, or an object whose keys have their own).
- * docs/deploy.md documents each key for operators; keep it in step.
+ * docs/configuration.md documents each key for operators; keep it in step.
  */
 
 export const KUBERNETES_VERSIONS = ['1.34', '1.35'] as const;
@@ -122,7 +122,7 @@ export interface ExistingClusterConfig {
   /** @default - none: required */
   readonly vpcId: string;
   /**
-   * docs/deploy.md calls this and `privateSubnetIds` required, but the
+   * docs/configuration.md calls this and `privateSubnetIds` required, but the
    * minimum of two applies only to a list that is given: left out, both are
    * empty and pass the one-subnet-per-zone check.
    *

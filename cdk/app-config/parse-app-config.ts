@@ -13,7 +13,7 @@ import type {
 } from './app-config';
 import { AWS_API_ACCESS, CAPACITY_TYPES, ENDPOINT_ACCESS, KUBERNETES_VERSIONS, LOG_RETENTION_DAYS, TAINT_EFFECTS } from './app-config';
 import { APP_CONFIG_DEFAULTS as DEFAULTS } from './app-config-defaults';
-import { AppConfigError, ConfigReader } from './config-reader';
+import { ConfigReader } from './config-reader';
 
 /** Environment variables the stack itself sets on every function; config may not override them. */
 export const STACK_OWNED_ENV_VARS = ['CLUSTER_NAME', 'NODE_OPTIONS'] as const;
@@ -37,7 +37,7 @@ const ENV_MAP = { keyPattern: /^[A-Za-z_][A-Za-z0-9_]*$/, allowedKeys: 'an envir
 
 /**
  * Validates raw configuration (from cdk.json context and/or a config file)
- * and fills in defaults. Throws AppConfigError naming the first bad key.
+ * and fills in defaults. Throws one AppConfigError naming every bad key.
  */
 export function parseAppConfig(raw: unknown): AppConfig {
   const root = new ConfigReader(raw, '');
@@ -49,7 +49,7 @@ export function parseAppConfig(raw: unknown): AppConfig {
   const kubernetesVersion = root.oneOf('kubernetesVersion', KUBERNETES_VERSIONS, DEFAULTS.kubernetesVersion);
   const logRetentionDays = root.integer('logRetentionDays', { default: DEFAULTS.logRetentionDays, min: 1, max: 3653 });
   if (!(LOG_RETENTION_DAYS as readonly number[]).includes(logRetentionDays)) {
-    root.fail('logRetentionDays', `must be one of ${LOG_RETENTION_DAYS.join(', ')}, got ${logRetentionDays}`);
+    root.report('logRetentionDays', `must be one of ${LOG_RETENTION_DAYS.join(', ')}, got ${logRetentionDays}`);
   }
   const config: AppConfig = {
     stackName: root.string('stackName', {
@@ -74,12 +74,16 @@ export function parseAppConfig(raw: unknown): AppConfig {
     }),
   };
   root.done();
-  if (config.alarms.extenderP99LatencyMs >= config.scheduler.extender.httpTimeoutSeconds * 1000) {
-    throw new AppConfigError(
+  if (
+    config.alarms.extenderP99LatencyMs >= config.scheduler.extender.httpTimeoutSeconds * 1000 &&
+    !root.reported('alarms.extenderP99LatencyMs', 'scheduler.extender.httpTimeoutSeconds')
+  ) {
+    root.report(
       'alarms.extenderP99LatencyMs',
       `must be below scheduler.extender.httpTimeoutSeconds (${config.scheduler.extender.httpTimeoutSeconds} s), or the alarm fires only after the scheduler has already timed out`,
     );
   }
+  root.assertValid();
   return config;
 }
 
@@ -92,17 +96,17 @@ function parseCluster(reader: ConfigReader): NewClusterConfig | ExistingClusterC
 
 function parseNewCluster(reader: ConfigReader): NewClusterConfig {
   const defaults = DEFAULTS.cluster;
-  if (reader.has('existing')) reader.fail('existing', 'is only allowed when cluster.mode is "existing"');
+  if (reader.has('existing')) reader.report('existing', 'is only allowed when cluster.mode is "existing"');
   const endpointAccess = reader.oneOf('endpointAccess', ENDPOINT_ACCESS, defaults.endpointAccess);
   const publicAccessCidrs = reader.stringList('publicAccessCidrs', { default: defaults.publicAccessCidrs, minItems: 0, ...CIDR });
   if (endpointAccess === 'private' && publicAccessCidrs.length > 0) {
-    reader.fail('publicAccessCidrs', 'is only allowed when cluster.endpointAccess is "public-and-private"');
+    reader.report('publicAccessCidrs', 'is only allowed when cluster.endpointAccess is "public-and-private"');
   }
-  if (endpointAccess === 'public-and-private' && publicAccessCidrs.length === 0) {
-    reader.fail('publicAccessCidrs', 'must list the CIDRs allowed to reach the public endpoint when cluster.endpointAccess is "public-and-private" (an open endpoint is never the default)');
+  if (endpointAccess === 'public-and-private' && publicAccessCidrs.length === 0 && !reader.reported('publicAccessCidrs')) {
+    reader.report('publicAccessCidrs', 'must list the CIDRs allowed to reach the public endpoint when cluster.endpointAccess is "public-and-private" (an open endpoint is never the default)');
   }
   const availabilityZones = reader.stringList('availabilityZones', { default: defaults.availabilityZones, minItems: 0, ...AVAILABILITY_ZONE });
-  if (availabilityZones.length === 1) reader.fail('availabilityZones', 'must list at least 2 zones (EKS needs subnets in two), or be left out');
+  if (availabilityZones.length === 1) reader.report('availabilityZones', 'must list at least 2 zones (EKS needs subnets in two), or be left out');
   const zoneCount = Math.max(availabilityZones.length, 2);
   const gpuNodeGroups = reader
     .objectList('gpuNodeGroups', { minItems: 0, fallback: defaults.gpuNodeGroups })
@@ -110,7 +114,7 @@ function parseNewCluster(reader: ConfigReader): NewClusterConfig {
   const names = new Set<string>();
   for (const [index, group] of gpuNodeGroups.entries()) {
     if (group.name === 'system' || names.has(group.name)) {
-      reader.fail(`gpuNodeGroups[${index}].name`, `"${group.name}" is already used; node group names must be unique and not "system"`);
+      reader.report(`gpuNodeGroups[${index}].name`, `"${group.name}" is already used; node group names must be unique and not "system"`);
     }
     names.add(group.name);
   }
@@ -152,10 +156,10 @@ function parseNodeGroup(reader: ConfigReader, defaults: NodeGroupConfig, rules: 
   });
   const minSize = reader.integer('minSize', { default: defaults.minSize, min: 0, max: 450 });
   const maxSize = reader.integer('maxSize', { default: defaults.maxSize, min: 1, max: 450 });
-  if (maxSize < minSize) reader.fail('maxSize', `must be at least minSize (${minSize}), got ${maxSize}`);
+  if (maxSize < minSize && !reader.reported('minSize', 'maxSize')) reader.report('maxSize', `must be at least minSize (${minSize}), got ${maxSize}`);
   const desiredSize = reader.integer('desiredSize', { default: Math.min(Math.max(defaults.desiredSize, minSize), maxSize), min: 0, max: 450 });
-  if (desiredSize < minSize || desiredSize > maxSize) {
-    reader.fail('desiredSize', `must be from minSize (${minSize}) to maxSize (${maxSize}), got ${desiredSize}`);
+  if ((desiredSize < minSize || desiredSize > maxSize) && !reader.reported('minSize', 'maxSize', 'desiredSize')) {
+    reader.report('desiredSize', `must be from minSize (${minSize}) to maxSize (${maxSize}), got ${desiredSize}`);
   }
   const taints = reader.objectList('taints', { minItems: 0, fallback: defaults.taints }).map(parseTaint);
   const group: NodeGroupConfig = {
@@ -170,7 +174,7 @@ function parseNodeGroup(reader: ConfigReader, defaults: NodeGroupConfig, rules: 
     taints,
   };
   for (const [key, value] of Object.entries(group.labels)) {
-    if (!LABEL_VALUE.test(value)) reader.fail(`labels.${key}`, `must be a Kubernetes label value, got ${JSON.stringify(value)}`);
+    if (!LABEL_VALUE.test(value)) reader.report(`labels.${key}`, `must be a Kubernetes label value, got ${JSON.stringify(value)}`);
   }
   reader.done();
   return group;
@@ -178,11 +182,9 @@ function parseNodeGroup(reader: ConfigReader, defaults: NodeGroupConfig, rules: 
 
 function parseTaint(reader: ConfigReader): NodeTaint {
   const defaults = DEFAULTS.cluster.eachTaint;
-  const key = reader.optionalString('key', { pattern: QUALIFIED_NAME, allowed: 'a Kubernetes taint key such as nvidia.com/gpu' });
+  const key = reader.requiredString('key', { pattern: QUALIFIED_NAME, allowed: 'a Kubernetes taint key such as nvidia.com/gpu' });
   const value = reader.string('value', { default: defaults.value, pattern: LABEL_VALUE, allowed: 'a Kubernetes label value' });
   const effect = reader.oneOf('effect', TAINT_EFFECTS, defaults.effect);
-  // Checked last, so a bad value or effect is reported before a missing key.
-  if (key === undefined) reader.fail('key', 'is required');
   reader.done();
   return { key, value, effect };
 }
@@ -190,15 +192,15 @@ function parseTaint(reader: ConfigReader): NodeTaint {
 function parseExistingCluster(reader: ConfigReader): ExistingClusterConfig {
   const defaults = DEFAULTS.cluster.existing;
   for (const newOnly of ['endpointAccess', 'publicAccessCidrs', 'vpcCidr', 'availabilityZones', 'natGateways', 'awsApiAccess', 'adminPrincipalArns', 'systemNodeGroup', 'gpuNodeGroups', 'gpuNodeStartupTaint']) {
-    if (reader.has(newOnly)) reader.fail(newOnly, 'is only allowed when cluster.mode is "new"');
+    if (reader.has(newOnly)) reader.report(newOnly, 'is only allowed when cluster.mode is "new"');
   }
-  if (!reader.has('existing')) reader.fail('existing', 'is required when cluster.mode is "existing" (vpcId, availabilityZones, privateSubnetIds, clusterSecurityGroupId)');
+  if (!reader.has('existing')) {
+    // Its four required keys would each repeat this one problem.
+    reader.report('existing', 'is required when cluster.mode is "existing" (vpcId, availabilityZones, privateSubnetIds, clusterSecurityGroupId)');
+    return { mode: 'existing', vpcId: '', availabilityZones: [], privateSubnetIds: [], clusterSecurityGroupId: '', installPodIdentityAgent: defaults.installPodIdentityAgent };
+  }
   const existing = reader.child('existing');
-  const required = (key: string, pattern: RegExp, allowed: string): string => {
-    const value = existing.optionalString(key, { pattern, allowed });
-    return value ?? existing.fail(key, `is required (${allowed})`);
-  };
-  const vpcId = required('vpcId', /^vpc-[0-9a-f]{8,17}$/, 'a VPC id such as vpc-0123456789abcdef0');
+  const vpcId = existing.requiredString('vpcId', { pattern: /^vpc-[0-9a-f]{8,17}$/, allowed: 'a VPC id such as vpc-0123456789abcdef0' });
   const availabilityZones = existing.stringList('availabilityZones', { default: defaults.availabilityZones, minItems: 2, ...AVAILABILITY_ZONE });
   const privateSubnetIds = existing.stringList('privateSubnetIds', {
     default: defaults.privateSubnetIds,
@@ -206,10 +208,13 @@ function parseExistingCluster(reader: ConfigReader): ExistingClusterConfig {
     pattern: /^subnet-[0-9a-f]{8,17}$/,
     allowed: 'a subnet id such as subnet-0123456789abcdef0',
   });
-  if (privateSubnetIds.length !== availabilityZones.length) {
-    existing.fail('privateSubnetIds', `must list one subnet per availability zone (${availabilityZones.length}), got ${privateSubnetIds.length}`);
+  if (privateSubnetIds.length !== availabilityZones.length && !existing.reported('privateSubnetIds', 'availabilityZones')) {
+    existing.report('privateSubnetIds', `must list one subnet per availability zone (${availabilityZones.length}), got ${privateSubnetIds.length}`);
   }
-  const clusterSecurityGroupId = required('clusterSecurityGroupId', /^sg-[0-9a-f]{8,17}$/, 'the cluster security group id (sg-...) from `aws eks describe-cluster` resourcesVpcConfig.clusterSecurityGroupId');
+  const clusterSecurityGroupId = existing.requiredString('clusterSecurityGroupId', {
+    pattern: /^sg-[0-9a-f]{8,17}$/,
+    allowed: 'the cluster security group id (sg-...) from `aws eks describe-cluster` resourcesVpcConfig.clusterSecurityGroupId',
+  });
   const installPodIdentityAgent = existing.boolean('installPodIdentityAgent', defaults.installPodIdentityAgent);
   existing.done();
   return { mode: 'existing', vpcId, availabilityZones, privateSubnetIds, clusterSecurityGroupId, installPodIdentityAgent };
@@ -273,7 +278,7 @@ function parseScheduler(reader: ConfigReader, kubernetesVersion: KubernetesMinor
     extender,
   };
   if (scheduler.leaseName === 'kube-scheduler') {
-    reader.fail('leaseName', 'must not be "kube-scheduler": that lease belongs to the default scheduler');
+    reader.report('leaseName', 'must not be "kube-scheduler": that lease belongs to the default scheduler');
   }
   reader.done();
   return scheduler;
@@ -282,10 +287,10 @@ function parseScheduler(reader: ConfigReader, kubernetesVersion: KubernetesMinor
 function parseEnvironment(reader: ConfigReader, defaults: Readonly<Record<string, string>>): Record<string, string> {
   const environment = reader.stringMap('environment', { default: defaults, ...ENV_MAP });
   for (const owned of STACK_OWNED_ENV_VARS) {
-    if (owned in environment) reader.fail(`environment.${owned}`, 'is set by the stack and cannot be overridden');
+    if (owned in environment) reader.report(`environment.${owned}`, 'is set by the stack and cannot be overridden');
   }
   for (const name of Object.keys(environment)) {
-    if (name.startsWith('AWS_')) reader.fail(`environment.${name}`, 'AWS_* variables are reserved by Lambda');
+    if (name.startsWith('AWS_')) reader.report(`environment.${name}`, 'AWS_* variables are reserved by Lambda');
   }
   return environment;
 }
@@ -301,10 +306,10 @@ function parseExtender(reader: ConfigReader): ExtenderFunctionConfig {
     allowed: 'a DNS name such as gpu-extender.internal.example.com',
   });
   if (certificateArn !== undefined && hostname === undefined) {
-    reader.fail('hostname', 'is required with extender.certificateArn: the scheduler verifies the certificate against this name, which you point at the ALB');
+    reader.report('hostname', 'is required with extender.certificateArn: the scheduler verifies the certificate against this name, which you point at the ALB');
   }
   if (certificateArn === undefined && hostname !== undefined) {
-    reader.fail('hostname', 'is only used with extender.certificateArn');
+    reader.report('hostname', 'is only used with extender.certificateArn');
   }
   const extender: ExtenderFunctionConfig = {
     listenerPort: reader.integer('listenerPort', {
@@ -320,8 +325,8 @@ function parseExtender(reader: ConfigReader): ExtenderFunctionConfig {
     provisionedConcurrency: reader.integer('provisionedConcurrency', { default: defaults.provisionedConcurrency, min: 0, max: 100 }),
     environment: parseEnvironment(reader, defaults.environment),
   };
-  if (extender.reservedConcurrency > 0 && extender.provisionedConcurrency > extender.reservedConcurrency) {
-    reader.fail('provisionedConcurrency', `must not exceed extender.reservedConcurrency (${extender.reservedConcurrency})`);
+  if (extender.reservedConcurrency > 0 && extender.provisionedConcurrency > extender.reservedConcurrency && !reader.reported('reservedConcurrency', 'provisionedConcurrency')) {
+    reader.report('provisionedConcurrency', `must not exceed extender.reservedConcurrency (${extender.reservedConcurrency})`);
   }
   reader.done();
   return extender;
@@ -330,8 +335,8 @@ function parseExtender(reader: ConfigReader): ExtenderFunctionConfig {
 function parseScheduled(reader: ConfigReader, defaults: ScheduledFunctionConfig): ScheduledFunctionConfig {
   const scheduleMinutes = reader.integer('scheduleMinutes', { default: defaults.scheduleMinutes, min: 1, max: 1440 });
   const timeoutSeconds = reader.integer('timeoutSeconds', { default: defaults.timeoutSeconds, min: 1, max: 900 });
-  if (timeoutSeconds >= scheduleMinutes * 60) {
-    reader.fail('timeoutSeconds', `must be below scheduleMinutes × 60 (${scheduleMinutes * 60}) so scheduled runs cannot overlap, got ${timeoutSeconds}`);
+  if (timeoutSeconds >= scheduleMinutes * 60 && !reader.reported('scheduleMinutes', 'timeoutSeconds')) {
+    reader.report('timeoutSeconds', `must be below scheduleMinutes × 60 (${scheduleMinutes * 60}) so scheduled runs cannot overlap, got ${timeoutSeconds}`);
   }
   const config: ScheduledFunctionConfig = {
     scheduleMinutes,
@@ -354,8 +359,8 @@ function parseAlarms(reader: ConfigReader): AlarmsConfig {
     pattern: /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/,
     allowed: 'an SNS topic ARN',
   });
-  if (email !== undefined && !createSnsTopic) reader.fail('email', 'needs alarms.createSnsTopic: true (the subscription goes on the topic the stack creates)');
-  if (topicArn !== undefined && createSnsTopic) reader.fail('topicArn', 'cannot be combined with alarms.createSnsTopic: true; choose one topic');
+  if (email !== undefined && !createSnsTopic) reader.report('email', 'needs alarms.createSnsTopic: true (the subscription goes on the topic the stack creates)');
+  if (topicArn !== undefined && createSnsTopic) reader.report('topicArn', 'cannot be combined with alarms.createSnsTopic: true; choose one topic');
   const alarms: AlarmsConfig = {
     createSnsTopic,
     email,

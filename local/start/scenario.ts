@@ -121,7 +121,7 @@ function parseService(reader: ConfigReader): ScenarioService {
   return { name, replicas, scaleTo, pods };
 }
 
-/** Validates a parsed scenario document. Throws ScenarioError naming the first bad key. */
+/** Validates a parsed scenario document. Throws ScenarioError naming the bad keys. */
 export function parseScenario(raw: unknown, source: string): Scenario {
   try {
     const root = new ConfigReader(raw, '');
@@ -143,9 +143,10 @@ export function parseScenario(raw: unknown, source: string): Scenario {
     const service = hasService ? parseService(serviceReader) : undefined;
     if (service && names.has(service.name)) throw new AppConfigError('service.name', `${JSON.stringify(service.name)} is also a job name`);
     root.done();
+    root.assertValid();
     return { namespace, nodes, jobs, service };
   } catch (error) {
-    if (error instanceof AppConfigError) throw new ScenarioError(`invalid scenario ${source}: ${error.key}: ${error.problem}`);
+    if (error instanceof AppConfigError) throw new ScenarioError(`invalid scenario ${source}: ${error.detail}`);
     throw error;
   }
 }

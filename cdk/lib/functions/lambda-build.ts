@@ -25,6 +25,11 @@ export const LAMBDA_BUILD: Pick<nodejs.NodejsFunctionProps, 'runtime' | 'archite
     mainFields: [...LAMBDA_ESBUILD.mainFields],
     externalModules: [...LAMBDA_ESBUILD.external],
     banner: LAMBDA_ESBUILD.bannerJs,
+    // esbuild's CLI default (info) prints a size summary that marks every
+    // output over 1 MB with a warning sign (the labeler's and reconciler's
+    // bundles: the AWS SDK and the Kubernetes client, bundled on purpose);
+    // it is no warning of esbuild's, and at this level real ones still print.
+    logLevel: nodejs.LogLevel.WARNING,
   },
 };
 
