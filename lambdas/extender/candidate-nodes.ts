@@ -13,8 +13,6 @@ export interface Candidates {
   readonly raw: unknown[] | undefined;
   /** NodeNames mode: names the cache does not know. */
   readonly unknown: string[];
-  /** NodeNames mode: the request's string for each of `nodes` (parallel), which replies echo (wire-json.ts RequestedNodes). */
-  readonly names: string[] | undefined;
 }
 
 export type ResolvedCandidates = { readonly ok: true; readonly value: Candidates } | { readonly ok: false; readonly error: string };
@@ -67,7 +65,7 @@ export function createCandidateResolver(cache: ClusterCache | undefined): Candid
           warn('cluster cache unavailable; deciding from the request nodes alone', { error: errorMessage(error) });
         }
       }
-      return { ok: true, value: { snapshot: base ? Snapshot.overlay(base, nodes) : new Snapshot(nodes), nodes, raw, unknown: [], names: undefined } };
+      return { ok: true, value: { snapshot: base ? Snapshot.overlay(base, nodes) : new Snapshot(nodes), nodes, raw, unknown: [] } };
     }
 
     if (cache === undefined) return { ok: false, error: NO_CLUSTER_ACCESS };
@@ -94,7 +92,7 @@ export function createCandidateResolver(cache: ClusterCache | undefined): Candid
         warn('cluster cache refresh for unknown nodes failed; deciding with the cached snapshot', { error: errorMessage(error) });
       }
     }
-    return { ok: true, value: { snapshot, nodes: resolved.nodes, raw: undefined, unknown: resolved.unknown, names: resolved.names } };
+    return { ok: true, value: { snapshot, nodes: resolved.nodes, raw: undefined, unknown: resolved.unknown } };
   };
 
   /**
@@ -107,12 +105,11 @@ export function createCandidateResolver(cache: ClusterCache | undefined): Candid
    * name equals the requested one, so the order only changes the cost, never
    * the result.
    */
-  function resolveNames(snapshot: Snapshot, names: readonly string[]): { nodes: NodeInfo[]; names: string[]; unknown: string[] } {
+  function resolveNames(snapshot: Snapshot, names: readonly string[]): { nodes: NodeInfo[]; unknown: string[] } {
     const last = lastOrders.get(snapshot);
     const order = last?.nodes ?? [];
     // Sized for the request up front: growing by push copies them several times over at thousands of names.
     const nodes = new Array<NodeInfo>(names.length);
-    const resolvedNames = new Array<string>(names.length);
     let count = 0;
     const unknown: string[] = [];
     let cursor = 0;
@@ -137,11 +134,9 @@ export function createCandidateResolver(cache: ClusterCache | undefined): Candid
         const at = last?.positions.get(node);
         if (at !== undefined) cursor = at + 1;
       }
-      nodes[count] = node;
-      resolvedNames[count++] = name;
+      nodes[count++] = node;
     }
     nodes.length = count;
-    resolvedNames.length = count;
     // Keep an order that predicted this list (a subsequence or a rotation of
     // it); replace one that did not.
     if (last === undefined || misses > names.length / 4) {
@@ -149,6 +144,6 @@ export function createCandidateResolver(cache: ClusterCache | undefined): Candid
       for (let i = 0; i < nodes.length; i++) positions.set(nodes[i] as NodeInfo, i);
       lastOrders.set(snapshot, { nodes, positions });
     }
-    return { nodes, names: resolvedNames, unknown };
+    return { nodes, unknown };
   }
 }

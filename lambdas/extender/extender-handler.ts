@@ -8,7 +8,6 @@ import type { Telemetry } from '../observability/telemetry';
 import { createTelemetry } from '../observability/telemetry';
 import type { Router, RouterRequest, RouterResponse } from './router';
 import type { ExtenderDeps, ExtenderOverrides } from './wiring';
-import { wireText } from './wire-json';
 import { wireExtender } from './wiring';
 
 export interface ExtenderHandlerOptions extends ExtenderOverrides {
@@ -84,7 +83,7 @@ export function toAlbResult(response: RouterResponse): ALBResult {
     statusCode: response.status,
     statusDescription: `${response.status} ${STATUS_TEXT[response.status] ?? ''}`.trim(),
     headers: { 'content-type': 'application/json', ...response.headers },
-    body: wireText(response.body),
+    body: JSON.stringify(response.body),
     isBase64Encoded: false,
   };
 }

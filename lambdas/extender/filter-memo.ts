@@ -7,8 +7,6 @@ export interface FilterVerdicts {
   readonly state: CycleState;
   /** The nodes the filter kept, in its request's order. */
   readonly feasible: readonly NodeInfo[];
-  /** The filter request's string for each of `feasible`: compared with the prioritize request's, so no node is read. */
-  readonly feasibleNames: readonly string[];
 }
 
 interface Remembered extends FilterVerdicts {
@@ -60,10 +58,10 @@ export class FilterMemo {
       return undefined;
     }
     const last = this.bySnapshot.get(snapshot);
-    if (last === undefined || last.generation !== this.generation || last.podKey !== podKey || !sameNames(last.feasibleNames, names)) return undefined;
+    if (last === undefined || last.generation !== this.generation || last.podKey !== podKey || !namedAs(last.feasible, names)) return undefined;
     this.bySnapshot.delete(snapshot);
     this.generation++;
-    return { state: last.state, feasible: last.feasible, feasibleNames: last.feasibleNames, snapshot };
+    return { state: last.state, feasible: last.feasible, snapshot };
   }
 }
 
@@ -75,8 +73,9 @@ function podVersionKey(pod: Readonly<Record<string, unknown>>): string | undefin
   return uid && version ? `${uid}\u0000${version}` : undefined;
 }
 
-function sameNames(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+/** Whether `nodes` are exactly the nodes `names` names, in that order. */
+function namedAs(nodes: readonly NodeInfo[], names: readonly string[]): boolean {
+  if (nodes.length !== names.length) return false;
+  for (let i = 0; i < nodes.length; i++) if ((nodes[i] as NodeInfo).name !== names[i]) return false;
   return true;
 }

@@ -74,26 +74,6 @@ function closingQuote(text: string, from: number): number {
   return -1;
 }
 
-/**
- * Whether every string in a JSON text parses to text that JSON.stringify
- * writes back as it is, with no escape: JSON forbids raw quotes, backslashes
- * and control characters inside strings, so a text without a backslash has
- * none of them in any string, and a well-formed text has no lone surrogate.
- * A writer can then put a parsed name between quotes as it is
- * (wire-json.ts); two scans of the text, each a few µs for a 150 KB
- * NodeNames request.
- */
-export function stringsNeedNoEscape(text: string): boolean {
-  return text.indexOf('\\') < 0 && isWellFormed(text);
-}
-
-function isWellFormed(text: string): boolean {
-  // String.prototype.isWellFormed is ES2024 (Node 20 and the Lambda runtime have it); the lib here is ES2023.
-  const native = (text as unknown as { isWellFormed?: () => boolean }).isWellFormed;
-  // Without it, any surrogate counts as a lone one: only slower, never wrong.
-  return native === undefined ? !/[\ud800-\udfff]/.test(text) : native.call(text);
-}
-
 export type ParsedJson = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: string };
 
 /**

@@ -11,7 +11,6 @@ import { createExtender } from './extender-handler';
 import type { RouterResponse } from './router';
 import { MAX_BODY_BYTES } from './router';
 import { localServerObserver } from './terminal-observer';
-import { wireText } from './wire-json';
 
 /**
  * The extender as a plain HTTP server on 127.0.0.1 — for the local
@@ -67,7 +66,7 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
-  const text = wireText(body);
+  const text = JSON.stringify(body);
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }

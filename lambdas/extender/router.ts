@@ -6,7 +6,7 @@ import { FilterMemo } from './filter-memo';
 import type { ExtenderObserver } from './observer';
 import type { ExtenderContext, VerbResult } from './verbs';
 import { errorMessage } from '../common/error-message';
-import { parseJsonWithinLimits, stringsNeedNoEscape } from './json-limits';
+import { parseJsonWithinLimits } from './json-limits';
 import { filterVerb, preemptVerb, prioritizeVerb } from './verbs';
 import { parseExtenderArgs, parsePreemptionArgs } from './wire-args';
 
@@ -90,7 +90,7 @@ export function createRouter(deps: RouterDeps): Router {
         if (!args.ok) return fail(400, args.error);
         result = await preemptVerb(ctx, args.value);
       } else {
-        const args = parseExtenderArgs(body, { plainStrings: stringsNeedNoEscape(text) });
+        const args = parseExtenderArgs(body);
         if (!args.ok) return fail(400, args.error);
         result = verb === 'filter' ? await filterVerb(ctx, args.value) : await prioritizeVerb(ctx, args.value);
       }

@@ -8,10 +8,9 @@ import { NOT_IN_CACHE_MESSAGE, RejectionTally } from './decision';
 import { toExtenderScores } from './extender-scores';
 import type { RejectionGroups } from './filter-reply';
 import { filterReply } from './filter-reply';
-import { jsonStringContent, withWriter } from './wire-json';
 import type { FilterMemo } from './filter-memo';
 import type { FilterArgs, PreemptArgs, VictimSet } from './wire-args';
-import type { ExtenderFilterResult, ExtenderPreemptionResult, HostPriorityList, MetaVictims } from './wire-types';
+import type { ExtenderPreemptionResult, HostPriorityList, MetaVictims } from './wire-types';
 import { MAX_EXTENDER_PRIORITY } from './wire-types';
 
 export interface ExtenderContext {
@@ -64,6 +63,21 @@ function warnFor(ctx: ExtenderContext, pod: string): (message: string, details: 
   return (message, details) => ctx.warn(message, { pod, ...details });
 }
 
+/**
+ * The reply of a verb that has no cluster state to judge by (the cluster
+ * cache failed, or NodeNames without cluster access): the same for /filter,
+ * /prioritize and /preempt. kube-scheduler reads any status but 200 as the
+ * extender's error without reading the body, so the body's Error is for
+ * people (curl, the local server) and the message also goes to the log and
+ * the ExtenderErrors metric. A 200 would be worse for /preempt: its result
+ * has no Error field, so kube-scheduler would read `{"Error": …}` as "no
+ * candidate kept" and give up preempting instead of failing the attempt
+ * (docs/extender.md, "Endpoints").
+ */
+function unavailable(message: string): VerbResult {
+  return { status: 503, body: { Error: message }, error: message };
+}
+
 function tallied(tally: RejectionTally, rejected: readonly RejectedNode[]): void {
   for (const { status } of rejected) tally.add(status);
 }
@@ -71,11 +85,8 @@ function tallied(tally: RejectionTally, rejected: readonly RejectedNode[]): void
 export async function filterVerb(ctx: ExtenderContext, args: FilterArgs): Promise<VerbResult> {
   const pod = podName(args.pod);
   const resolved = await ctx.candidates(args.nodes, warnFor(ctx, pod));
-  if (!resolved.ok) {
-    const body: ExtenderFilterResult = { Nodes: null, NodeNames: null, FailedNodes: {}, FailedAndUnresolvableNodes: {}, Error: resolved.error };
-    return { status: 200, body, error: resolved.error };
-  }
-  const { snapshot, nodes, raw, unknown, names } = resolved.value;
+  if (!resolved.ok) return unavailable(resolved.error);
+  const { snapshot, nodes, raw, unknown } = resolved.value;
   const profile = ctx.profile;
   const state = profile.startCycle(snapshot, parsePodRequirements(args.pod));
 
@@ -93,9 +104,8 @@ export async function filterVerb(ctx: ExtenderContext, args: FilterArgs): Promis
     rejected: groups,
     unknown,
     short,
-    ...(names === undefined || args.nodes.mode !== 'NodeNames' ? {} : { requested: { nodes, names, plain: args.nodes.plain } }),
   });
-  if (byNames) ctx.filterMemo.remember(args.pod, snapshot, { state, feasible, feasibleNames: body.NodeNames ?? [] });
+  if (byNames) ctx.filterMemo.remember(args.pod, snapshot, { state, feasible });
   const candidates = nodes.length + unknown.length;
   return { status: 200, body, summary: tally.summary(pod, args.nodes.mode, candidates, feasible.length) };
 }
@@ -131,37 +141,11 @@ function alongFeasible<T>(nodes: readonly NodeInfo[], feasible: readonly NodeInf
   return out;
 }
 
-/** What follows a host's name in a HostPriorityList's text for each level: `","Score":n}` and the next entry's opening, or the list's end. */
-const SCORE_THEN_NEXT = Array.from({ length: MAX_EXTENDER_PRIORITY + 1 }, (_, score) => `","Score":${score}},{"Host":"`);
-const SCORE_THEN_END = Array.from({ length: MAX_EXTENDER_PRIORITY + 1 }, (_, score) => `","Score":${score}}]`);
-
-/**
- * The JSON text of a HostPriorityList of `hosts` with `scores` (whole
- * numbers, at most MAX_EXTENDER_PRIORITY), as one join of two pieces per
- * entry: the name (as it is when `plain`, else jsonStringContent) and what
- * follows it up to the next name, made once per level. No string per entry,
- * one copy into the result (see replyText in filter-reply.ts).
- */
-function priorityListText(hosts: readonly string[], scores: Uint8Array, plain: boolean): string {
-  if (hosts.length === 0) return '[]';
-  const parts = new Array<string>(hosts.length * 2 + 1);
-  parts[0] = '[{"Host":"';
-  for (let i = 0; i < hosts.length; i++) {
-    const score = Math.min(scores[i] ?? 0, MAX_EXTENDER_PRIORITY);
-    const host = hosts[i] as string;
-    parts[2 * i + 1] = plain ? host : jsonStringContent(host);
-    parts[2 * i + 2] = (i === hosts.length - 1 ? SCORE_THEN_END : SCORE_THEN_NEXT)[score] as string;
-  }
-  return parts.join('');
-}
-
 export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Promise<VerbResult> {
   const pod = podName(args.pod);
   const profile = ctx.profile;
   const tally = new RejectionTally();
   let nodes: readonly NodeInfo[];
-  /** The request's string for each of `nodes` (NodeNames mode), which the reply echoes. */
-  let names: readonly string[] | undefined;
   let unknown: readonly string[];
   let state: CycleState;
   let feasible: readonly NodeInfo[];
@@ -171,13 +155,11 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
     // The nodes the filter kept, judged against the same snapshot for the same pod version (filter-memo.ts).
     ({ state, feasible } = reused);
     nodes = feasible;
-    // The same names as the filter kept (FilterMemo compared them), as this request sent them.
-    names = args.nodes.mode === 'NodeNames' ? args.nodes.names : reused.feasibleNames;
     unknown = [];
   } else {
     const resolved = await ctx.candidates(args.nodes, warnFor(ctx, pod));
-    if (!resolved.ok) return { status: 503, body: { Error: resolved.error }, error: resolved.error };
-    ({ nodes, unknown, names } = resolved.value);
+    if (!resolved.ok) return unavailable(resolved.error);
+    ({ nodes, unknown } = resolved.value);
     state = profile.startCycle(resolved.value.snapshot, parsePodRequirements(args.pod));
     tally.addNotFound(unknown.length);
     // Scores only mean something where the pod fits; the rest get 0.
@@ -205,12 +187,7 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
     body = args.nodes.names.map((name) => ({ Host: name, Score: byName.get(name) ?? 0 }));
   } else {
     // Every input resolved: `nodes` is the input, in order.
-    const hosts = names ?? nodes.map((node) => node.name);
-    const plain = names !== undefined && args.nodes.mode === 'NodeNames' && args.nodes.plain;
-    // Sized up front, as the reply's text is (priorityListText).
-    const entries = new Array<HostPriorityList[number]>(nodes.length);
-    for (let i = 0; i < nodes.length; i++) entries[i] = { Host: hosts[i] as string, Score: nodeScores[i] ?? 0 };
-    body = withWriter(entries, () => priorityListText(hosts, nodeScores, plain));
+    body = nodes.map((node, i) => ({ Host: node.name, Score: nodeScores[i] ?? 0 }));
   }
   const summary = tally.summary(pod, args.nodes.mode, nodes.length + unknown.length, feasible.length);
   const ranking = rankingOf(feasible, breakdown, feasibleScores);
@@ -286,8 +263,7 @@ export async function preemptVerb(ctx: ExtenderContext, args: PreemptArgs): Prom
   try {
     snapshot = await ctx.cache.snapshot();
   } catch (error) {
-    const message = `cluster cache unavailable: ${errorMessage(error)}`;
-    return { status: 503, body: { Error: message }, error: message };
+    return unavailable(`cluster cache unavailable: ${errorMessage(error)}`);
   }
 
   const state = ctx.profile.startCycle(snapshot, parsePodRequirements(args.pod));

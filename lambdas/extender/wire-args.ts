@@ -9,12 +9,7 @@ import { isRecord } from '../scheduling';
 
 export type NodeInput =
   | { readonly mode: 'Nodes'; readonly items: readonly unknown[] }
-  | {
-      readonly mode: 'NodeNames';
-      readonly names: readonly string[];
-      /** No name needs a JSON escape to be written back (stringsNeedNoEscape of the request text); false when unknown. */
-      readonly plain: boolean;
-    };
+  | { readonly mode: 'NodeNames'; readonly names: readonly string[] };
 
 export interface FilterArgs {
   readonly pod: Readonly<Record<string, unknown>>;
@@ -80,12 +75,7 @@ function tooMany(what: string, count: number): string {
 }
 
 /** ExtenderArgs for filter and prioritize. */
-export interface ExtenderArgsOptions {
-  /** What stringsNeedNoEscape said of the request's text (json-limits.ts). @default false */
-  readonly plainStrings?: boolean;
-}
-
-export function parseExtenderArgs(body: unknown, options: ExtenderArgsOptions = {}): Parsed<FilterArgs> {
+export function parseExtenderArgs(body: unknown): Parsed<FilterArgs> {
   if (!isRecord(body)) return { ok: false, error: 'request body must be a JSON object (ExtenderArgs)' };
   const pod = podOf(body, 'ExtenderArgs');
   if (!pod.ok) return pod;
@@ -107,7 +97,7 @@ export function parseExtenderArgs(body: unknown, options: ExtenderArgsOptions = 
     if (names.length > MAX_NODES_PER_REQUEST) return { ok: false, error: tooMany('ExtenderArgs.NodeNames', names.length) };
     const problem = nodeNamesProblem(names);
     if (problem !== undefined) return { ok: false, error: problem };
-    return { ok: true, value: { pod: pod.value, nodes: { mode: 'NodeNames', names: names as string[], plain: options.plainStrings ?? false } } };
+    return { ok: true, value: { pod: pod.value, nodes: { mode: 'NodeNames', names: names as string[] } } };
   }
   return { ok: false, error: 'ExtenderArgs has neither Nodes nor NodeNames' };
 }

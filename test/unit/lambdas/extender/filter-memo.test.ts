@@ -137,7 +137,7 @@ describe('FilterMemo', () => {
     const pod = podArgs(1).Pod as Json;
     const ref = ((): WeakRef<Snapshot> => {
       const snapshot = snapshotFromKubernetes(cluster.nodes, cluster.pods);
-      memo.remember(pod, snapshot, { state: createExtenderProfile().startCycle(snapshot, parsePodRequirements(pod)), feasible: [...snapshot.nodes], feasibleNames: snapshot.nodes.map((n) => n.name) });
+      memo.remember(pod, snapshot, { state: createExtenderProfile().startCycle(snapshot, parsePodRequirements(pod)), feasible: [...snapshot.nodes] });
       return new WeakRef(snapshot);
     })();
     // A WeakRef's target survives the job that created it; collect after it.

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import fc from 'fast-check';
-import { jsonDepthExceeded, MAX_JSON_DEPTH, parseJsonWithinLimits, stringsNeedNoEscape } from '../../../../lambdas/extender/json-limits';
+import { jsonDepthExceeded, MAX_JSON_DEPTH, parseJsonWithinLimits } from '../../../../lambdas/extender/json-limits';
 
 const nested = (open: string, close: string, levels: number, inner = '1') => `${open.repeat(levels)}${inner}${close.repeat(levels)}`;
 
@@ -67,32 +66,5 @@ describe('parseJsonWithinLimits', () => {
       throw new RangeError('Maximum call stack size exceeded');
     });
     expect(parseJsonWithinLimits('[]')).toEqual({ ok: false, error: 'JSON could not be parsed: Maximum call stack size exceeded' });
-  });
-});
-
-describe('stringsNeedNoEscape', () => {
-  /** Every string a JSON value holds, keys included. */
-  const stringsOf = (value: unknown): string[] =>
-    typeof value === 'string' ? [value] : Array.isArray(value) ? value.flatMap(stringsOf) : value !== null && typeof value === 'object' ? Object.entries(value).flatMap(([k, v]) => [k, ...stringsOf(v)]) : [];
-
-  it('says yes only of texts whose every string JSON.stringify writes back unescaped', () => {
-    const name = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.constantFrom('ip-10-0-0-1.ec2.internal', 'q"', 'b\\', 'nl\n', '\ud800', '\u{1f642}'));
-    fc.assert(
-      fc.property(fc.array(name, { maxLength: 8 }), fc.boolean(), (names, raw) => {
-        const text = JSON.stringify({ Pod: { metadata: { name: names[0] ?? 'p' } }, NodeNames: names });
-        // As kube-scheduler sends it, or with lone surrogates left raw (a JS string handed over as it is).
-        const sent = raw ? text.replace(/\\u(d[89a-f][0-9a-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : text;
-        if (!stringsNeedNoEscape(sent)) return;
-        for (const s of stringsOf(JSON.parse(sent))) expect(JSON.stringify(s)).toBe(`"${s}"`);
-      }),
-      { numRuns: 500 },
-    );
-  });
-
-  it('says yes of a NodeNames request of DNS names, no of one with an escape or a lone surrogate', () => {
-    expect(stringsNeedNoEscape(JSON.stringify({ NodeNames: ['ip-10-0-0-1.ec2.internal', 'gpu-a'] }))).toBe(true);
-    expect(stringsNeedNoEscape(JSON.stringify({ NodeNames: ['q"uote'] }))).toBe(false);
-    expect(stringsNeedNoEscape(JSON.stringify({ NodeNames: ['\u0001'] }))).toBe(false);
-    expect(stringsNeedNoEscape('{"NodeNames":["\ud800"]}')).toBe(false);
   });
 });

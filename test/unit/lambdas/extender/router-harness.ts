@@ -8,6 +8,8 @@ import { createRouter } from '../../../../lambdas/extender/router';
 import type { ExtenderVerb } from '../../../../lambdas/observability/metric-catalog';
 import type { Profile } from '../../../../lambdas/scheduling';
 import { createExtenderProfile, snapshotFromKubernetes } from '../../../../lambdas/scheduling';
+import type { WireReply } from './kube-scheduler-wire';
+import { wireReply } from './kube-scheduler-wire';
 
 export function fixture(name: string): string {
   return readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
@@ -55,6 +57,8 @@ export interface Harness {
   readonly router: Router;
   readonly observer: RecordingObserver;
   post(path: string, body: unknown): Promise<RouterResponse>;
+  /** The same call, answered as the ALB passes it on: status, headers and the body's text. */
+  wire(path: string, body: unknown): Promise<WireReply>;
 }
 
 export function harness(options: { cache?: ClusterCache; basePath?: string; profile?: Profile } = {}): Harness {
@@ -65,9 +69,6 @@ export function harness(options: { cache?: ClusterCache; basePath?: string; prof
     observer,
     ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
   });
-  return {
-    router,
-    observer,
-    post: (path, body) => router({ method: 'POST', path, body: typeof body === 'string' ? body : JSON.stringify(body) }),
-  };
+  const post = (path: string, body: unknown): Promise<RouterResponse> => router({ method: 'POST', path, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return { router, observer, post, wire: async (path, body) => wireReply(await post(path, body)) };
 }

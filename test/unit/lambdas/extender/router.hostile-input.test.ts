@@ -274,7 +274,7 @@ const OK_STATUSES = [200, 400, 404, 405, 413];
 async function check(router: Router, verb: string, text: string, withCache: boolean): Promise<void> {
   const response = await router({ method: 'POST', path: verb, body: text });
   const error = isObject(response.body) ? response.body.Error : undefined;
-  // Without cluster access a NodeNames prioritize or preempt has nothing to judge: 503 is the configuration, not the input.
+  // Without cluster access a NodeNames filter or prioritize has nothing to judge: 503 is the configuration, not the input.
   const noAccess = !withCache && response.status === 503 && error === NO_CLUSTER_ACCESS;
   if (!OK_STATUSES.includes(response.status) && !noAccess) {
     throw new Error(`${verb} answered ${response.status} ${JSON.stringify(response.body).slice(0, 300)} to ${text.slice(0, 300)}`);

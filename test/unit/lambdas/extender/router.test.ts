@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES } from '../../../../lambdas/extender/router';
 import type { Plugin } from '../../../../lambdas/scheduling';
 import { Profile } from '../../../../lambdas/scheduling';
+import { EXTENDER_URL, schedulerFilter, schedulerPreempt, schedulerPrioritize } from './kube-scheduler-wire';
 import type { ClusterState } from './router-harness';
 import { failingCache, fixture, fixtureJson, harness, stateCache } from './router-harness';
 
@@ -73,7 +74,8 @@ describe('router: bad bodies', () => {
     const wide = JSON.stringify({ Pod: {}, NodeNames: [], pad: '€'.repeat(400_000) });
     expect(wide.length).toBeLessThan(MAX_BODY_BYTES);
     expect((await post('/filter', wide)).status).toBe(413);
-    const justUnder = JSON.stringify({ Pod: {}, NodeNames: [], pad: 'x'.repeat(MAX_BODY_BYTES - 100) });
+    // Full Nodes mode, which needs no cluster access: the one answer is a filter result.
+    const justUnder = JSON.stringify({ Pod: {}, Nodes: { items: [] }, pad: 'x'.repeat(MAX_BODY_BYTES - 100) });
     expect((await post('/filter', justUnder)).status).toBe(200);
   });
 
@@ -204,13 +206,21 @@ describe('router: bad bodies', () => {
 });
 
 describe('router: cluster cache failures', () => {
-  it('filter (NodeNames) → 200 with Error; prioritize and preempt → 503', async () => {
-    const { post, observer } = harness({ cache: failingCache('apiserver timeout') });
-    const filter = await post('/filter', fixture('extender-args-node-names.json'));
-    expect(filter).toEqual({ status: 200, body: expect.objectContaining({ Error: 'cluster cache unavailable: apiserver timeout' }) });
-    expect((await post('/prioritize', fixture('extender-args-node-names.json'))).status).toBe(503);
-    expect((await post('/preempt', fixture('extender-preemption-args-meta.json'))).status).toBe(503);
-    expect(observer.failures.map((f) => f.verb)).toEqual(['filter', 'prioritize', 'preempt']);
+  it('filter (NodeNames), prioritize and preempt all answer 503 with the reason in Error', async () => {
+    const { wire, observer } = harness({ cache: failingCache('apiserver timeout') });
+    const names = fixtureJson<{ NodeNames: string[] }>('extender-args-node-names.json').NodeNames;
+    const filter = await wire('/filter', fixture('extender-args-node-names.json'));
+    const prioritize = await wire('/prioritize', fixture('extender-args-node-names.json'));
+    const preempt = await wire('/preempt', fixture('extender-preemption-args-meta.json'));
+    for (const reply of [filter, prioritize, preempt]) {
+      expect(reply.status).toBe(503);
+      expect(JSON.parse(reply.text)).toEqual({ Error: 'cluster cache unavailable: apiserver timeout' });
+    }
+    // What kube-scheduler makes of it: the status, not the body (extender.go send).
+    expect(schedulerFilter(filter, names)).toEqual({ ok: false, error: `failed filter with extender at URL ${EXTENDER_URL}/filter, code 503` });
+    expect(schedulerPrioritize(prioritize)).toEqual({ ok: false, error: `failed prioritize with extender at URL ${EXTENDER_URL}/prioritize, code 503` });
+    expect(schedulerPreempt(preempt)).toEqual({ ok: false, error: `failed preempt with extender at URL ${EXTENDER_URL}/preempt, code 503` });
+    expect(observer.failures).toEqual(['filter', 'prioritize', 'preempt'].map((verb) => ({ verb, status: 503, message: 'cluster cache unavailable: apiserver timeout' })));
   });
 
   it('filter (full Nodes) degrades to the request nodes and warns', async () => {

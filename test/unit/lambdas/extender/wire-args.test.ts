@@ -16,10 +16,7 @@ function preemption(victims: unknown): PreemptArgs {
 
 describe('parseExtenderArgs', () => {
   it('matches field names case-insensitively and ignores unknown fields, as Go does', () => {
-    expect(nodesOf({ pod: {}, nodenames: ['a'], Extra: 1, NodeNamesX: 5 })).toEqual({ mode: 'NodeNames', names: ['a'], plain: false });
-    // Whether names need escapes is the router's to say, from the text (plainStrings); unsaid, they are assumed to.
-    const plain = parseExtenderArgs({ Pod: {}, NodeNames: ['a'] }, { plainStrings: true });
-    expect(plain.ok && plain.value.nodes).toEqual({ mode: 'NodeNames', names: ['a'], plain: true });
+    expect(nodesOf({ pod: {}, nodenames: ['a'], Extra: 1, NodeNamesX: 5 })).toEqual({ mode: 'NodeNames', names: ['a'] });
   });
 
   it('names are taken as sent, repeats included, without a copy; Node items too', () => {
@@ -46,7 +43,7 @@ describe('parseExtenderArgs', () => {
   });
 
   it('a node literally named "__proto__" is just a name', () => {
-    expect(nodesOf(JSON.parse('{"Pod": {}, "NodeNames": ["__proto__", "a"]}'))).toEqual({ mode: 'NodeNames', names: ['__proto__', 'a'], plain: false });
+    expect(nodesOf(JSON.parse('{"Pod": {}, "NodeNames": ["__proto__", "a"]}'))).toEqual({ mode: 'NodeNames', names: ['__proto__', 'a'] });
   });
 });
 
