@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { NOT_IN_CACHE_MESSAGE, RejectionTally } from '../../../../lambdas/extender/decision';
-import type { RejectionReason } from '../../../../lambdas/scheduling';
 import { reject } from '../../../../lambdas/scheduling';
 
 describe('RejectionTally', () => {
   it('counts a group of nodes with one add, as many single adds would', () => {
-    const tooFew = reject('InsufficientGpu' as RejectionReason, 'Insufficient nvidia.com/gpu');
-    const model = reject('GpuModelMismatch' as RejectionReason, 'GPU model mismatch', true);
+    const tooFew = reject('InsufficientGpus', 'requested 4, free 2');
+    const model = reject('GpuModelMismatch', undefined, true);
     const grouped = new RejectionTally();
     grouped.add(tooFew, 3);
     grouped.add(model);
@@ -19,8 +18,8 @@ describe('RejectionTally', () => {
     expect(summary).toEqual(single.summary('ml/p', 'NodeNames', 10, 4));
     expect(summary).toMatchObject({
       failed: 6,
-      reasons: { InsufficientGpu: 3, GpuModelMismatch: 1, NodeNotFound: 2 },
-      topReasons: ['Insufficient nvidia.com/gpu (3 nodes)', `${NOT_IN_CACHE_MESSAGE} (2 nodes)`, 'GPU model mismatch (1 node)'],
+      reasons: { InsufficientGpus: 3, GpuModelMismatch: 1, NodeNotFound: 2 },
+      topReasons: ['Not enough GPUs: requested 4, free 2 (3 nodes)', `${NOT_IN_CACHE_MESSAGE} (2 nodes)`, 'GPU model mismatch (1 node)'],
     });
   });
 });

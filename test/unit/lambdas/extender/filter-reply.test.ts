@@ -4,7 +4,7 @@ import { NOT_IN_CACHE_MESSAGE } from '../../../../lambdas/extender/decision';
 import { filterReply } from '../../../../lambdas/extender/filter-reply';
 import { stringsNeedNoEscape } from '../../../../lambdas/extender/json-limits';
 import { wireText } from '../../../../lambdas/extender/wire-json';
-import type { NodeInfo, RejectionReason } from '../../../../lambdas/scheduling';
+import type { NodeInfo } from '../../../../lambdas/scheduling';
 import { nodeInfoFromKubernetes, reject } from '../../../../lambdas/scheduling';
 import { groupByRejection } from '../scheduling/cycle';
 
@@ -15,9 +15,9 @@ function nodeNamed(name: string): NodeInfo {
 }
 
 const REASONS = [
-  reject('InsufficientGpu' as RejectionReason, 'Insufficient nvidia.com/gpu: pod wants 4, node has 2 free'),
-  reject('GpuModelMismatch' as RejectionReason, 'GPU model mismatch: pod wants "A100", node has T4 \\ "quoted"', true),
-  reject('GpuMemoryTooSmall' as RejectionReason, 'GPU memory 16 GiB < 40 GiB ≥ asked — 🙂', false),
+  reject('InsufficientGpus', 'requested 4, free 2'),
+  reject('GpuModelMismatch', 'pod wants "A100", node has T4 \\ "quoted"', true),
+  reject('InsufficientGpuMemory', 'GPU memory 16 GiB < 40 GiB ≥ asked — 🙂', false),
 ];
 
 // Node names as arbitrary as a hostile request's: quotes, backslashes,
@@ -95,7 +95,7 @@ describe('filterReply', () => {
     expect(JSON.parse(wireText(short))).toEqual({
       Nodes: null,
       NodeNames: [],
-      FailedNodes: { a: 'InsufficientGpu' },
+      FailedNodes: { a: 'InsufficientGpus' },
       FailedAndUnresolvableNodes: { gone: 'NodeNotFound', b: 'GpuModelMismatch' },
       Error: '',
     });
