@@ -3,7 +3,7 @@ import { SKIP, stateKey } from '../../lambdas/scheduling/framework';
 import { selectorMatches } from '../../lambdas/scheduling/label-selector';
 import type { NodeInfo } from '../../lambdas/scheduling/node-info';
 import type { PodRequirements } from '../../lambdas/scheduling/pod-requirements';
-import { normalizeMinMax } from '../../lambdas/scheduling/plugins/normalize-min-max';
+import { normalizeMinMax } from '../../lambdas/scheduling/normalize-min-max';
 
 interface PeerCounts {
   readonly total: number;

@@ -7,7 +7,7 @@ import { gpuFit } from '../../lambdas/scheduling/plugins/gpu-fit';
 import { nodeResourcesFit } from '../../lambdas/scheduling/plugins/node-resources-fit';
 import { createFragmentationScore } from '../../lambdas/scheduling/plugins/fragmentation';
 import { createGpuScore } from '../../lambdas/scheduling/plugins/gpu-score';
-import type { WorkloadShape } from '../../lambdas/scheduling/plugins/workload-shapes';
+import type { WorkloadShape } from '../../lambdas/scheduling/fragmentation/workload-shapes';
 import { createLayerAffinity, zoneLocality } from './baseline-plugins';
 
 export const TOPOLOGY_POLICIES = ['zone', 'affinity', 'fgd', 'ours'] as const;

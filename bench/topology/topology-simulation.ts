@@ -1,7 +1,7 @@
 import { chooseDevices } from '../../lambdas/scheduling/device-choice';
-import { podsThatFit } from '../../lambdas/scheduling/plugins/job-block';
-import { typicalShapes } from '../../lambdas/scheduling/plugins/workload-shapes';
-import type { WorkloadShape } from '../../lambdas/scheduling/plugins/workload-shapes';
+import { podsThatFit } from '../../lambdas/scheduling/job-block';
+import { typicalShapes } from '../../lambdas/scheduling/fragmentation/workload-shapes';
+import type { WorkloadShape } from '../../lambdas/scheduling/fragmentation/workload-shapes';
 import type { PodRequirements } from '../../lambdas/scheduling/pod-requirements';
 import { createPodRequirements } from '../../lambdas/scheduling/pod-requirements';
 import type { Profile } from '../../lambdas/scheduling/profile';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { typicalShapes } from '../../lambdas/scheduling/plugins/workload-shapes';
-import type { WorkloadShape } from '../../lambdas/scheduling/plugins/workload-shapes';
+import { typicalShapes } from '../../lambdas/scheduling/fragmentation/workload-shapes';
+import type { WorkloadShape } from '../../lambdas/scheduling/fragmentation/workload-shapes';
 import { createRng } from './seeded-rng';
 import type { TraceNode, TracePod } from './trace-csv';
 import { parseNodeCsv, parsePodCsv } from './trace-csv';

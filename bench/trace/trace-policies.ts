@@ -9,7 +9,7 @@ import { gpuSharePacking } from '../../lambdas/scheduling/plugins/gpu-share-pack
 import { leastAllocated } from '../../lambdas/scheduling/plugins/least-allocated';
 import { createRandomPlacement } from '../../lambdas/scheduling/plugins/random-device';
 import { createFragmentationScore } from '../../lambdas/scheduling/plugins/fragmentation';
-import type { WorkloadShape } from '../../lambdas/scheduling/plugins/workload-shapes';
+import type { WorkloadShape } from '../../lambdas/scheduling/fragmentation/workload-shapes';
 
 /**
  * Ablations: the default profile on the deployed path with one design choice

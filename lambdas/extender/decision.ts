@@ -1,4 +1,5 @@
 import type { FilterRejection, NodeScoreExplanation, RejectionReason } from '../scheduling';
+import { rejectionMessage } from '../scheduling';
 
 /** A node of /prioritize's ranking: its 0..100 total, each plugin's score, and the 0..10 level sent. */
 export interface RankedNode extends NodeScoreExplanation {
@@ -35,7 +36,7 @@ const TOP_REASONS = 3;
  * in …"), so a message naming each node would list them all, and the
  * FailedNodes key already names it.
  */
-export const NOT_IN_CACHE_MESSAGE = "Node is not in the extender's cluster cache (new node, or outside the cache's label selector)";
+export const NOT_IN_CACHE_MESSAGE = rejectionMessage('NodeNotFound', "new node, or outside the cache's label selector");
 
 /**
  * Tallies rejections while a verb runs. Plugins hand out one rejection object

@@ -1,7 +1,8 @@
 import { GPU_MILLI } from './keys';
 import type { NodeInfo } from './node-info';
-import { createStrandedMeasure, snapshotShapes } from './plugins/fragmentation';
-import type { WorkloadShape } from './plugins/workload-shapes';
+import { createStrandedMeasure } from './fragmentation/fragmentation-model';
+import { snapshotShapes } from './fragmentation/snapshot-shapes';
+import type { WorkloadShape } from './fragmentation/workload-shapes';
 import type { Snapshot } from './snapshot';
 
 /** GPU counts of a set of nodes, in GPUs (a 0.25 share is 0.25). */

@@ -1,4 +1,5 @@
-import { REJECTION_REASONS } from './reasons';
+import { kubeSchedulerReasonCode } from './kube-scheduler-reasons';
+import { REJECTION_REASONS, rejectionCode } from './reasons';
 /**
  * Reading kube-scheduler's FailedScheduling message (the pod's
  * PodScheduled=False condition carries the same text): who gave each reason,
@@ -6,20 +7,18 @@ import { REJECTION_REASONS } from './reasons';
  * metrics.
  *
  * Who wrote a reason: the extender's messages (lambdas/scheduling filters
- * and the extender's own), or kube-scheduler's in-tree plugins
- * (`Insufficient nvidia.com/gpu`, taints, affinity, …). With
- * `ignoredByScheduler: false` the scheduler's own GPU count rejects nodes
- * before the extender sees them, so a pod's message usually carries both.
+ * and the extender's own, each starting with its code's phrase from
+ * reasons.ts), or kube-scheduler's in-tree plugins
+ * (`Insufficient nvidia.com/gpu`, taints, affinity, …; kube-scheduler-reasons.ts).
+ * With `ignoredByScheduler: false` the scheduler's own GPU count rejects
+ * nodes before the extender sees them, so a pod's message usually carries both.
  */
-const EXTENDER_REASON =
-  /^(?:Not enough GPU|Not enough MIG|GPU model mismatch|GPU sharing mismatch|GPUs are shared|Invalid pod|Invalid annotation|Node reports impossible GPU data|Node is not in the extender's cluster cache)/;
-/** A reply over the ALB's size budget carries the bare codes (lambdas/extender/verbs.ts). */
-const EXTENDER_CODES: ReadonlySet<string> = new Set(REJECTION_REASONS);
 
 export type ReasonSource = 'extender' | 'kube-scheduler';
 
+/** kube-scheduler's words first: its NodeResourcesFit reasons ("Too many pods") are also phrases of ours. */
 export function reasonSource(reason: string): ReasonSource {
-  return EXTENDER_REASON.test(reason) || EXTENDER_CODES.has(reason) ? 'extender' : 'kube-scheduler';
+  return kubeSchedulerReasonCode(reason) === undefined && rejectionCode(reason) !== undefined ? 'extender' : 'kube-scheduler';
 }
 
 /** One reason of the message: how many nodes gave it, and its text. */
@@ -86,32 +85,12 @@ export const SCHEDULING_REASON_CODES = [
 ] as const;
 export type SchedulingReasonCode = (typeof SCHEDULING_REASON_CODES)[number];
 
-const CODE_PATTERNS: readonly (readonly [RegExp, SchedulingReasonCode])[] = [
-  [/^Not enough GPU memory/, 'InsufficientGpuMemory'],
-  [/^Not enough (?:GPU|MIG)/, 'InsufficientGpus'],
-  // kube-scheduler's own count of the extended resource: the same shortage.
-  [/^Insufficient nvidia\.com\//, 'InsufficientGpus'],
-  [/^GPU model mismatch/, 'GpuModelMismatch'],
-  [/^(?:GPU sharing mismatch|GPUs are shared)/, 'GpuSharingMismatch'],
-  [/^Invalid (?:pod|annotation)/, 'InvalidPodAnnotation'],
-  [/^Node reports impossible GPU data/, 'InvalidNodeData'],
-  [/^Node is not in the extender's cluster cache/, 'NodeNotFound'],
-  [/^Insufficient cpu/, 'InsufficientCpu'],
-  [/^Insufficient memory/, 'InsufficientMemory'],
-  [/^Too many pods/, 'TooManyPods'],
-  [/untolerated taint/, 'UntoleratedTaint'],
-  [/node affinity|node selector/i, 'NodeAffinity'],
-  [/pod affinity|anti-affinity/i, 'PodAffinity'],
-  [/were unschedulable/, 'NodeUnschedulable'],
-  [/topology spread/i, 'TopologySpread'],
-  [/volume|PersistentVolumeClaim/i, 'Volume'],
-  [/^no nodes available/, 'NoNodes'],
-  [/extender/i, 'ExtenderError'],
-];
-
+/**
+ * The code of one reason: ours read back from its phrase (rejectionCode),
+ * else kube-scheduler's own from its exact texts, else `Other`.
+ */
 export function schedulingReasonCode(text: string): SchedulingReasonCode {
-  if (EXTENDER_CODES.has(text)) return text as SchedulingReasonCode;
-  return CODE_PATTERNS.find(([pattern]) => pattern.test(text))?.[1] ?? 'Other';
+  return rejectionCode(text) ?? kubeSchedulerReasonCode(text) ?? 'Other';
 }
 
 /** The distinct reason codes of one message. */

@@ -1,6 +1,7 @@
 import type { NodeInfo } from './node-info';
 import type { PodRequirements } from './pod-requirements';
 import type { RejectionReason } from './reasons';
+import { rejectionMessage } from './reasons';
 import type { Snapshot } from './snapshot';
 
 /**
@@ -17,7 +18,7 @@ export interface FilterPass {
 export interface FilterRejection {
   readonly ok: false;
   readonly code: RejectionReason;
-  /** Human-readable, e.g. "Not enough GPUs: requested 2, free 1". */
+  /** Human-readable, e.g. "Not enough GPUs: requested 2, free 1": the code's phrase (REJECTION_PHRASES), then the detail. */
   readonly message: string;
   /** True when evicting pods cannot help (wrong model, too little memory): kube-scheduler's UnschedulableAndUnresolvable. */
   readonly unresolvable: boolean;
@@ -28,8 +29,9 @@ export type FilterStatus = FilterPass | FilterRejection;
 /** The shared "fits" result, so the hot loop allocates nothing for passing nodes. */
 export const PASS: FilterPass = Object.freeze({ ok: true });
 
-export function reject(code: RejectionReason, message: string, unresolvable = false): FilterRejection {
-  return { ok: false, code, message, unresolvable };
+/** A rejection whose message is the code's phrase and `detail` (rejectionMessage), so the message always classifies back to the code. */
+export function reject(code: RejectionReason, detail?: string, unresolvable = false): FilterRejection {
+  return { ok: false, code, message: rejectionMessage(code, detail), unresolvable };
 }
 
 /** The best a Score plugin may return (kube-scheduler's MaxNodeScore). */

@@ -33,7 +33,7 @@ export interface GpuNodeFacts {
   readonly devices: number;
   readonly sharing: GpuSharing | undefined;
   readonly mig: MigLayout | undefined;
-  /** Set when a number is outside physical bounds: the node is then rejected for GPU pods, with this reason. */
+  /** Set when a number is outside physical bounds: the node is then rejected for GPU pods (InvalidNodeData), with these problems as the detail. */
   readonly invalid: string | undefined;
 }
 
@@ -143,7 +143,7 @@ export function readGpuNodeFacts(labels: Readonly<Record<string, string>>, alloc
   if (devices > GPU_NODE_LIMITS.devices) {
     problems.push(`${devices} GPU devices is more than ${GPU_NODE_LIMITS.devices}`);
   }
-  const invalid = problems.length === 0 ? undefined : `Node reports impossible GPU data: ${problems.join('; ')}`;
+  const invalid = problems.length === 0 ? undefined : problems.join('; ');
   return {
     model,
     memoryMiB,

@@ -25,8 +25,8 @@ export { GPU_SCORE_NAME, createGpuScore, gpuScore } from './plugins/gpu-score';
 export type { GpuScoreOptions } from './plugins/gpu-score';
 export { GPU_PACKING_NAME, gpuPacking } from './plugins/gpu-packing';
 export { LEVEL_POINTS, NETWORK_LOCALITY_NAME, PEER_SHARE_POINTS, networkLocality } from './plugins/network-locality';
-export { chooseJobBlock, levelToBlock, podsThatFit } from './plugins/job-block';
-export type { JobBlock, PeerPlacement } from './plugins/job-block';
+export { chooseJobBlock, levelToBlock, podsThatFit } from './job-block';
+export type { JobBlock, PeerPlacement } from './job-block';
 export * from './network-topology';
 export { NODE_RESOURCES_FIT_NAME, nodeResourcesFit } from './plugins/node-resources-fit';
 export * from './device-choice';
@@ -37,5 +37,5 @@ export { LEAST_ALLOCATED_NAME, leastAllocated } from './plugins/least-allocated'
 export { RANDOM_PLACEMENT_NAME, createRandomPlacement } from './plugins/random-device';
 export { FRAGMENTATION_NAME, createFragmentationScore } from './plugins/fragmentation';
 export type { FragmentationOptions } from './plugins/fragmentation';
-export { typicalShapes } from './plugins/workload-shapes';
-export type { ShapeSample, WorkloadShape } from './plugins/workload-shapes';
+export { typicalShapes } from './fragmentation/workload-shapes';
+export type { ShapeSample, WorkloadShape } from './fragmentation/workload-shapes';

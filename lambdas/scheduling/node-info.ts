@@ -26,7 +26,7 @@ export interface NodeSpec {
   /** Time-slicing or MPS: gpuCount is then the physical GPUs, each advertised as replicas. */
   readonly gpuSharing?: GpuSharing;
   readonly mig?: MigLayout;
-  /** Why the node's GPU data cannot be trusted; GPU pods are rejected here with this reason. */
+  /** Why the node's GPU data cannot be trusted (the problems, without the InvalidNodeData phrase); GPU pods are rejected here. */
   readonly invalid?: string;
 }
 

@@ -12,7 +12,8 @@ import { podDemand } from './resources';
 export interface InvalidRequirement {
   readonly field: string;
   readonly value: string;
-  readonly message: string;
+  /** What is wrong, for the rejection's message after its phrase (reject). */
+  readonly detail: string;
 }
 
 /**
@@ -89,7 +90,7 @@ export function parsePodRequirements(pod: KubePod | unknown): PodRequirements {
   let invalid: InvalidRequirement | undefined = problem && {
     field: problem.field,
     value: problem.value,
-    message: `Invalid pod: ${problem.field}=${JSON.stringify(problem.value)} is not a valid quantity`,
+    detail: `${problem.field}=${JSON.stringify(problem.value)} is not a valid quantity`,
   };
 
   const modelText = annotations[POD_ANNOTATION.gpuModel];
@@ -151,5 +152,5 @@ function parseGroupSize(text: string): number | string {
 }
 
 function badAnnotation(annotation: string, value: string, why: string): InvalidRequirement {
-  return { field: annotation, value, message: `Invalid annotation ${annotation}=${JSON.stringify(value)}: ${why}` };
+  return { field: annotation, value, detail: `annotation ${annotation}=${JSON.stringify(value)} ${why}` };
 }

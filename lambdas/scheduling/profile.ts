@@ -191,7 +191,7 @@ const invalidCache = new WeakMap<PodRequirements, FilterRejection>();
 function invalidRejection(pod: PodRequirements): FilterRejection {
   let status = invalidCache.get(pod);
   if (status === undefined) {
-    status = reject('InvalidPodAnnotation', pod.invalid?.message ?? 'Invalid pod', true);
+    status = reject('InvalidPodAnnotation', pod.invalid?.detail, true);
     invalidCache.set(pod, status);
   }
   return status;

@@ -164,7 +164,7 @@ describe('GPU nodes as production clusters label them, through the real kube-sch
     expect(await scheduledOn('shared-1')).toBe(nodeName('timeSliced'));
     // kube-scheduler alone sees 16 free nvidia.com/gpu and would bind it; the extender says why not.
     expect(await failedScheduling('shared-8')).toContain(
-      onlyReason('GPUs are shared on this node (time-slicing, 4 replicas per GPU, 4 physical): 8 nvidia.com/gpu would be 8 replicas, not 8 GPUs'),
+      onlyReason('GPU sharing mismatch: GPUs are shared on this node (time-slicing, 4 replicas per GPU, 4 physical): 8 nvidia.com/gpu would be 8 replicas, not 8 GPUs'),
     );
     expect(filterDecisionsOf('shared-8')[0]).toMatchObject({ candidates: 1, kept: 0, reasons: { GpuSharingMismatch: 1 } });
   });

@@ -3,7 +3,7 @@ import { MAX_NODE_SCORE } from '../framework';
 import { GPU_MILLI } from '../keys';
 import type { NodeInfo } from '../node-info';
 import type { PodRequirements } from '../pod-requirements';
-import { normalizeMinMax } from './normalize-min-max';
+import { normalizeMinMax } from '../normalize-min-max';
 
 export const BEST_FIT_NAME = 'BestFit' as const;
 

@@ -52,7 +52,7 @@ export const gpuFit: FilterPlugin = {
     if (resource.startsWith(MIG_RESOURCE_PREFIX)) return migStatus(pod, node, resource);
     const sharing = node.gpuSharing;
     if (sharing === undefined ? resource !== GPU_RESOURCE : resource !== sharing.resource) {
-      return reject('GpuSharingMismatch', `GPU sharing mismatch: pod asks for ${resource}, node advertises ${sharing?.resource ?? GPU_RESOURCE}`, true);
+      return reject('GpuSharingMismatch', `pod asks for ${resource}, node advertises ${sharing?.resource ?? GPU_RESOURCE}`, true);
     }
     if (sharing !== undefined && pod.demand.gpuCount > 1 && pod.demand.gpuMilli >= GPU_MILLI) {
       // kube-scheduler counts replicas as if they were GPUs; the device plugin
@@ -73,14 +73,14 @@ export const gpuFit: FilterPlugin = {
       if (hasMemory === undefined) {
         return (memo.noMemoryLabel ??= reject(
           'InsufficientGpuMemory',
-          `Not enough GPU memory: pod wants ${wantMemory} MiB per GPU, node has no GPU memory label (${MEMORY_LABELS})`,
+          `pod wants ${wantMemory} MiB per GPU, node has no GPU memory label (${MEMORY_LABELS})`,
           true,
         ));
       }
       if (hasMemory < wantMemory) {
         let status = memo.byMemory.get(hasMemory);
         if (status === undefined) {
-          status = reject('InsufficientGpuMemory', `Not enough GPU memory: pod wants ${wantMemory} MiB per GPU, node has ${hasMemory} MiB`, true);
+          status = reject('InsufficientGpuMemory', `pod wants ${wantMemory} MiB per GPU, node has ${hasMemory} MiB`, true);
           memo.byMemory.set(hasMemory, status);
         }
         return status;
@@ -94,7 +94,7 @@ export const gpuFit: FilterPlugin = {
       const key = free * 2 + (unresolvable ? 1 : 0);
       let status = memo.byFree.get(key);
       if (status === undefined) {
-        status = reject('InsufficientGpus', `Not enough GPUs: requested ${gpuCount}, free ${free}`, unresolvable);
+        status = reject('InsufficientGpus', `requested ${gpuCount}, free ${free}`, unresolvable);
         memo.byFree.set(key, status);
       }
       return status;
@@ -102,8 +102,8 @@ export const gpuFit: FilterPlugin = {
     return reject(
       'InsufficientGpus',
       gpuCount === 1
-        ? `Not enough GPU share: requested ${gpuMilli}/1000 of one GPU, largest free share ${node.maxDeviceFreeMilli}/1000`
-        : `Not enough GPUs: requested ${gpuCount} with ${gpuMilli}/1000 free each, found ${node.devicesWithFree(gpuMilli)}`,
+        ? `requested ${gpuMilli}/1000 of one GPU, largest free share ${node.maxDeviceFreeMilli}/1000`
+        : `requested ${gpuCount} with ${gpuMilli}/1000 free each, found ${node.devicesWithFree(gpuMilli)}`,
       unresolvable,
     );
   },
@@ -111,14 +111,14 @@ export const gpuFit: FilterPlugin = {
 
 function modelStatus(memo: FitMemo, pod: PodRequirements, wanted: readonly string[], node: NodeInfo): FilterStatus {
   if (node.gpuModel === undefined) {
-    return (memo.noModelLabel ??= reject('GpuModelMismatch', `GPU model mismatch: pod wants ${wanted.join('|')}, node has no GPU model label (${MODEL_LABELS})`, true));
+    return (memo.noModelLabel ??= reject('GpuModelMismatch', `pod wants ${wanted.join('|')}, node has no GPU model label (${MODEL_LABELS})`, true));
   }
   let status = memo.byModel[node.gpuModelId];
   if (status === undefined) {
     const nodeTokens = node.gpuModelTokens;
     status = pod.gpuModelTokens.some((tokens) => modelMatches(tokens, nodeTokens))
       ? PASS
-      : reject('GpuModelMismatch', `GPU model mismatch: pod wants ${wanted.join('|')}, node has ${node.gpuModel}`, true);
+      : reject('GpuModelMismatch', `pod wants ${wanted.join('|')}, node has ${node.gpuModel}`, true);
     memo.byModel[node.gpuModelId] = status;
   }
   return status;
@@ -134,12 +134,12 @@ function formatReplicas(replicas: number): string {
 /** MIG `mixed`: the node has free devices of the requested profile, each with the memory the pod asks for. */
 function migStatus(pod: PodRequirements, node: NodeInfo, resource: string): FilterStatus {
   const type = node.mig?.strategy === 'mixed' ? node.mig.types.find((t) => t.resource === resource) : undefined;
-  if (type === undefined) return reject('GpuSharingMismatch', `GPU sharing mismatch: pod asks for ${resource}, node has no such MIG devices`, true);
+  if (type === undefined) return reject('GpuSharingMismatch', `pod asks for ${resource}, node has no such MIG devices`, true);
   const wantMemory = pod.gpuMemoryMiB;
   if (wantMemory !== undefined && wantMemory > type.memoryMiB) {
-    return reject('InsufficientGpuMemory', `Not enough GPU memory: pod wants ${wantMemory} MiB per GPU, ${resource} has ${type.memoryMiB} MiB`, true);
+    return reject('InsufficientGpuMemory', `pod wants ${wantMemory} MiB per GPU, ${resource} has ${type.memoryMiB} MiB`, true);
   }
   const free = node.migFree.get(resource) ?? 0;
   if (free >= pod.demand.gpuCount) return PASS;
-  return reject('InsufficientGpus', `Not enough MIG devices: requested ${pod.demand.gpuCount} ${resource}, free ${free}`, pod.demand.gpuCount > type.count);
+  return reject('InsufficientGpus', `requested ${pod.demand.gpuCount} ${resource}, free ${free}`, pod.demand.gpuCount > type.count);
 }

@@ -7,8 +7,8 @@ import type { NodeInfo } from '../node-info';
 import type { PodInfo } from '../pod-info';
 import type { PodRequirements } from '../pod-requirements';
 import type { Snapshot } from '../snapshot';
-import type { JobBlock, PeerPlacement } from './job-block';
-import { chooseJobBlock, levelToBlock } from './job-block';
+import type { JobBlock, PeerPlacement } from '../job-block';
+import { chooseJobBlock, levelToBlock } from '../job-block';
 
 export const NETWORK_LOCALITY_NAME = 'NetworkLocality' as const;
 

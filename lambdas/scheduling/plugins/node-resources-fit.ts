@@ -13,13 +13,13 @@ export const NODE_RESOURCES_FIT_NAME = 'NodeResourcesFit' as const;
 export const nodeResourcesFit: FilterPlugin = {
   name: NODE_RESOURCES_FIT_NAME,
   filter(_state: CycleState, pod: PodRequirements, node: NodeInfo): FilterStatus {
-    if (node.pods.length + 1 > node.allocatablePods) return reject('TooManyPods', 'Too many pods');
+    if (node.pods.length + 1 > node.allocatablePods) return reject('TooManyPods');
     const { cpuMilli, memoryBytes } = pod.demand;
     if (cpuMilli > 0 && node.requestedCpuMilli + cpuMilli > node.allocatableCpuMilli) {
-      return reject('InsufficientCpu', `Insufficient cpu: requested ${cpuMilli}m, free ${node.allocatableCpuMilli - node.requestedCpuMilli}m`, cpuMilli > node.allocatableCpuMilli);
+      return reject('InsufficientCpu', `requested ${cpuMilli}m, free ${node.allocatableCpuMilli - node.requestedCpuMilli}m`, cpuMilli > node.allocatableCpuMilli);
     }
     if (memoryBytes > 0 && node.requestedMemoryBytes + memoryBytes > node.allocatableMemoryBytes) {
-      return reject('InsufficientMemory', `Insufficient memory: requested ${memoryBytes} bytes, free ${node.allocatableMemoryBytes - node.requestedMemoryBytes} bytes`, memoryBytes > node.allocatableMemoryBytes);
+      return reject('InsufficientMemory', `requested ${memoryBytes} bytes, free ${node.allocatableMemoryBytes - node.requestedMemoryBytes} bytes`, memoryBytes > node.allocatableMemoryBytes);
     }
     return PASS;
   },

@@ -55,7 +55,7 @@ describe('simulate (library placement of pending pods)', () => {
     const result = simulate(yamlNodes, jsonPods, createSimulatorProfile());
     expect(result.placed.map((p) => [p.pod, p.node])).toEqual([['default/cpu-heavy', 'big']]);
     expect(result.unschedulable[0]?.pod).toBe('default/bad-memory');
-    expect(result.unschedulable[0]?.reasons[0]?.message).toMatch(/Invalid annotation gpu.nvidia.com\/memory="lots"/);
+    expect(result.unschedulable[0]?.reasons[0]?.message).toMatch(/Invalid pod: annotation gpu.nvidia.com\/memory="lots"/);
   });
 
   it('rejects inputs that are not Kubernetes lists of the expected kind', () => {

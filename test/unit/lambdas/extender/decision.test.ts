@@ -5,8 +5,8 @@ import { reject } from '../../../../lambdas/scheduling';
 describe('RejectionTally', () => {
   it('counts a group of nodes with one add, as many single adds would', () => {
     // reject() takes a RejectionReason: a code that does not exist fails typecheck.
-    const tooFew = reject('InsufficientGpus', 'Insufficient nvidia.com/gpu');
-    const model = reject('GpuModelMismatch', 'GPU model mismatch', true);
+    const tooFew = reject('InsufficientGpus', 'requested 4, free 2');
+    const model = reject('GpuModelMismatch', undefined, true);
     const grouped = new RejectionTally();
     grouped.add(tooFew, 3);
     grouped.add(model);
@@ -20,7 +20,7 @@ describe('RejectionTally', () => {
     expect(summary).toMatchObject({
       failed: 6,
       reasons: { InsufficientGpus: 3, GpuModelMismatch: 1, NodeNotFound: 2 },
-      topReasons: ['Insufficient nvidia.com/gpu (3 nodes)', `${NOT_IN_CACHE_MESSAGE} (2 nodes)`, 'GPU model mismatch (1 node)'],
+      topReasons: ['Not enough GPUs: requested 4, free 2 (3 nodes)', `${NOT_IN_CACHE_MESSAGE} (2 nodes)`, 'GPU model mismatch (1 node)'],
     });
   });
 });

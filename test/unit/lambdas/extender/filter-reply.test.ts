@@ -15,8 +15,8 @@ function nodeNamed(name: string): NodeInfo {
 
 // reject() takes a RejectionReason: a code that does not exist fails typecheck.
 const REASONS = [
-  reject('InsufficientGpus', 'Insufficient nvidia.com/gpu: pod wants 4, node has 2 free'),
-  reject('GpuModelMismatch', 'GPU model mismatch: pod wants "A100", node has T4 \\ "quoted"', true),
+  reject('InsufficientGpus', 'requested 4, free 2'),
+  reject('GpuModelMismatch', 'pod wants "A100", node has T4 \\ "quoted"', true),
   reject('InsufficientGpuMemory', 'GPU memory 16 GiB < 40 GiB ≥ asked — 🙂', false),
 ];
 

@@ -194,7 +194,7 @@ describe('router: bad bodies', () => {
     const body = response.body as { Nodes: { items: unknown[] }; FailedAndUnresolvableNodes: Record<string, string> };
     expect(body.Nodes.items).toEqual([]);
     expect(Object.values(body.FailedAndUnresolvableNodes)).toEqual(
-      Array(4).fill('Invalid annotation gpu.nvidia.com/memory="abc": is not MiB or a quantity such as 40Gi'),
+      Array(4).fill('Invalid pod: annotation gpu.nvidia.com/memory="abc" is not MiB or a quantity such as 40Gi'),
     );
   });
 

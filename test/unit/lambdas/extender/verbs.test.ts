@@ -95,7 +95,7 @@ describe('filter, NodeNames (nodeCacheCapable: true)', () => {
       },
       // Evicting pods cannot make an unknown node acceptable, so preemption must not try.
       FailedAndUnresolvableNodes: {
-        [UNKNOWN]: "Node is not in the extender's cluster cache (new node, or outside the cache's label selector)",
+        [UNKNOWN]: "Node is not in the extender's cluster cache: new node, or outside the cache's label selector",
         [T4]: 'GPU model mismatch: pod wants A100, node has T4',
         [A10G]: 'GPU model mismatch: pod wants A100, node has A10G',
       },

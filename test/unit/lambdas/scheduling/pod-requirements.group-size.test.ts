@@ -22,15 +22,17 @@ describe('gpu.nvidia.com/group-size', () => {
     ['', 'is not a whole number of pods'],
   ])('rejects %j everywhere with a clear InvalidPodAnnotation reason', (size, why) => {
     const requirements = parsePodRequirements(withGroup(size));
-    expect(requirements.invalid?.message).toBe(`Invalid annotation gpu.nvidia.com/group-size=${JSON.stringify(size)}: ${why}`);
+    expect(requirements.invalid?.detail).toBe(`annotation gpu.nvidia.com/group-size=${JSON.stringify(size)} ${why}`);
     const profile = createSimulatorProfile();
     const outcome = profile.filter(profile.startCycle(snapshotFromKubernetes([gpuNode('n')]), requirements), snapshotFromKubernetes([gpuNode('n')]).nodes);
-    expect(outcome.rejected.map((r) => r.status.code)).toEqual(['InvalidPodAnnotation']);
+    expect(outcome.rejected.map((r) => [r.status.code, r.status.message])).toEqual([
+      ['InvalidPodAnnotation', `Invalid pod: annotation gpu.nvidia.com/group-size=${JSON.stringify(size)} ${why}`],
+    ]);
   });
 
   it('needs a peer selector to find the other pods of the job', () => {
-    expect(parsePodRequirements(withGroup('4', null)).invalid?.message).toBe(
-      'Invalid annotation gpu.nvidia.com/group-size="4": needs gpu.nvidia.com/peer-selector to find the job\'s other pods',
+    expect(parsePodRequirements(withGroup('4', null)).invalid?.detail).toBe(
+      'annotation gpu.nvidia.com/group-size="4" needs gpu.nvidia.com/peer-selector to find the job\'s other pods',
     );
   });
 

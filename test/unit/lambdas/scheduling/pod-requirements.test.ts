@@ -85,13 +85,13 @@ describe('parsePodRequirements', () => {
     const req = parsePodRequirements(gpuPod('p', { gpus: 1, annotations: { [annotation]: value } }));
     expect(req.invalid?.field).toBe(annotation);
     expect(req.invalid?.value).toBe(value);
-    expect(req.invalid?.message).toContain(`${annotation}=${JSON.stringify(value)}`);
-    expect(req.invalid?.message).toContain(why);
+    expect(req.invalid?.detail).toContain(`${annotation}=${JSON.stringify(value)}`);
+    expect(req.invalid?.detail).toContain(why);
   });
 
   it('an invalid GPU quantity makes the pod invalid too', () => {
     const req = parsePodRequirements({ metadata: { name: 'p' }, spec: { containers: [{ name: 'c', resources: { limits: { 'nvidia.com/gpu': 'two' } } }] } });
-    expect(req.invalid?.message).toContain('"two"');
+    expect(req.invalid?.detail).toContain('"two"');
   });
 
   it('never throws on garbage', () => {

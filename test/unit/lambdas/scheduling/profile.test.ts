@@ -38,7 +38,7 @@ describe('Profile', () => {
     const state = profile.startCycle(snapshot, parsePodRequirements(seedPod));
     const outcome = profile.filter(state, snapshot.nodes);
     expect(outcome.feasible.map((n) => n.name)).toEqual(['a']);
-    expect(outcome.rejected).toEqual([{ node: snapshot.getNode('b'), status: { ok: false, code: 'InsufficientGpus', message: 'no 7', unresolvable: false } }]);
+    expect(outcome.rejected).toEqual([{ node: snapshot.getNode('b'), status: { ok: false, code: 'InsufficientGpus', message: 'Not enough GPUs: no 7', unresolvable: false } }]);
     expect(calls).toEqual(['preFilter', 'first:a', 'second:a', 'first:b']);
   });
 
@@ -75,7 +75,7 @@ describe('Profile', () => {
     const outcome = profile.filter(profile.startCycle(snapshot, pod), snapshot.nodes);
     expect(outcome.feasible).toEqual([]);
     expect(outcome.rejected.map((r) => r.status.code)).toEqual(['InvalidPodAnnotation', 'InvalidPodAnnotation']);
-    expect(outcome.rejected[0]?.status.message).toBe('Invalid annotation gpu.nvidia.com/memory="abc": is not MiB or a quantity such as 40Gi');
+    expect(outcome.rejected[0]?.status.message).toBe('Invalid pod: annotation gpu.nvidia.com/memory="abc" is not MiB or a quantity such as 40Gi');
   });
 });
 

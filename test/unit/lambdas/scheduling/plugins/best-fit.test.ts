@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { createBestFit } from '../../../../../lambdas/scheduling/plugins/best-fit';
-import { normalizeMinMax } from '../../../../../lambdas/scheduling/plugins/normalize-min-max';
 import { nodeWithFree, pod, scoresOf } from './harness';
 
 describe('BestFit (FGD paper baseline)', () => {
@@ -17,14 +16,5 @@ describe('BestFit (FGD paper baseline)', () => {
     const nodes = [nodeWithFree('idle-cpu', [1000]), nodeWithFree('busy-cpu', [1000], {}, 48_000)];
     const scores = scoresOf(createBestFit(), nodes, pod({ gpuCount: 1, gpuMilli: 1000 }));
     expect(scores['busy-cpu']).toBeGreaterThan(scores['idle-cpu'] ?? 0);
-  });
-
-  it('min-max normalisation is integer and all-equal scores become 0', () => {
-    const a = Float64Array.from([50, 51, 52]);
-    normalizeMinMax(a);
-    expect(Array.from(a)).toEqual([0, 50, 100]);
-    const b = Float64Array.from([7, 7]);
-    normalizeMinMax(b);
-    expect(Array.from(b)).toEqual([0, 0]);
   });
 });

@@ -2,26 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { chooseDevices } from '../../../../../lambdas/scheduling/device-choice';
 import { createFragmentationScore } from '../../../../../lambdas/scheduling/plugins/fragmentation';
-import { typicalShapes } from '../../../../../lambdas/scheduling/plugins/workload-shapes';
 import { Profile } from '../../../../../lambdas/scheduling/profile';
 import { Snapshot } from '../../../../../lambdas/scheduling/snapshot';
 import { cycle, nodeWithFree, pod, scoresOf } from './harness';
-
-describe('typicalShapes', () => {
-  it('keeps the most frequent shapes until the coverage is reached and renormalises', () => {
-    const samples = [
-      ...Array.from({ length: 6 }, () => ({ cpuMilli: 1000, gpuCount: 1, gpuMilli: 500 })),
-      ...Array.from({ length: 3 }, () => ({ cpuMilli: 2000, gpuCount: 1, gpuMilli: 1000 })),
-      { cpuMilli: 4000, gpuCount: 8, gpuMilli: 1000 },
-    ];
-    const shapes = typicalShapes(samples, 0.9);
-    expect(shapes.map((s) => [s.gpuCount, s.gpuMilli, s.weight])).toEqual([
-      [1, 500, 6 / 9],
-      [1, 1000, 3 / 9],
-    ]);
-    expect(() => typicalShapes(samples, 0)).toThrow(RangeError);
-  });
-});
 
 describe('Fragmentation score (FGD)', () => {
   // Workload: half 0.5-GPU pods, half whole-GPU pods.

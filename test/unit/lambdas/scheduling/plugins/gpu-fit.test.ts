@@ -62,7 +62,7 @@ describe('GpuFit', () => {
     const pod = { ...run.requirements, gpuModels: undefined, gpuMemoryMiB: undefined, demand: { cpuMilli: 0, memoryBytes: 0, gpuCount: 1, gpuMilli: 500 } };
     expect(gpuFit.filter?.(run.state, pod, node)).toMatchObject({
       code: 'InsufficientGpus',
-      message: 'Not enough GPU share: requested 500/1000 of one GPU, largest free share 300/1000',
+      message: 'Not enough GPUs: requested 500/1000 of one GPU, largest free share 300/1000',
     });
     const small = { ...pod, demand: { ...pod.demand, gpuMilli: 300 } };
     expect(gpuFit.filter?.(run.state, small, node)).toEqual({ ok: true });
@@ -96,7 +96,7 @@ describe('GpuFit on real clusters: other labellers, shared GPUs, MIG, nonsense',
     expect(run.filter('sliced')).toEqual({
       ok: false,
       code: 'GpuSharingMismatch',
-      message: 'GPUs are shared on this node (time-slicing, 4 replicas per GPU, 4 physical): 8 nvidia.com/gpu would be 8 replicas, not 8 GPUs',
+      message: 'GPU sharing mismatch: GPUs are shared on this node (time-slicing, 4 replicas per GPU, 4 physical): 8 nvidia.com/gpu would be 8 replicas, not 8 GPUs',
       unresolvable: true,
     });
   });
@@ -133,7 +133,7 @@ describe('GpuFit on real clusters: other labellers, shared GPUs, MIG, nonsense',
     expect(runPlugin(gpuFit, [mixed], ask('b', 'nvidia.com/mig-3g.20gb', '2'), [holder]).filter('mixed')).toMatchObject({
       ok: false,
       code: 'InsufficientGpus',
-      message: 'Not enough MIG devices: requested 2 nvidia.com/mig-3g.20gb, free 1',
+      message: 'Not enough GPUs: requested 2 nvidia.com/mig-3g.20gb, free 1',
       unresolvable: false,
     });
     expect(runPlugin(gpuFit, [mixed], ask('c', 'nvidia.com/mig-1g.5gb', '1', { 'gpu.nvidia.com/memory': '10Gi' })).filter('mixed')).toMatchObject({
@@ -147,7 +147,7 @@ describe('GpuFit on real clusters: other labellers, shared GPUs, MIG, nonsense',
     const liar = node('liar', { 'gpu.nvidia.com/model': 'A100' }, { 'nvidia.com/gpu': '2147483648' });
     const honest = node('honest', { 'gpu.nvidia.com/model': 'A100' }, { 'nvidia.com/gpu': '8' });
     const run = runPlugin(gpuFit, [liar, honest], pod('p', { 'nvidia.com/gpu': '1' }));
-    expect(run.filter('liar')).toMatchObject({ ok: false, code: 'InvalidNodeData', message: expect.stringContaining('allocatable nvidia.com/gpu="2147483648"'), unresolvable: true });
+    expect(run.filter('liar')).toMatchObject({ ok: false, code: 'InvalidNodeData', message: expect.stringMatching(/^Node reports impossible GPU data: allocatable nvidia\.com\/gpu="2147483648"/), unresolvable: true });
     expect(run.filter('honest')).toEqual({ ok: true });
   });
 });

@@ -1,7 +1,7 @@
-import { GPU_MILLI, MIG_RESOURCE_PREFIX } from '../keys';
-import { ANYWHERE, LOCALITY_LEVELS, SAME_NODE } from '../network-topology';
-import type { NodeInfo } from '../node-info';
-import type { ResourceDemand } from '../resources';
+import { GPU_MILLI, MIG_RESOURCE_PREFIX } from './keys';
+import { ANYWHERE, LOCALITY_LEVELS, SAME_NODE } from './network-topology';
+import type { NodeInfo } from './node-info';
+import type { ResourceDemand } from './resources';
 
 /** Where a job's placed pods are: how many sit under each locality key (see localityKeysOf). */
 export interface PeerPlacement {

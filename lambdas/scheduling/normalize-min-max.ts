@@ -1,4 +1,4 @@
-import { MAX_NODE_SCORE } from '../framework';
+import { MAX_NODE_SCORE } from './framework';
 
 /**
  * Rescales whole-number scores to 0..100 with integer arithmetic, like the

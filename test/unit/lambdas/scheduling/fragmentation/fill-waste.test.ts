@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { FillWasteTables, fillWaste } from '../../../../../lambdas/scheduling/plugins/fill-waste';
+import { FillWasteTables, fillWaste } from '../../../../../lambdas/scheduling/fragmentation/fill-waste';
 
 const table = (items: readonly (readonly [milli: number, weight: number])[]) =>
   fillWaste(

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeNode, KubePod } from '../../../../../lambdas/scheduling';
-import { chooseJobBlock, networkLocality, parsePodRequirements, podsThatFit, snapshotFromKubernetes } from '../../../../../lambdas/scheduling';
-import { runPlugin } from '../cycle';
-import { gpuPod } from '../kube-objects';
-import { nodeWithFree } from './harness';
-import { topologyNode } from '../topology-nodes';
+import type { KubeNode, KubePod } from '../../../../lambdas/scheduling';
+import { chooseJobBlock, networkLocality, parsePodRequirements, podsThatFit, snapshotFromKubernetes } from '../../../../lambdas/scheduling';
+import { runPlugin } from './cycle';
+import { gpuPod } from './kube-objects';
+import { nodeWithFree } from './plugins/harness';
+import { topologyNode } from './topology-nodes';
 
 // Under m1: bottom block b1 with 2 free nodes, b2 with 4; under m2: b3 with 8. All 8-GPU nodes.
 const nodes: KubeNode[] = [

@@ -1,0 +1,162 @@
+import { modelMatches } from '../gpu-model';
+import { GPU_MILLI } from '../keys';
+import type { NodeInfo } from '../node-info';
+import { FillWasteTables } from './fill-waste';
+import type { ShapeGroup } from './shape-groups';
+import { cpuUpTo, shapeGroups, weightUpTo } from './shape-groups';
+import type { WorkloadShape } from './workload-shapes';
+
+/**
+ * On a time-sliced or MPS node, free share left on a GPU already being
+ * shared counts this much as a fragment, and a node in use (some but not all
+ * of it free) counts this much of one GPU more. A shape history of replicas
+ * alone (a pure sharing cluster) sees no fragment anywhere, so without these
+ * terms a sharer is a coin toss between a GPU already shared and an untouched
+ * one, or an untouched node; with them, sharers fill shared GPUs first, then
+ * the GPUs of nodes in use, and open an untouched node last (the order of the
+ * FGD paper's GpuPacking), so untouched GPUs and nodes stay whole: free for a
+ * pod that needs a GPU alone, or for consolidation. 5 % is the least that
+ * still moves the 0..100 score by a point for any replica count (2 replicas:
+ * 50 vs 49); the terms are bounded (at most ~4 points). Unshared nodes are
+ * untouched, so trace results (no sharing there) do not move.
+ */
+export const SHARED_GPU_WHOLE_WEIGHT = 0.05;
+
+/**
+ * Expected stranded GPU of a node against the workload's shapes, after the
+ * FGD paper (Weng et al., "Beware of Fragmentation", ATC'23): for each typical
+ * shape the node cannot host (wrong model, too few devices with that much
+ * free, or too little CPU) all its free GPU counts as fragment; for a shape
+ * it can host, only the devices too small for it do. Weighted by frequency:
+ *   frag = free − Σ_hostable weight × (free on devices ≥ the shape's share).
+ * With a lookahead weight λ the score's measure is
+ *   (1 − λ) × frag + λ × (Σ_devices fillWaste(free) + GPU the CPU cannot feed),
+ * the filled-node view (see FragmentationOptions.lookahead); the outcome
+ * metrics keep the paper's frag (λ = 0, createStrandedMeasure).
+ */
+export class FragmentationModel {
+  private readonly groups: readonly ShapeGroup[];
+  private readonly perModel = new Map<string, readonly ShapeGroup[]>();
+  private readonly fillWaste = new FillWasteTables();
+  // The shapes a node can host, reused across calls (the replay makes millions).
+  private itemMillis = new Int32Array(16);
+  private itemWeights = new Float64Array(16);
+
+  /** `lookahead`: weight of the filled-node view (fillWaste, and the CPU the node has left) against FGD's next-pod view; 0 = FGD alone. */
+  constructor(
+    shapes: readonly WorkloadShape[],
+    private readonly lookahead = 0,
+  ) {
+    this.groups = shapeGroups(shapes);
+  }
+
+  /** The GPU shape groups allowed on nodes of this model (memoised per model key). */
+  groupsFor(node: NodeInfo): readonly ShapeGroup[] {
+    let groups = this.perModel.get(node.gpuModelKey);
+    if (groups === undefined) {
+      groups = this.groups.filter(
+        (g) => g.modelTokens === undefined || (node.gpuModelTokens.length > 0 && g.modelTokens.some((t) => modelMatches(t, node.gpuModelTokens))),
+      );
+      this.perModel.set(node.gpuModelKey, groups);
+    }
+    return groups;
+  }
+
+  fragment(devices: ArrayLike<number>, cpuLeft: number, groups: readonly ShapeGroup[], wholeWeight: number): number {
+    return this.fragmentWith(devices, groups, this.weightsFor(groups, cpuLeft, new Float64Array(groups.length)), wholeWeight, cpuLeft);
+  }
+
+  /** Each group's weight that fits in cpuLeft, written into `into` (parallel to groups). */
+  weightsFor(groups: readonly ShapeGroup[], cpuLeft: number, into: Float64Array): Float64Array {
+    for (let g = 0; g < groups.length; g++) into[g] = weightUpTo(groups[g] as ShapeGroup, cpuLeft);
+    return into;
+  }
+
+  /**
+   * Fragment given the groups' CPU-fitting weights (so candidates on one node
+   * share that work), plus `wholeWeight` × (the free share on partly used
+   * devices, and one GPU when the node is in use): SHARED_GPU_WHOLE_WEIGHT on
+   * shared nodes, else 0.
+   */
+  fragmentWith(devices: ArrayLike<number>, groups: readonly ShapeGroup[], weights: Float64Array, wholeWeight: number, cpuLeft: number): number {
+    let free = 0;
+    let partial = 0;
+    for (let i = 0; i < devices.length; i++) {
+      const d = devices[i] ?? 0;
+      free += d;
+      if (d < GPU_MILLI) partial += d;
+    }
+    if (free === 0) return 0;
+    if (this.itemMillis.length < groups.length) {
+      this.itemMillis = new Int32Array(groups.length * 2);
+      this.itemWeights = new Float64Array(groups.length * 2);
+    }
+    let items = 0;
+    let usable = 0;
+    let cpuOfMix = 0;
+    let gpuOfMix = 0;
+    for (let g = 0; g < groups.length; g++) {
+      const weight = weights[g] ?? 0;
+      if (weight === 0) continue;
+      const group = groups[g] as ShapeGroup;
+      let fits = 0;
+      let onFitting = 0;
+      for (let i = 0; i < devices.length; i++) {
+        const d = devices[i] ?? 0;
+        if (d >= group.milli) {
+          fits++;
+          onFitting += d;
+        }
+      }
+      if (fits >= group.count) {
+        usable += weight * onFitting;
+        // The filled view fills each device on its own, so it takes the shapes
+        // that use one device (shares, single GPUs). A multi-GPU shape needs
+        // several whole devices at once: that is FGD's hostability test, and
+        // counting it per device would call 7 free GPUs fillable by 4-GPU pods.
+        if (this.lookahead > 0 && group.count === 1) {
+          this.itemMillis[items] = group.milli;
+          this.itemWeights[items++] = weight;
+          cpuOfMix += cpuUpTo(group, cpuLeft);
+          gpuOfMix += weight * group.milli;
+        }
+      }
+    }
+    const inUse = free < devices.length * GPU_MILLI ? GPU_MILLI : 0;
+    let fragment = free - usable;
+    if (this.lookahead > 0) {
+      const table = this.fillWaste.tableFor(this.itemMillis, this.itemWeights, items);
+      let waste = 0;
+      let fillable = 0;
+      for (let i = 0; i < devices.length; i++) {
+        const d = Math.min(devices[i] ?? 0, GPU_MILLI);
+        const w = table.at(d);
+        waste += w;
+        fillable += d - w;
+      }
+      // The node's CPU runs out first when the fitting pods' CPU for what the
+      // devices can still take exceeds what is left: the rest of the GPU stays idle.
+      if (cpuOfMix > 0 && gpuOfMix > 0) {
+        const absorbable = cpuLeft / (cpuOfMix / gpuOfMix);
+        if (fillable > absorbable) waste += fillable - absorbable;
+      }
+      fragment = (1 - this.lookahead) * fragment + this.lookahead * waste;
+    }
+    return fragment + wholeWeight * (partial + inUse);
+  }
+}
+
+/** The whole-GPU term's weight on this node: only where the device plugin shares GPUs. */
+export function wholeWeightOf(node: NodeInfo): number {
+  return node.gpuSharing === undefined ? 0 : SHARED_GPU_WHOLE_WEIGHT;
+}
+
+/**
+ * Free GPU milli on a node that the shapes cannot use (the FGD measure of
+ * stranded GPU, without the plugin's tie-breaking terms): what the outcome
+ * metrics report and the trace benchmark minimises.
+ */
+export function createStrandedMeasure(shapes: readonly WorkloadShape[]): (node: NodeInfo) => number {
+  const model = new FragmentationModel(shapes);
+  return (node) => model.fragment(node.devices, node.allocatableCpuMilli - node.requestedCpuMilli, model.groupsFor(node), 0);
+}
