@@ -32,9 +32,9 @@ export async function startRecordingExtender(env: Env): Promise<RecordingExtende
   const handler = createExtenderHandler({ env, observer });
   const adapter = await startAlbAdapter({
     functionName: 'gpu-extender',
-    handler: async (event) => {
+    handler: async (event, context) => {
       const startedAt = performance.now();
-      const result = await handler(event);
+      const result = await handler(event, context);
       responses.push({ path: event.path, status: result.statusCode, handlerMs: performance.now() - startedAt });
       return result;
     },

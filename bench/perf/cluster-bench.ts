@@ -15,6 +15,7 @@ import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view'
 import { reconcile } from '../../lambdas/reconciler/reconcile';
 import { wireReconciler } from '../../lambdas/reconciler/wiring';
 import { ensureKubeBinaries } from '../../local/build-binaries';
+import { localLambdaContext } from '../../local/lambda-context';
 import type { ControlPlane } from '../../local/control-plane';
 import { startControlPlane } from '../../local/control-plane';
 import type { GpuNode } from '../../local/gpu-nodes';
@@ -130,8 +131,9 @@ export async function benchLabeler(h: ClusterHarness, nodeCount: number, concurr
     telemetry,
   });
   const event = { version: '0', id: 'bench', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '123456789012', time: new Date().toISOString(), region: LOCAL_AWS_REGION, resources: [], detail: {} };
+  const context = localLambdaContext({ functionName: SERVICE.labeler, timeoutMs: 300_000 });
   const t0 = performance.now();
-  const first = await handler(event);
+  const first = await handler(event, context);
   const wallMs = performance.now() - t0;
   if (first.kind !== 'reconcile') throw new Error(`the labeler did not reconcile: ${JSON.stringify(first)}`);
   const ec2Calls = Object.fromEntries(calls.counts);
@@ -139,7 +141,7 @@ export async function benchLabeler(h: ClusterHarness, nodeCount: number, concurr
   calls.counts.clear();
   calls.ms = 0;
   const t1 = performance.now();
-  const second = await handler(event);
+  const second = await handler(event, context);
   const steadyWallMs = performance.now() - t1;
   if (second.kind !== 'reconcile') throw new Error(`the labeler did not reconcile: ${JSON.stringify(second)}`);
   return {

@@ -4,6 +4,7 @@
 import type { ALBEvent, ALBResult } from 'aws-lambda';
 import type { ClusterCache } from '../../lambdas/extender/cluster-cache';
 import { createExtenderHandler } from '../../lambdas/extender/extender-handler';
+import { localLambdaContext } from '../../local/lambda-context';
 import { snapshotFromKubernetes } from '../../lambdas/scheduling';
 import { boundPods, fullNodesArgs, gpuNodes, nodeNamesArgs } from './extender-fixtures';
 import type { TimingSummary } from './stats';
@@ -77,7 +78,10 @@ function expectOk(result: ALBResult, verb: string): string {
 export async function measureLatency(c: LatencyCase): Promise<LatencyResult> {
   const nodes = gpuNodes(c.nodes);
   const pods = boundPods(nodes, c.nodes * c.podsPerNode);
-  const handler = createExtenderHandler({ env: {}, cache: warmCache(nodes, pods) });
+  const invoke = createExtenderHandler({ env: {}, cache: warmCache(nodes, pods) });
+  // One context for every call: making it is the Lambda runtime's work, not the handler's.
+  const context = localLambdaContext({ functionName: 'gpu-extender-bench', timeoutMs: 30_000 });
+  const handler = (event: ALBEvent) => invoke(event, context);
   const body = c.mode === 'NodeNames' ? nodeNamesArgs(nodes) : fullNodesArgs(nodes);
   const filterEvent = albEvent('/filter', body);
 

@@ -2,7 +2,9 @@
 // fresh process (run through child-process.ts with --expose-gc) so nothing
 // else the benchmark allocated is counted.
 import type { ClusterCache } from '../../lambdas/extender/cluster-cache';
+import type { ALBEvent } from 'aws-lambda';
 import { createExtenderHandler } from '../../lambdas/extender/extender-handler';
+import { localLambdaContext } from '../../local/lambda-context';
 import { snapshotFromKubernetes } from '../../lambdas/scheduling';
 import { boundPods, gpuNodes, nodeNamesArgs } from './extender-fixtures';
 import { albEvent } from './extender-latency';
@@ -48,7 +50,8 @@ export async function measureMemory(c: MemoryCase): Promise<MemoryResult> {
   // What a cache refresh does: build the snapshot from the listed objects, then let the listing go.
   const snapshot = snapshotFromKubernetes(state.nodes, state.pods);
   const cache: ClusterCache = { snapshot: () => Promise.resolve(snapshot) };
-  const handler = createExtenderHandler({ env: {}, cache });
+  const invoke = createExtenderHandler({ env: {}, cache });
+  const handler = (event: ALBEvent) => invoke(event, localLambdaContext({ functionName: 'gpu-extender-bench', timeoutMs: 30_000 }));
   const refreshHeap = process.memoryUsage().heapUsed;
   state = undefined;
 

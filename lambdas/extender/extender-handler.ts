@@ -2,6 +2,7 @@ import type { ALBEvent, ALBResult } from 'aws-lambda';
 import { errorMessage } from '../common/error-message';
 import { lazy } from '../common/lazy';
 import type { Env } from '../env';
+import type { LambdaHandler } from '../observability/instrument-handler';
 import { instrumentHandler } from '../observability/instrument-handler';
 import { SERVICE } from '../observability/metric-catalog';
 import type { Telemetry } from '../observability/telemetry';
@@ -48,12 +49,16 @@ export function createExtender(options: ExtenderHandlerOptions = {}): Extender {
 }
 
 /** The extender behind an internal ALB (Lambda target, multi-value headers off). */
-export function createExtenderHandler(options: ExtenderHandlerOptions = {}): (event: ALBEvent) => Promise<ALBResult> {
+export function createExtenderHandler(options: ExtenderHandlerOptions = {}): LambdaHandler<ALBEvent, ALBResult> {
   return albHandlerOf(createExtender(options));
 }
 
-/** The ALB handler of an extender built beforehand (handler.ts warms it at INIT first). */
-export function albHandlerOf({ route, telemetry }: Extender): (event: ALBEvent) => Promise<ALBResult> {
+/**
+ * The ALB handler of an extender built beforehand (handler.ts warms it at
+ * INIT first); every line it logs, the per-request decision included,
+ * carries the invocation's Lambda context.
+ */
+export function albHandlerOf({ route, telemetry }: Extender): LambdaHandler<ALBEvent, ALBResult> {
   return instrumentHandler(telemetry, async (event: ALBEvent) => {
     try {
       return toAlbResult(await route(routerRequestOf(event)));

@@ -5,6 +5,7 @@ import { defineCli, isEntryPoint, readCommandLine, UsageError } from '../common/
 import { errorMessage } from '../common/error-message';
 import { SERVICE } from '../observability/metric-catalog';
 import { instrumentHandler } from '../observability/instrument-handler';
+import { localLambdaContext } from '../../local/lambda-context';
 import { createTelemetry } from '../observability/telemetry';
 import type { Extender } from './extender-handler';
 import { createExtender } from './extender-handler';
@@ -18,9 +19,11 @@ import { localServerObserver } from './terminal-observer';
  *   npm run extender -- --port 8888
  */
 export function startLocalServer(extender: Extender, port: number, host = '127.0.0.1'): Promise<Server> {
-  const serve = instrumentHandler(extender.telemetry, (exchange: Exchange) => answer(extender, exchange));
+  // Each request is one invocation, as behind the ALB: its log lines carry a
+  // request id of their own and its metrics are published when it ends.
+  const serve = instrumentHandler(extender.telemetry, async (exchange: Exchange) => answer(extender, exchange));
   const server = createServer((req, res) => {
-    void serve({ req, res });
+    void serve({ req, res }, localLambdaContext({ functionName: LOCAL_FUNCTION_NAME, timeoutMs: LOCAL_TIMEOUT_MS }));
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -72,6 +75,9 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Reado
 }
 
 const LOOPBACK = ['127.0.0.1', 'localhost', '::1'];
+/** What the local server's log lines name as the function, and the deadline its context counts down to (the extender's default timeout, cdk/app-config/app-config-defaults.ts). */
+const LOCAL_FUNCTION_NAME = 'gpu-extender-local';
+const LOCAL_TIMEOUT_MS = 10_000;
 
 export const LOCAL_SERVER_CLI = defineCli({
   usage: 'npm run extender -- [options]',

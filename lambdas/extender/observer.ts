@@ -13,12 +13,15 @@ export interface ExtenderObserver {
   warn(message: string, details?: Readonly<Record<string, unknown>>): void;
 }
 
-/** Structured logs (one line per decision) and EMF metrics from the catalog. */
+/**
+ * Structured logs through Powertools' Logger (one line per decision, with the
+ * invocation's Lambda context) and EMF metrics from the catalog.
+ */
 export function telemetryObserver(telemetry: Telemetry): ExtenderObserver {
   const { logger } = telemetry;
   return {
     decision(verb, summary, durationMs) {
-      telemetry.info('extender decision', { verb, durationMs: round(durationMs), ...summary });
+      logger.info('extender decision', { verb, durationMs: round(durationMs), ...summary });
       telemetry.recordTogether(
         [
           [METRIC.extenderRequests, 1],

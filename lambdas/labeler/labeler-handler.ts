@@ -1,5 +1,7 @@
+import type { Context } from 'aws-lambda';
 import { lazy } from '../common/lazy';
 import type { Env } from '../env';
+import type { LambdaHandler } from '../observability/instrument-handler';
 import { instrumentHandler } from '../observability/instrument-handler';
 import { SERVICE } from '../observability/metric-catalog';
 import type { Telemetry } from '../observability/telemetry';
@@ -27,10 +29,8 @@ export interface LabelerHandlerOptions extends LabelerOverrides {
   readonly telemetry?: Telemetry;
 }
 
-/** The part of the Lambda context the labeler reads; absent when a test or tool calls the handler directly. */
-export interface LabelerInvocationContext {
-  getRemainingTimeInMillis(): number;
-}
+/** The part of the Lambda context the labeler reads. */
+export type LabelerInvocationContext = Pick<Context, 'getRemainingTimeInMillis'>;
 
 /**
  * The EventBridge handler (EC2 state-change `running`, and the reconcile
@@ -38,7 +38,7 @@ export interface LabelerInvocationContext {
  * and reused by the warm container; a configuration or DescribeCluster
  * failure is not kept, so the next invocation tries again.
  */
-export function createLabelerHandler(options: LabelerHandlerOptions = {}): (event: unknown, context?: LabelerInvocationContext) => Promise<LabelerResult> {
+export function createLabelerHandler(options: LabelerHandlerOptions = {}): LambdaHandler<unknown, LabelerResult> {
   const env = options.env ?? process.env;
   const telemetry = options.telemetry ?? createTelemetry(SERVICE.labeler);
   const wired = lazy(() => wireLabeler(env, options));
@@ -52,7 +52,7 @@ export function createLabelerHandler(options: LabelerHandlerOptions = {}): (even
     }
   }
 
-  const instrumented = instrumentHandler(telemetry, async ({ event, context }: { event: unknown; context: LabelerInvocationContext | undefined }): Promise<LabelerResult> => {
+  return instrumentHandler(telemetry, async (event: unknown, context: Context): Promise<LabelerResult> => {
     const request = parseLabelerEvent(event);
     switch (request.kind) {
       case 'invalid':
@@ -78,11 +78,10 @@ export function createLabelerHandler(options: LabelerHandlerOptions = {}): (even
       }
     }
   });
-  return (event, context) => instrumented({ event, context });
 }
 
 /** The configured wait, cut short so that labelling after it still ends before the function's timeout (a timeout is a Lambda error). */
-export function registrationDeadline(now: number, waitMs: number, context: LabelerInvocationContext | undefined): number {
-  const budget = context === undefined ? waitMs : Math.min(waitMs, context.getRemainingTimeInMillis() - NODE_REGISTRATION_MARGIN_MS);
+export function registrationDeadline(now: number, waitMs: number, context: LabelerInvocationContext): number {
+  const budget = Math.min(waitMs, context.getRemainingTimeInMillis() - NODE_REGISTRATION_MARGIN_MS);
   return now + Math.max(0, budget);
 }

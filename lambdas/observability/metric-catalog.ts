@@ -1,6 +1,6 @@
 /**
- * The one list of CloudWatch metrics the Lambdas emit (EMF: Powertools
- * Metrics, and telemetry.ts's own documents for dimensioned metrics) and the
+ * The one list of CloudWatch metrics the Lambdas emit (EMF, through
+ * Powertools Metrics: telemetry.ts) and the
  * dashboard and alarms read. Both sides import it, and a test
  * checks that every metric the CDK references is one a Lambda emits, so a
  * renamed metric cannot silently leave a dashboard widget empty.
@@ -8,7 +8,7 @@
  * Every metric carries the `service` dimension, as Powertools adds it; `dimensions` lists
  * the extra ones, in the order they are added.
  */
-import { COST_RANGES } from '../reconciler/cost-ranges';
+import { COST_RANGES } from './cost-ranges';
 import { SCHEDULING_REASON_CODES } from '../scheduling/failed-scheduling';
 import { REJECTION_REASONS } from '../scheduling/reasons';
 

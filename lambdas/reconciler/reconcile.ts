@@ -2,8 +2,8 @@ import type { DeletionCostPolicy, PodSignals, UncoveredOwnerKind } from './delet
 import { deletionCostCoverage, isWarmingUp, podDeletionCost, UNCOVERED_OWNER_KINDS } from './deletion-cost-policy';
 import type { AnnotationWriter, ClusterReader } from './kube-objects';
 import type { MetricReader } from './cloudwatch-metric-reader';
-import type { CostRange } from './cost-ranges';
-import { costRange, emptyCostRanges } from './cost-ranges';
+import type { CostRange } from '../observability/cost-ranges';
+import { costRange, emptyCostRanges } from '../observability/cost-ranges';
 import type { NodeMetricSettings, PodMetricSettings } from './metric-queries';
 import { nodeMetricPlan, podMetricPlan } from './metric-queries';
 import type { ReconcileOutcome } from './outcome';

@@ -2,6 +2,7 @@ import type { ScheduledEvent } from 'aws-lambda';
 import { lazy } from '../common/lazy';
 import type { Env } from '../env';
 import { ConfigError } from '../env';
+import type { LambdaHandler } from '../observability/instrument-handler';
 import { instrumentHandler } from '../observability/instrument-handler';
 import { METRIC, SERVICE } from '../observability/metric-catalog';
 import type { Telemetry } from '../observability/telemetry';
@@ -34,9 +35,7 @@ export interface ReconcilerHandlerOptions extends ReconcilerOverrides {
  * reused by the warm container; a configuration error is not kept, so fixing
  * the environment takes effect on the next run.
  */
-export function createReconcilerHandler(
-  options: ReconcilerHandlerOptions = {},
-): (event: Partial<ScheduledEvent> | undefined) => Promise<ReconcileSummary> {
+export function createReconcilerHandler(options: ReconcilerHandlerOptions = {}): LambdaHandler<Partial<ScheduledEvent> | undefined, ReconcileSummary> {
   const env = options.env ?? process.env;
   const telemetry = options.telemetry ?? createTelemetry(SERVICE.reconciler);
   const wired = lazy(() => wireReconciler(env, options));

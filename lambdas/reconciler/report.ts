@@ -1,7 +1,7 @@
 import { GPU_MODELS, METRIC } from '../observability/metric-catalog';
 import type { Telemetry } from '../observability/telemetry';
 import type { GpuOutcome } from '../scheduling/cluster-outcome';
-import { COST_RANGES } from './cost-ranges';
+import { COST_RANGES } from '../observability/cost-ranges';
 import type { ReconcileOutcome } from './outcome';
 import type { ReconcileSummary } from './reconcile';
 

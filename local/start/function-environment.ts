@@ -26,6 +26,9 @@ export function functionEnvironment(
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     TZ: 'UTC',
+    // What the Lambda runtime sets in a container started by a request (no
+    // provisioned concurrency locally); Powertools' cold_start reads it.
+    AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     ...LOCAL_DEFAULTS[name],
     ...config[name].environment,
     CLUSTER_NAME: config.clusterName,

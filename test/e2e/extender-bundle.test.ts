@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { ALBEvent, ALBResult } from 'aws-lambda';
+import type { ALBEvent, ALBResult, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lambdaEsbuildOptions } from '../../cdk/lib/functions/esbuild-options';
 import { buildSplitLambda, EXTENDER_SPLIT } from '../../cdk/lib/functions/split-build';
@@ -44,11 +44,11 @@ beforeAll(async () => {
   namespace = await harness.createNamespace('extender-bundle');
   await buildSplitLambda(EXTENDER_SPLIT, outdir, lambdaEsbuildOptions());
   Object.assign(process.env, ENV);
-  const { handler } = (await import(pathToFileURL(join(outdir, 'index.mjs')).href)) as { handler: (event: ALBEvent) => Promise<ALBResult> };
+  const { handler } = (await import(pathToFileURL(join(outdir, 'index.mjs')).href)) as { handler: (event: ALBEvent, context: Context) => Promise<ALBResult> };
   adapter = await startAlbAdapter({
     functionName: 'gpu-extender',
-    handler: async (event) => {
-      const result = await handler(event);
+    handler: async (event, context) => {
+      const result = await handler(event, context);
       replies.push({ path: event.path, status: result.statusCode, body: String(result.body ?? '') });
       return result;
     },

@@ -38,11 +38,11 @@ beforeAll(async () => {
   const { handler } = await import('../../lambdas/extender/handler');
   adapter = await startAlbAdapter({
     functionName: 'gpu-extender',
-    handler: async (event) => {
+    handler: async (event, context) => {
       // Remembers which node form kube-scheduler sent, to prove each mode is really exercised,
       // and the scores the extender gave, to explain a placement when an assertion fails.
       if (event.path === '/filter' && event.body) filterRequests.push(JSON.parse(event.body) as FilterRequestShape);
-      const result = await handler(event);
+      const result = await handler(event, context);
       if (event.path === '/prioritize' && event.body && result.statusCode === 200 && result.body) {
         const pod = (JSON.parse(event.body) as { Pod?: { metadata?: { name?: string } } }).Pod?.metadata?.name ?? '?';
         scoresByPod.set(pod, JSON.parse(result.body) as { Host: string; Score: number }[]);

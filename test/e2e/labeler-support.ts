@@ -5,15 +5,18 @@ import type { CoreV1Api, V1Node, V1Taint } from '@kubernetes/client-node';
 import { KubeConfig } from '@kubernetes/client-node';
 import { vi } from 'vitest';
 import { createNodeGateway, type NodeGateway } from '../../lambdas/kube';
+import type { LabelerResult } from '../../lambdas/labeler/labeler-handler';
 import { createLabelerHandler } from '../../lambdas/labeler/labeler-handler';
 import { SERVICE } from '../../lambdas/observability/metric-catalog';
 import { createTelemetry, type Telemetry } from '../../lambdas/observability/telemetry';
 import type { E2eHarness } from '../../local/e2e-context';
+import { localLambdaContext } from '../../local/lambda-context';
 import { LOCAL_CLUSTER_NAME } from '../../local/gpu-nodes';
 import { awsClientConfig, awsEnvironment, LOCAL_AWS_REGION } from '../../local/moto';
 
 export interface LabelerUnderTest {
-  handler: ReturnType<typeof createLabelerHandler>;
+  /** The handler, invoked with a fresh Lambda context of the labeler's 5-minute timeout each time. */
+  handler: (event: unknown) => Promise<LabelerResult>;
   telemetry: Telemetry;
   /** EC2 operations the handler called, in order (SDK middleware, so retries of one call count once). */
   ec2Calls: string[];
@@ -68,7 +71,9 @@ export function buildLabeler(h: E2eHarness, extraEnv: Record<string, string> = {
       }
     },
   };
-  return { handler: createLabelerHandler({ env, ec2, nodes, telemetry }), telemetry, ec2Calls, nodeListPages, nodeReads };
+  const handler = createLabelerHandler({ env, ec2, nodes, telemetry });
+  const invoke = (event: unknown) => handler(event, localLambdaContext({ functionName: SERVICE.labeler, timeoutMs: 300_000 }));
+  return { handler: invoke, telemetry, ec2Calls, nodeListPages, nodeReads };
 }
 
 export function stateChangeEvent(instanceId: string, state = 'running', time = new Date().toISOString()): Record<string, unknown> {

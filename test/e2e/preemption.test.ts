@@ -70,8 +70,8 @@ beforeAll(async () => {
   const { handler } = await import('../../lambdas/extender/handler');
   adapter = await startAlbAdapter({
     functionName: 'gpu-extender',
-    handler: async (event) => {
-      const result = await handler(event);
+    handler: async (event, context) => {
+      const result = await handler(event, context);
       // Observed at the ALB, not mocked: what kube-scheduler asked and what the extender answered.
       if (event.path === '/preempt' && event.body) {
         const args = JSON.parse(event.body) as {

@@ -9,6 +9,7 @@ import { createTelemetry } from '../../lambdas/observability/telemetry';
 import { DEFAULT_POD_SELECTOR } from '../../lambdas/reconciler/config';
 import { createReconcilerHandler } from '../../lambdas/reconciler/reconciler-handler';
 import { e2eHarness } from '../../local/e2e-context';
+import { localLambdaContext } from '../../local/lambda-context';
 import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/gpu-nodes';
 import { finishTerminatingPods } from '../../local/pod-status';
 import { waitFor } from '../../local/wait';
@@ -69,7 +70,11 @@ async function createDeployment(name: string, replicas: number): Promise<V1Pod[]
   });
 }
 
-const runWith = (overrides: Record<string, string> = {}) => createReconcilerHandler({ env: reconcilerEnv(harness.info, namespace, overrides) });
+const reconcilerContext = () => localLambdaContext({ functionName: SERVICE.reconciler, timeoutMs: 300_000 });
+const runWith = (overrides: Record<string, string> = {}) => {
+  const handler = createReconcilerHandler({ env: reconcilerEnv(harness.info, namespace, overrides) });
+  return (event: Record<string, never>) => handler(event, reconcilerContext());
+};
 
 describe('reconciler end to end', () => {
   it('makes the real ReplicaSet controller delete the two least valuable pods on scale-down', async () => {
@@ -221,7 +226,7 @@ describe('reconciler end to end', () => {
       const telemetry = createTelemetry(SERVICE.reconciler);
       const warn = vi.spyOn(telemetry.logger, 'warn');
       const record = vi.spyOn(telemetry, 'record');
-      const summary = await createReconcilerHandler({ env: reconcilerEnv(harness.info, owners, { NODE_UTILIZATION_ENABLED: 'false' }), telemetry })({});
+      const summary = await createReconcilerHandler({ env: reconcilerEnv(harness.info, owners, { NODE_UTILIZATION_ENABLED: 'false' }), telemetry })({}, reconcilerContext());
 
       // Only the ReplicaSet's pod is queried and written.
       expect(summary).toMatchObject({

@@ -17,6 +17,7 @@ import { parsePrometheusText } from '../../lambdas/reconciler/prometheus-text';
 import { createReconcilerHandler } from '../../lambdas/reconciler/reconciler-handler';
 import { SCHEDULER_NAME_LABEL } from '../../lambdas/reconciler/scheduler-metrics-config';
 import { e2eHarness } from '../../local/e2e-context';
+import { localLambdaContext } from '../../local/lambda-context';
 import { createGpuNode, deleteGpuNode, describeInstanceType, seedGpuLabels, type GpuNode } from '../../local/gpu-nodes';
 import { podLikeHostAddress } from '../../local/host-address';
 import { httpGet } from '../../local/http-probe';
@@ -51,7 +52,7 @@ interface EmfLine {
 async function runCapturingEmf(handler: ReturnType<typeof createReconcilerHandler>): Promise<EmfLine[]> {
   const capture = captureStdout();
   try {
-    await handler({});
+    await handler({}, localLambdaContext({ functionName: SERVICE.reconciler, timeoutMs: 300_000 }));
   } finally {
     capture.restore();
   }

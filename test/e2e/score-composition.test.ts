@@ -36,8 +36,8 @@ beforeAll(async () => {
   const { handler } = await import('../../lambdas/extender/handler');
   adapter = await startAlbAdapter({
     functionName: 'gpu-extender',
-    handler: async (event) => {
-      const result = await handler(event);
+    handler: async (event, context) => {
+      const result = await handler(event, context);
       if (event.path === '/prioritize' && event.body && result.statusCode === 200 && result.body) {
         const pod = (JSON.parse(event.body) as { Pod?: { metadata?: { name?: string } } }).Pod?.metadata?.name ?? '?';
         const list = JSON.parse(result.body) as { Host: string; Score: number }[];

@@ -1,16 +1,18 @@
-import type { ALBEvent, ALBResult } from 'aws-lambda';
+import type { ALBEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { albHandlerOf } from '../../../../lambdas/extender/extender-handler';
+import { invocationContext } from '../observability/lambda-invocation';
 import { fixture } from './router-harness';
 
-type Handler = (event: ALBEvent) => Promise<ALBResult>;
-let handler: Handler;
+let invoke: ReturnType<typeof albHandlerOf>;
+const handler = (event: ALBEvent) => invoke(event, invocationContext('gpu-extender', 'req-1'));
 
 beforeAll(async () => {
   // The handler reads its configuration at import; no cluster access here.
   delete process.env.KUBECONFIG;
   delete process.env.CLUSTER_NAME;
   process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
-  ({ handler } = await import('../../../../lambdas/extender/handler'));
+  ({ handler: invoke } = await import('../../../../lambdas/extender/handler'));
 });
 
 function albEvent(method: string, path: string, body: string | null, isBase64Encoded = false): ALBEvent {

@@ -1,35 +1,24 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { telemetryObserver } from '../../../../lambdas/extender/observer';
 import { SERVICE } from '../../../../lambdas/observability/metric-catalog';
 import { createTelemetry } from '../../../../lambdas/observability/telemetry';
 import { REJECTION_REASONS } from '../../../../lambdas/scheduling';
+import type { StdoutCapture } from '../observability/stdout-capture';
+import { captureStdout } from '../observability/stdout-capture';
 
-/** Powertools writes logs and EMF to stdout, warnings and errors to stderr; collect both. */
-function captureStdout(): { lines: () => Record<string, unknown>[] } {
-  const chunks: string[] = [];
-  const record = (chunk: string | Uint8Array) => {
-    chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
-    return true;
-  };
-  vi.spyOn(process.stdout, 'write').mockImplementation(record);
-  vi.spyOn(process.stderr, 'write').mockImplementation(record);
-  return {
-    lines: () =>
-      chunks
-        .join('')
-        .split('\n')
-        .filter((l) => l.trim().startsWith('{'))
-        .map((l) => JSON.parse(l) as Record<string, unknown>),
-  };
+let capture: StdoutCapture | undefined;
+function captureOutput(): { lines: () => Record<string, unknown>[] } {
+  capture = captureStdout();
+  return { lines: capture.records };
 }
 
 afterEach(() => {
-  vi.restoreAllMocks();
+  capture?.restore();
 });
 
 describe('telemetry observer', () => {
   it('one decision = one log line with the summary, plus request, latency and per-reason EMF metrics', () => {
-    const out = captureStdout();
+    const out = captureOutput();
     const telemetry = createTelemetry(SERVICE.extender);
     const observer = telemetryObserver(telemetry);
     observer.decision(
@@ -45,7 +34,6 @@ describe('telemetry observer', () => {
       },
       1.23456,
     );
-    telemetry.flush();
     const lines = out.lines();
     const decision = lines.filter((l) => l.message === 'extender decision');
     expect(decision).toHaveLength(1);
@@ -62,14 +50,14 @@ describe('telemetry observer', () => {
   });
 
   it('every library rejection code is a valid Reason dimension of the catalog', () => {
-    captureStdout();
+    captureOutput();
     const observer = telemetryObserver(createTelemetry(SERVICE.extender));
     const reasons = Object.fromEntries(REJECTION_REASONS.map((r) => [r, 1]));
     expect(() => observer.decision('prioritize', { pod: 'a/b', mode: 'Nodes', candidates: 9, kept: 0, failed: 9, reasons, topReasons: [] }, 1)).not.toThrow();
   });
 
   it('failures count as errors for their verb; unrouted requests only log', () => {
-    const out = captureStdout();
+    const out = captureOutput();
     const telemetry = createTelemetry(SERVICE.extender);
     const observer = telemetryObserver(telemetry);
     observer.failure('preempt', 503, 'cluster cache unavailable: x', 2);

@@ -1,8 +1,11 @@
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createGpuInstanceTypesHandler } from '../../../../lambdas/gpu-instance-types/gpu-instance-types-handler';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createGpuInstanceTypesHandler, GPU_INSTANCE_TYPES_SERVICE } from '../../../../lambdas/gpu-instance-types/gpu-instance-types-handler';
 import type { MotoServer } from '../../../../local/moto';
 import { awsEnvironment, startMoto } from '../../../../local/moto';
+import { expectInvocationContext, invocationContext, logLines, onDemandContainer } from '../observability/lambda-invocation';
+import type { StdoutCapture } from '../observability/stdout-capture';
+import { captureStdout } from '../observability/stdout-capture';
 
 // The custom resource's onEvent handler against moto_server's EC2, whose
 // DescribeInstanceTypes carries EC2's own GpuInfo for 65 types, including
@@ -34,8 +37,22 @@ function event(requestType: 'Create' | 'Update' | 'Delete', instanceTypes: unkno
   return { ...common, RequestType: requestType, PhysicalResourceId: physicalResourceId, OldResourceProperties: common.ResourceProperties } as CloudFormationCustomResourceEvent;
 }
 
-function handler(log: string[] = []) {
-  return createGpuInstanceTypesHandler({ env: awsEnvironment(moto.url), log: (line) => log.push(line) });
+let capture: StdoutCapture | undefined;
+afterEach(() => {
+  capture?.restore();
+  capture = undefined;
+});
+
+/** A fresh handler, each call one invocation with its own Lambda context. */
+function handler(env: Record<string, string> = awsEnvironment(moto.url)) {
+  const invoke = createGpuInstanceTypesHandler({ env });
+  let invocation = 0;
+  return (e: CloudFormationCustomResourceEvent) => invoke(e, invocationContext('gpu-instance-types', `req-${++invocation}`));
+}
+
+/** The `GPU instance types accepted` line written since `capture` began. */
+function acceptedLine(): Record<string, unknown> | undefined {
+  return logLines(capture?.records() ?? []).find((l) => l.message === 'GPU instance types accepted');
 }
 
 describe('GPU instance types custom resource (moto_server EC2)', () => {
@@ -46,15 +63,15 @@ describe('GPU instance types custom resource (moto_server EC2)', () => {
     [['g5.xlarge', 'p5.48xlarge', 'g6e.xlarge'], 'AL2023_x86_64_NVIDIA'],
     [['g5g.xlarge', 'g5g.16xlarge'], 'AL2023_ARM_64_NVIDIA'],
   ])('accepts %j from what DescribeInstanceTypes reports and answers AmiType %s', async (instanceTypes, amiType) => {
-    const log: string[] = [];
-    expect(await handler(log)(event('Create', instanceTypes))).toEqual({ PhysicalResourceId: `gpu-instance-types:${SETTING}`, Data: { AmiType: amiType } });
-    expect(JSON.parse(log[0] ?? '{}')).toMatchObject({ setting: SETTING, amiType });
+    capture = captureStdout();
+    expect(await handler()(event('Create', instanceTypes))).toEqual({ PhysicalResourceId: `gpu-instance-types:${SETTING}`, Data: { AmiType: amiType } });
+    expect(acceptedLine()).toMatchObject({ setting: SETTING, amiType });
   });
 
   it('logs what EC2 says about each GPU', async () => {
-    const log: string[] = [];
-    await handler(log)(event('Create', ['p6-b300.48xlarge', 'g6f.large']));
-    expect(JSON.parse(log[0] ?? '{}')).toMatchObject({ gpus: ['p6-b300.48xlarge: 8 × NVIDIA B300, 275040 MiB each', 'g6f.large: 1 × NVIDIA L4, 2861 MiB each'] });
+    capture = captureStdout();
+    await handler()(event('Create', ['p6-b300.48xlarge', 'g6f.large']));
+    expect(acceptedLine()).toMatchObject({ gpus: ['p6-b300.48xlarge: 8 × NVIDIA B300, 275040 MiB each', 'g6f.large: 1 × NVIDIA L4, 2861 MiB each'] });
   });
 
   it('fails the deployment, naming the setting, for types without an NVIDIA GPU or unknown to EC2', async () => {
@@ -75,11 +92,26 @@ describe('GPU instance types custom resource (moto_server EC2)', () => {
   });
 
   it('deletes without asking EC2 (no environment needed), so a stack delete never waits on it', async () => {
-    const bare = createGpuInstanceTypesHandler({ env: {}, log: () => undefined });
-    expect(await bare(event('Delete', ['m7i.large'], 'gone'))).toEqual({ PhysicalResourceId: 'gone' });
+    expect(await handler({})(event('Delete', ['m7i.large'], 'gone'))).toEqual({ PhysicalResourceId: 'gone' });
   });
 
   it('rejects malformed properties with a message', async () => {
     await expect(handler()(event('Create', 'g5.xlarge'))).rejects.toThrow('cluster.gpuNodeGroups[0].instanceTypes: the custom resource needs InstanceTypes, a list of instance type names');
+  });
+
+  it('logs through Powertools with the Lambda context of each invocation', async () => {
+    onDemandContainer();
+    const invoke = handler();
+    capture = captureStdout();
+    await invoke(event('Create', ['g5.xlarge']));
+    const first = logLines(capture.records());
+    expectInvocationContext(first, invocationContext('gpu-instance-types', 'req-1'), true);
+    expect(first[0]).toMatchObject({ service: GPU_INSTANCE_TYPES_SERVICE, level: 'INFO' });
+    capture.restore();
+    capture = captureStdout();
+    await invoke(event('Update', ['g6.xlarge'], 'kept-id'));
+    expectInvocationContext(logLines(capture.records()), invocationContext('gpu-instance-types', 'req-2'), false);
+    vi.unstubAllEnvs();
+    for (const [key, value] of Object.entries(awsEnvironment(moto.url))) vi.stubEnv(key, value);
   });
 });

@@ -1,10 +1,8 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { METRIC, METRICS_NAMESPACE, SERVICE } from '../../../../lambdas/observability/metric-catalog';
 import { createTelemetry } from '../../../../lambdas/observability/telemetry';
 import type { StdoutCapture } from './stdout-capture';
-import { captureStdout, stdoutDuring } from './stdout-capture';
+import { captureStdout } from './stdout-capture';
 
 interface EmfLine {
   _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
@@ -36,7 +34,6 @@ describe('createTelemetry', () => {
     capture = captureStdout();
     const telemetry = createTelemetry(SERVICE.extender);
     telemetry.record(METRIC.extenderLatency, 12, { Verb: 'filter' });
-    telemetry.flush();
     const emf = emfLines(capture.lines());
     expect(emf).toHaveLength(1);
     const line = emf[0]!;
@@ -81,7 +78,6 @@ describe('createTelemetry', () => {
       { Verb: 'filter' },
     );
     telemetry.recordTogether([[METRIC.extenderRequests, 1]], { Verb: 'prioritize' });
-    telemetry.flush();
     const emf = emfLines(capture.lines());
     expect(emf).toHaveLength(3);
     const [rejected, together, next] = emf as [EmfLine, EmfLine, EmfLine];
@@ -109,7 +105,6 @@ describe('createTelemetry', () => {
     telemetry.record(METRIC.gpusByModel, 3, { GpuModel: 'H100', State: 'Allocated' });
     telemetry.record(METRIC.gpusByModel, 5, { GpuModel: 'A100', State: 'Allocated' });
     telemetry.record(METRIC.gpusByModel, 2, { GpuModel: 'H100', State: 'Idle' });
-    telemetry.flush();
     const emf = emfLines(capture.lines());
     expect(emf.map((l) => l._aws.CloudWatchMetrics[0]!.Dimensions)).toEqual(Array.from({ length: 4 }, () => [['service', 'GpuModel', 'State']]));
     expect(emf.map((l) => [l.GpuModel, l.State, l.GpusByModel])).toEqual([
@@ -133,17 +128,43 @@ describe('createTelemetry', () => {
     ).toThrow(/NodesRejected takes dimensions \[Reason\]/);
   });
 
-  it('buffers undimensioned metrics until flush and flushes nothing when empty', () => {
+  it('buffers undimensioned metrics in Powertools Metrics until it publishes them', () => {
     capture = captureStdout();
     const telemetry = createTelemetry(SERVICE.labeler);
-    telemetry.flush();
-    expect(capture.lines()).toEqual([]);
     telemetry.record(METRIC.nodesLabeled, 3);
+    telemetry.record(METRIC.timeToLabel, 1200);
     expect(emfLines(capture.lines())).toHaveLength(0);
-    telemetry.flush();
+    telemetry.metrics.publishStoredMetrics();
     const emf = emfLines(capture.lines());
     expect(emf).toHaveLength(1);
-    expect(emf[0]!.NodesLabeled).toBe(3);
+    expect(emf[0]!._aws.CloudWatchMetrics).toEqual([
+      {
+        Namespace: METRICS_NAMESPACE,
+        Dimensions: [['service']],
+        Metrics: [
+          { Name: 'NodesLabeled', Unit: 'Count' },
+          { Name: 'TimeToLabel', Unit: 'Milliseconds' },
+        ],
+      },
+    ]);
+    expect(emf[0]).toMatchObject({ service: SERVICE.labeler, NodesLabeled: 3, TimeToLabel: 1200 });
+  });
+
+  it('publishing an empty buffer writes nothing, not even Powertools warning about it', () => {
+    capture = captureStdout();
+    createTelemetry(SERVICE.extender).metrics.publishStoredMetrics();
+    expect(capture.lines()).toEqual([]);
+  });
+
+  it('a value Powertools refuses leaves nothing behind for the next document', () => {
+    capture = captureStdout();
+    const telemetry = createTelemetry(SERVICE.extender);
+    expect(() => telemetry.record(METRIC.nodesRejected, '2' as unknown as number, { Reason: 'InsufficientGpus' })).toThrow(/not a valid number/);
+    telemetry.record(METRIC.extenderLatency, 3, { Verb: 'filter' });
+    const emf = emfLines(capture.lines());
+    expect(emf).toHaveLength(1);
+    expect(emf[0]!._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['service', 'Verb']]);
+    expect(emf[0]!.Reason).toBeUndefined();
   });
 
   it('refuses dimensions the catalog does not declare', () => {
@@ -153,113 +174,12 @@ describe('createTelemetry', () => {
     expect(() => telemetry.record(METRIC.nodesLabeled, 1, { Verb: 'filter' })).toThrow(/takes dimensions \[\]/);
   });
 
-  it('writes dimensioned documents exactly when Powertools Metrics would write them', () => {
-    const disabledValues = [undefined, 'true', 'false', '1', '0', 'yes', 'no', 'on', 'off'];
-    const devValues = [undefined, 'true', 'false'];
-    const written: string[] = [];
-    for (const disabled of disabledValues) {
-      for (const dev of devValues) {
-        vi.unstubAllEnvs();
-        if (disabled !== undefined) vi.stubEnv('POWERTOOLS_METRICS_DISABLED', disabled);
-        if (dev !== undefined) vi.stubEnv('POWERTOOLS_DEV', dev);
-        const own = captureStdout();
-        // Dev mode sends Powertools' output to the global console rather than stdout.
-        const consoleLog = vi.spyOn(console, 'log').mockImplementation((line: string) => void process.stdout.write(`${line}\n`));
-        try {
-          const powertools = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE.extender, defaultDimensions: { Reason: 'InsufficientGpus' } });
-          powertools.addMetric(METRIC.nodesRejected.name, METRIC.nodesRejected.unit, 2);
-          powertools.publishStoredMetrics();
-          const byPowertools = emfLines(own.lines()).length;
-          createTelemetry(SERVICE.extender).record(METRIC.nodesRejected, 2, { Reason: 'InsufficientGpus' });
-          const byTelemetry = emfLines(own.lines()).length - byPowertools;
-          expect([disabled, dev, byTelemetry]).toEqual([disabled, dev, byPowertools]);
-          if (byTelemetry > 0) written.push(`${disabled}/${dev}`);
-        } finally {
-          consoleLog.mockRestore();
-          own.restore();
-        }
-      }
-    }
-    // Both outcomes occur among these settings.
-    expect(written.length).toBeGreaterThan(0);
-    expect(written.length).toBeLessThan(disabledValues.length * devValues.length);
-  });
-});
-
-describe('Telemetry.info', () => {
-  const decision = { verb: 'filter', durationMs: 0.42, pod: 'team/train-0', candidates: 3, kept: 1, reasons: { InsufficientGpus: 2 }, topReasons: ['Insufficient nvidia.com/gpu (2 nodes)'] };
-
-  /** The line Powertools' own Logger writes for the same call, parsed, without its timestamp. */
-  function powertoolsLine(configure: (logger: Logger) => void = () => undefined): Record<string, unknown> {
-    const own = stdoutDuring(() => {
-      const logger = new Logger({ serviceName: SERVICE.extender });
-      configure(logger);
-      logger.info('extender decision', decision);
-    });
-    return withoutTimestamp(own.lines());
-  }
-
-  /** The decision line among those written (a sampled Logger first logs that it switched to DEBUG), without its timestamp. */
-  function withoutTimestamp(lines: string[]): Record<string, unknown> {
-    const decisions = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.message === 'extender decision');
-    expect(decisions).toHaveLength(1);
-    const { timestamp, ...rest } = decisions[0]!;
-    expect(typeof timestamp).toBe('string');
-    return rest;
-  }
-
-  it('writes the line Logger.info writes, with the X-Ray trace id of the invocation', () => {
-    vi.stubEnv('_X_AMZN_TRACE_ID', 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1');
-    const expected = powertoolsLine();
+  it('writes no document where Powertools switches metrics off', () => {
+    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'true');
     capture = captureStdout();
     const telemetry = createTelemetry(SERVICE.extender);
-    // The default configuration is the one the hot path writes itself.
-    const viaLogger = vi.spyOn(telemetry.logger, 'info');
-    telemetry.info('extender decision', decision);
-    expect(viaLogger).not.toHaveBeenCalled();
-    const line = withoutTimestamp(capture.lines());
-    expect(line).toEqual(expected);
-    expect(line).toMatchObject({ level: 'INFO', service: SERVICE.extender, xray_trace_id: '1-5759e988-bd862e3fe1be46a994272793', pod: 'team/train-0' });
-  });
-
-  it('keeps the keys appended to the Logger and its Lambda context', () => {
-    const context = { functionName: 'gpu-extender', functionVersion: '$LATEST', invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:gpu-extender', memoryLimitInMB: '1024', awsRequestId: 'req-1' };
-    const configure = (logger: Logger) => {
-      logger.appendKeys({ cluster: 'gpu-prod' });
-      logger.addContext(context as unknown as Parameters<Logger['addContext']>[0]);
-    };
-    const expected = powertoolsLine(configure);
-    const telemetry = createTelemetry(SERVICE.extender);
-    configure(telemetry.logger);
-    const viaLogger = vi.spyOn(telemetry.logger, 'info');
-    capture = captureStdout();
-    telemetry.info('extender decision', decision);
-    expect(viaLogger).toHaveBeenCalledOnce();
-    const line = withoutTimestamp(capture.lines());
-    expect(line).toEqual(expected);
-    expect(line).toMatchObject({ cluster: 'gpu-prod', function_request_id: 'req-1' });
-  });
-
-  it('follows the log level, as Logger.info does', () => {
-    vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'WARN');
-    capture = captureStdout();
-    const telemetry = createTelemetry(SERVICE.extender);
-    telemetry.info('extender decision', decision);
+    telemetry.record(METRIC.nodesRejected, 2, { Reason: 'InsufficientGpus' });
+    telemetry.record(METRIC.extenderRequests, 1, { Verb: 'filter' });
     expect(capture.lines()).toEqual([]);
-    telemetry.logger.setLogLevel('INFO');
-    telemetry.info('extender decision', decision);
-    expect(capture.lines()).toHaveLength(1);
-  });
-
-  it('writes the sample rate and a local timestamp where they are configured, as Logger.info does', () => {
-    vi.stubEnv('POWERTOOLS_LOGGER_SAMPLE_RATE', '0.25');
-    vi.stubEnv('TZ', 'Asia/Kolkata');
-    const expected = powertoolsLine();
-    capture = captureStdout();
-    createTelemetry(SERVICE.extender).info('extender decision', decision);
-    const lines = capture.lines();
-    expect(withoutTimestamp(lines)).toEqual(expected);
-    expect(expected.sampling_rate).toBe(0.25);
-    expect(lines.map((l) => (JSON.parse(l) as { timestamp: string }).timestamp)).toEqual(lines.map(() => expect.stringMatching(/\+05:30$/)));
   });
 });

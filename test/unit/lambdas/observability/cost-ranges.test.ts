@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costRange } from '../../../../lambdas/reconciler/cost-ranges';
+import { costRange } from '../../../../lambdas/observability/cost-ranges';
 import { SEED_DELETION_COST_POLICY } from '../../../../lambdas/reconciler/deletion-cost-policy';
 
 describe('costRange', () => {

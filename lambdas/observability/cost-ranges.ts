@@ -1,8 +1,10 @@
 /**
- * Ranges of the deletion costs the reconciler computes, matching the cost
- * table of docs/reconciler.md with the default policy: below zero (warming
- * up, −50), zero (no signal, or idle), the formula's low, middle and high
- * parts, and the cap (1000).
+ * The `Range` dimension of the DeletionCosts metric: buckets of the deletion
+ * costs the reconciler computes, matching the cost table of
+ * docs/reconciler.md with the default policy: below zero (warming up, −50),
+ * zero (no signal, or idle), the formula's low, middle and high parts, and
+ * the cap (1000). A metric's dimension values, so they live with the metric
+ * catalog; the reconciler imports them from here to bucket its costs.
  */
 export const COST_RANGES = ['Negative', 'Zero', '1-99', '100-499', '500-999', '1000+'] as const;
 export type CostRange = (typeof COST_RANGES)[number];
