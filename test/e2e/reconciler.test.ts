@@ -24,6 +24,7 @@ import {
   publishNodeUtilization,
   publishPodMetrics,
   reconcilerEnv,
+  reconcilerKube,
 } from './reconciler-fixtures';
 
 const harness = e2eHarness();
@@ -69,7 +70,7 @@ async function createDeployment(name: string, replicas: number): Promise<V1Pod[]
   });
 }
 
-const runWith = (overrides: Record<string, string> = {}) => createReconcilerHandler({ env: reconcilerEnv(harness.info, namespace, overrides) });
+const runWith = (overrides: Record<string, string> = {}) => createReconcilerHandler({ env: reconcilerEnv(harness.info, namespace, overrides), ...reconcilerKube(harness.info) });
 
 describe('reconciler end to end', () => {
   it('makes the real ReplicaSet controller delete the two least valuable pods on scale-down', async () => {
@@ -221,7 +222,7 @@ describe('reconciler end to end', () => {
       const telemetry = createTelemetry(SERVICE.reconciler);
       const warn = vi.spyOn(telemetry.logger, 'warn');
       const record = vi.spyOn(telemetry, 'record');
-      const summary = await createReconcilerHandler({ env: reconcilerEnv(harness.info, owners, { NODE_UTILIZATION_ENABLED: 'false' }), telemetry })({});
+      const summary = await createReconcilerHandler({ env: reconcilerEnv(harness.info, owners, { NODE_UTILIZATION_ENABLED: 'false' }), ...reconcilerKube(harness.info), telemetry })({});
 
       // Only the ReplicaSet's pod is queried and written.
       expect(summary).toMatchObject({
