@@ -5,7 +5,6 @@ import { createExtenderProfile } from '../scheduling';
 import type { ClusterCache } from '../cluster-state/cluster-cache';
 import { TtlClusterCache } from '../cluster-state/cluster-cache';
 import { kubernetesClusterSource } from '../cluster-state/kubernetes-cluster-source';
-import { kubeConnectionFromEnvironment } from '../kube/kube-connection';
 import type { KubeConnection } from '../kube/kube-http-client';
 import { extenderConfigFromEnv } from './config';
 import type { ExtenderObserver } from './observer';
@@ -41,7 +40,7 @@ export interface ExtenderOverrides {
 export function wireExtender(env: Env, telemetry: Telemetry, overrides: ExtenderOverrides = {}): ExtenderDeps {
   const config = extenderConfigFromEnv(env);
   const observer = overrides.observer ?? telemetryObserver(telemetry);
-  const connection = overrides.kubeConnection ?? (config.clusterAccess ? () => kubeConnectionFromEnvironment(env) : undefined);
+  const connection = overrides.kubeConnection ?? (config.clusterAccess ? () => eksConnection(env) : undefined);
   const cache =
     overrides.cache ??
     (connection !== undefined
@@ -60,4 +59,16 @@ export function wireExtender(env: Env, telemetry: Telemetry, overrides: Extender
       : undefined);
   const router = createRouter({ profile: createExtenderProfile(config.profile), cache, observer, basePath: config.basePath });
   return { router, cache };
+}
+
+/**
+ * The EKS connection (the AWS SDK's credential chain, STS signing and EKS
+ * client) is loaded on the first refresh: without code splitting esbuild
+ * inlines the import() into the one bundle, but evaluates the module, and
+ * what only it imports, when it is called, which keeps the SDK's module
+ * setup out of the cold start (docs/extender.md, "One bundle").
+ */
+async function eksConnection(env: Env): Promise<KubeConnection> {
+  const { kubeConnectionFromEnvironment } = await import('../kube/kube-connection');
+  return kubeConnectionFromEnvironment(env);
 }
