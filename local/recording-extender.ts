@@ -7,6 +7,7 @@ import { createExtenderHandler } from '../lambdas/extender/extender-handler';
 import type { ExtenderObserver } from '../lambdas/extender/observer';
 import type { Env } from '../lambdas/env';
 import { startAlbAdapter, type AlbAdapter } from './alb-adapter';
+import { kubeconfigOverrides } from './kubeconfig-connection';
 
 export interface RecordingExtender {
   readonly adapter: AlbAdapter;
@@ -19,8 +20,12 @@ export interface RecordingExtender {
   stop(): Promise<void>;
 }
 
-/** Starts the extender handler with `env` (e.g. its KUBECONFIG and EXTENDER_CACHE_TTL) behind a local ALB. */
-export async function startRecordingExtender(env: Env): Promise<RecordingExtender> {
+/**
+ * Starts the extender handler behind a local ALB, talking to the cluster of
+ * `kubeconfig` (e.g. the control plane's extender identity; without one it
+ * has no cluster access), with `env` as its environment (e.g. EXTENDER_CACHE_TTL).
+ */
+export async function startRecordingExtender(kubeconfig: string | undefined, env: Env = {}): Promise<RecordingExtender> {
   const decisions: { verb: string; summary: DecisionSummary }[] = [];
   const failures: { verb: string | undefined; status: number; message: string }[] = [];
   const responses: { path: string; status: number; handlerMs: number }[] = [];
@@ -29,7 +34,7 @@ export async function startRecordingExtender(env: Env): Promise<RecordingExtende
     failure: (verb, status, message) => failures.push({ verb, status, message }),
     warn: () => undefined,
   };
-  const handler = createExtenderHandler({ env, observer });
+  const handler = createExtenderHandler({ env, observer, ...(kubeconfig === undefined ? {} : kubeconfigOverrides(kubeconfig)) });
   const adapter = await startAlbAdapter({
     functionName: 'gpu-extender',
     handler: async (event, context) => {

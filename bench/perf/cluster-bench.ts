@@ -21,6 +21,7 @@ import { startControlPlane } from '../../local/control-plane';
 import type { GpuNode } from '../../local/gpu-nodes';
 import { createGpuNode, LOCAL_CLUSTER_NAME } from '../../local/gpu-nodes';
 import type { MotoServer } from '../../local/moto';
+import { kubeconfigOverrides } from '../../local/kubeconfig-connection';
 import { awsClientConfig, awsEnvironment, LOCAL_AWS_REGION, startMoto } from '../../local/moto';
 import { markPodRunning } from '../../local/pod-status';
 import { createReplicaSetPods } from '../../local/replica-set-pods';
@@ -126,7 +127,8 @@ export async function benchLabeler(h: ClusterHarness, nodeCount: number, concurr
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   const telemetry = createTelemetry(SERVICE.labeler);
   const handler = createLabelerHandler({
-    env: { ...awsEnvironment(h.moto.url), KUBECONFIG: h.controlPlane.info.lambdaKubeconfigs.labeler, CLUSTER_NAME: LOCAL_CLUSTER_NAME },
+    env: { ...awsEnvironment(h.moto.url), CLUSTER_NAME: LOCAL_CLUSTER_NAME },
+    ...kubeconfigOverrides(h.controlPlane.info.lambdaKubeconfigs.labeler),
     ec2: counted,
     telemetry,
   });
@@ -244,14 +246,13 @@ export async function benchReconciler(
     ...awsEnvironment(h.moto.url),
     AWS_REGION: RECONCILER_REGION,
     AWS_DEFAULT_REGION: RECONCILER_REGION,
-    KUBECONFIG: h.controlPlane.info.lambdaKubeconfigs.reconciler,
     CLUSTER_NAME: LOCAL_CLUSTER_NAME,
     POD_NAMESPACES: namespace,
     NODE_SELECTOR: `bench-reconciler=${namespace}`,
     WARMUP_PERIOD: '0s',
     MAX_POD_WRITES_PER_RUN: String(options.writeCap),
   };
-  const { config, deps } = await wireReconciler(env, { cloudWatch });
+  const { config, deps } = await wireReconciler(env, { cloudWatch, ...kubeconfigOverrides(h.controlPlane.info.lambdaKubeconfigs.reconciler) });
   const t0 = performance.now();
   const summary = await reconcile(config.settings, deps);
   const wallMs = performance.now() - t0;

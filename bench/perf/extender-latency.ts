@@ -2,7 +2,7 @@
 // against the irreducible cost of the same exchange: JSON.parse of the request
 // and JSON.stringify of the responses, measured interleaved in the same run.
 import type { ALBEvent, ALBResult } from 'aws-lambda';
-import type { ClusterCache } from '../../lambdas/extender/cluster-cache';
+import type { ClusterCache } from '../../lambdas/cluster-state/cluster-cache';
 import { createExtenderHandler } from '../../lambdas/extender/extender-handler';
 import { localLambdaContext } from '../../local/lambda-context';
 import { snapshotFromKubernetes } from '../../lambdas/scheduling';

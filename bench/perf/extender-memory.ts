@@ -1,7 +1,7 @@
 // Memory of the extender holding a large cluster in its cache, measured in a
 // fresh process (run through child-process.ts with --expose-gc) so nothing
 // else the benchmark allocated is counted.
-import type { ClusterCache } from '../../lambdas/extender/cluster-cache';
+import type { ClusterCache } from '../../lambdas/cluster-state/cluster-cache';
 import type { ALBEvent } from 'aws-lambda';
 import { createExtenderHandler } from '../../lambdas/extender/extender-handler';
 import { localLambdaContext } from '../../local/lambda-context';

@@ -4,6 +4,7 @@
 // over IPC (ready, stats, stop) and calls it over HTTP as the ALB would.
 import { pathToFileURL } from 'node:url';
 import { startAlbAdapter, type AlbLambdaHandler } from '../../local/alb-adapter';
+import { kubeconfigOverrides } from '../../local/kubeconfig-connection';
 import type { ContainerMessage, ContainerStats } from './scale-container';
 
 const MiB = 1024 * 1024;
@@ -21,8 +22,12 @@ async function main(): Promise<void> {
   const bundle = process.argv[2];
   if (bundle === undefined) throw new Error('usage: scale-container <extender bundle>');
   const started = performance.now();
-  const { handler } = (await import(pathToFileURL(bundle).href)) as { handler: AlbLambdaHandler };
+  const loaded = (await import(pathToFileURL(bundle).href)) as { handler: AlbLambdaHandler; createHandler?: (options: ReturnType<typeof kubeconfigOverrides>) => AlbLambdaHandler };
   const initMs = performance.now() - started;
+  // The cluster of KUBECONFIG, injected as local hosts do; the bundle of a
+  // commit from before createHandler read KUBECONFIG itself.
+  const kubeconfig = process.env.KUBECONFIG;
+  const handler = loaded.createHandler !== undefined && kubeconfig !== undefined ? loaded.createHandler(kubeconfigOverrides(kubeconfig)) : loaded.handler;
   // The deployed Lambda's timeout (10 s) as the handler sees it.
   const adapter = await startAlbAdapter({ handler, functionName: 'gpu-extender', timeoutMs: 10_000 });
   process.on('message', (message: { type: string }) => {

@@ -3,14 +3,13 @@
 // adapter (scale-container-main.ts), and calls it over HTTP as kube-scheduler
 // calls the ALB.
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { request } from 'node:http';
 import { dirname, join, relative } from 'node:path';
 import { build } from 'esbuild';
 import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
 import { fileURLToPath } from 'node:url';
 import { functionNodeOptions } from '../../cdk/lib/functions/lambda-build';
-import { buildSplitLambda, EXTENDER_SPLIT, SPLIT_CHUNK_NAMES } from '../../cdk/lib/functions/split-build';
 import { LAMBDA_ENTRIES, PROJECT_ROOT } from '../../cdk/lib/functions/lambda-entries';
 import { CDK_BUNDLING } from './bundles';
 import { lambdaRuntimeNodeArgs } from './lambda-runtime-args';
@@ -62,12 +61,12 @@ function checkout(commit: string, outDir: string): string {
   return root;
 }
 
-/** A file only trees built as two bundles have (cdk/lib/functions/split-build.ts). */
-const SPLIT_MARKER = 'lambdas/extender/cluster-model.ts';
-
 /**
  * The extender's Lambda bundle (of the working tree, or of `commit`) and the
- * container entry, both plain .mjs for `node`.
+ * container entry, both plain .mjs for `node`. Any commit is built as this
+ * tree's CDK builds the extender, one file: one that had a build of its own
+ * (two bundles, or chunks) is measured as one bundle too, its import() of
+ * cluster access inlined by esbuild.
  */
 export async function bundleContainer(outDir: string, commit?: string): Promise<ContainerBundles> {
   const extender = join(outDir, 'extender', 'index.mjs');
@@ -75,13 +74,9 @@ export async function bundleContainer(outDir: string, commit?: string): Promise<
   const root = commit === undefined ? PROJECT_ROOT : checkout(commit, outDir);
   const entry = join(root, relative(PROJECT_ROOT, LAMBDA_ENTRIES.extender));
   rmSync(dirname(extender), { recursive: true, force: true });
-  if (existsSync(join(root, SPLIT_MARKER))) {
-    // As CDK's afterBundling hook builds it: the handler in one file, cluster access in a bundle loaded on the first refresh.
-    await buildSplitLambda(EXTENDER_SPLIT, dirname(extender), CDK_BUNDLING, root);
-  } else {
-    // A commit from before the two bundles: one build, split into chunks, as its hook built it then.
-    await build({ ...CDK_BUNDLING, entryPoints: { index: entry }, outdir: dirname(extender), splitting: true, chunkNames: SPLIT_CHUNK_NAMES, outExtension: { '.js': '.mjs' }, absWorkingDir: root, logLevel: 'error' });
-  }
+  await build({ ...CDK_BUNDLING, entryPoints: [entry], outfile: extender, absWorkingDir: root, logLevel: 'error' }).catch((error: unknown) => {
+    throw new Error(`bundling the extender of ${commit ?? 'the working tree'} (${entry}) failed: ${error instanceof Error ? error.message : String(error)}`);
+  });
   await build({ ...CDK_BUNDLING, entryPoints: [MAIN], outfile: container, absWorkingDir: PROJECT_ROOT, logLevel: 'error' });
   return { extender, container };
 }
@@ -125,8 +120,9 @@ const MEMORY_SIZE_MIB = APP_CONFIG_DEFAULTS.extender.memorySizeMiB;
 const DEPLOYED_NODE_OPTIONS = functionNodeOptions('extender', MEMORY_SIZE_MIB);
 
 /**
- * Forks the container with `env` (the Lambda's environment: KUBECONFIG and
- * nothing else of this process). `onSpawn` gets its pid at once, before the
+ * Forks the container with `env` (the Lambda's environment, nothing else of
+ * this process, and KUBECONFIG: the cluster the container injects,
+ * scale-container-main.ts). `onSpawn` gets its pid at once, before the
  * bundle is imported (e.g. to put it under a CPU quota).
  */
 export async function startExtenderContainer(bundles: ContainerBundles, env: Record<string, string>, onSpawn?: (pid: number) => void): Promise<ExtenderContainer> {

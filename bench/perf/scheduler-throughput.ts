@@ -136,7 +136,7 @@ async function scheduleAll(
   let scheduler: ManagedProcess | undefined;
   try {
     // The extender as deployed (default cache TTL), reading with its least-privilege identity.
-    extender = run.withExtender ? await startRecordingExtender({ KUBECONFIG: h.controlPlane.info.lambdaKubeconfigs.extender }) : undefined;
+    extender = run.withExtender ? await startRecordingExtender(h.controlPlane.info.lambdaKubeconfigs.extender) : undefined;
     log(`[bench] e2e: ${options.pods} pods queued; kube-scheduler ${run.withExtender ? 'with' : 'without'} the extender, client qps ${run.clientRateLimit.qps}`);
     scheduler = await startKubeScheduler({
       binary: h.controlPlane.info.kubeSchedulerBinary,

@@ -1,7 +1,7 @@
 import { errorMessage } from '../common/error-message';
 import type { NodeInfo } from '../scheduling';
 import { nodeInfoFromKubernetes, Snapshot } from '../scheduling';
-import type { ClusterCache } from './cluster-cache';
+import type { ClusterCache } from '../cluster-state/cluster-cache';
 import type { NodeInput } from './wire-args';
 
 /** The nodes one extender call decides on, and the cluster state they are judged against. */

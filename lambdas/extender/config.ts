@@ -2,11 +2,11 @@ import type { Env } from '../env';
 import { envDuration, envInt, envNumber, envOptionalString, isEnvSet } from '../env';
 import type { GpuScoreOptions, ProfileOptions, ScorePluginName } from '../scheduling';
 import { DEFAULT_WEIGHTS } from '../scheduling';
-import { DEFAULT_LIST_PAGE_SIZE } from './list-page-size';
+import { DEFAULT_LIST_PAGE_SIZE } from '../cluster-state/kubernetes-cluster-source';
 
 /** Everything the extender reads from its environment (documented in docs/extender.md). */
 export interface ExtenderConfig {
-  /** True when KUBECONFIG or CLUSTER_NAME is set: the extender may list nodes and pods. */
+  /** True when CLUSTER_NAME is set: the extender lists nodes and pods of that EKS cluster (local hosts inject a connection instead, wiring.ts). */
   readonly clusterAccess: boolean;
   readonly cacheTtlMs: number;
   /** Stale-while-revalidate window after the TTL; 0 = off. */
@@ -47,7 +47,7 @@ function profileOptions(env: Env): ProfileOptions {
 
 export function extenderConfigFromEnv(env: Env): ExtenderConfig {
   return {
-    clusterAccess: isEnvSet(env, 'KUBECONFIG') || isEnvSet(env, 'CLUSTER_NAME'),
+    clusterAccess: isEnvSet(env, 'CLUSTER_NAME'),
     cacheTtlMs: envDuration(env, 'EXTENDER_CACHE_TTL', { default: DEFAULT_CACHE_TTL_MS, minMs: 0, maxMs: 10 * 60_000 }),
     cacheMaxStaleMs: envDuration(env, 'EXTENDER_CACHE_MAX_STALE', { default: 0, minMs: 0, maxMs: 10 * 60_000 }),
     listPageSize: envInt(env, 'EXTENDER_LIST_PAGE_SIZE', { default: DEFAULT_LIST_PAGE_SIZE, min: 1, max: 10_000 }),

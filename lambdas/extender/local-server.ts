@@ -3,6 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defineCli, isEntryPoint, readCommandLine, UsageError } from '../common/command-line';
 import { errorMessage } from '../common/error-message';
+import { kubeconfigOverrides } from '../../local/kubeconfig-connection';
 import { SERVICE } from '../observability/metric-catalog';
 import { instrumentHandler } from '../observability/instrument-handler';
 import { localLambdaContext } from '../../local/lambda-context';
@@ -114,7 +115,14 @@ async function main(): Promise<void> {
   const print = (line: string): void => {
     process.stdout.write(`${line}\n`);
   };
-  const extender = createExtender({ env: process.env, telemetry, observer: localServerObserver(onTerminal, telemetry, print) });
+  // KUBECONFIG is this tool's, read in local/: the deployed extender knows only CLUSTER_NAME.
+  const kubeconfig = process.env.KUBECONFIG;
+  const extender = createExtender({
+    env: process.env,
+    telemetry,
+    observer: localServerObserver(onTerminal, telemetry, print),
+    ...(kubeconfig === undefined || kubeconfig === '' ? {} : kubeconfigOverrides(kubeconfig)),
+  });
   // Wired now rather than on the first request, so the log says whether the
   // extender has cluster access; a bad configuration is still answered per request.
   const deps = await extender.deps().catch(() => undefined);

@@ -1,7 +1,7 @@
 import type { ExtenderVerb } from '../observability/metric-catalog';
 import type { Profile } from '../scheduling';
 import { createCandidateResolver } from './candidate-nodes';
-import type { ClusterCache } from './cluster-cache';
+import type { ClusterCache } from '../cluster-state/cluster-cache';
 import { FilterMemo } from './filter-memo';
 import type { ExtenderObserver } from './observer';
 import type { ExtenderContext, VerbResult } from './verbs';

@@ -2,7 +2,7 @@ import { errorMessage } from '../common/error-message';
 import type { CycleState, NodeInfo, Profile, RejectedNode, ScoreBreakdown, Snapshot } from '../scheduling';
 import { choiceIndices, explainIndices, metadataOf, parsePodRequirements, stringField } from '../scheduling';
 import type { CandidateResolver } from './candidate-nodes';
-import type { ClusterCache } from './cluster-cache';
+import type { ClusterCache } from '../cluster-state/cluster-cache';
 import type { DecisionSummary, ExtenderRanking } from './decision';
 import { NOT_IN_CACHE_MESSAGE, RejectionTally } from './decision';
 import { toExtenderScores } from './extender-scores';

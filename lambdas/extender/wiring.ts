@@ -2,11 +2,11 @@ import { errorMessage } from '../common/error-message';
 import type { Env } from '../env';
 import type { Telemetry } from '../observability/telemetry';
 import { createExtenderProfile } from '../scheduling';
-import type { ClusterCache, ClusterSource } from './cluster-cache';
-import { CLUSTER_MODEL } from './cluster-model';
-import { TtlClusterCache } from './cluster-cache';
+import type { ClusterCache } from '../cluster-state/cluster-cache';
+import { TtlClusterCache } from '../cluster-state/cluster-cache';
+import { kubernetesClusterSource } from '../cluster-state/kubernetes-cluster-source';
+import type { KubeConnection } from '../kube/kube-http-client';
 import { extenderConfigFromEnv } from './config';
-import type { KubernetesClusterSourceOptions } from './kubernetes-cluster-source';
 import type { ExtenderObserver } from './observer';
 import { telemetryObserver } from './observer';
 import type { Router } from './router';
@@ -22,22 +22,30 @@ export interface ExtenderDeps {
 export interface ExtenderOverrides {
   /** Replaces the Kubernetes-backed cache (benchmarks, tests). */
   readonly cache?: ClusterCache;
+  /**
+   * The API server to list and watch, in place of the EKS cluster that
+   * CLUSTER_NAME names: local hosts pass the connection of a kubeconfig file
+   * (local/kube-config-file.ts). Gives the extender cluster access.
+   */
+  readonly kubeConnection?: () => Promise<KubeConnection>;
   readonly observer?: ExtenderObserver;
 }
 
 /**
  * The one place the extender's dependencies are built from its environment:
- * configuration, the cluster cache over the Kubernetes API, the profile and
- * the router. Throws a ConfigError naming the variable on bad configuration.
+ * configuration, the cluster cache over the Kubernetes API (the EKS cluster
+ * of CLUSTER_NAME, or the injected connection), the profile and the router.
+ * Throws a ConfigError naming the variable on bad configuration.
  */
 export function wireExtender(env: Env, telemetry: Telemetry, overrides: ExtenderOverrides = {}): ExtenderDeps {
   const config = extenderConfigFromEnv(env);
   const observer = overrides.observer ?? telemetryObserver(telemetry);
+  const connection = overrides.kubeConnection ?? (config.clusterAccess ? () => eksConnection(env) : undefined);
   const cache =
     overrides.cache ??
-    (config.clusterAccess
+    (connection !== undefined
       ? new TtlClusterCache(
-          lazyClusterSource(env, {
+          kubernetesClusterSource(connection, {
             pageSize: config.listPageSize,
             ...(config.nodeLabelSelector ? { nodeLabelSelector: config.nodeLabelSelector } : {}),
             onRelist: (collection, reason) => observer.warn('cluster cache re-listed: its watch could not resume', { collection, reason }),
@@ -54,21 +62,13 @@ export function wireExtender(env: Env, telemetry: Telemetry, overrides: Extender
 }
 
 /**
- * The Kubernetes source, loaded on its first refresh (cluster-access.ts says
- * why). A failed load is retried on the next refresh, like a failed list.
+ * The EKS connection (the AWS SDK's credential chain, STS signing and EKS
+ * client) is loaded on the first refresh: without code splitting esbuild
+ * inlines the import() into the one bundle, but evaluates the module, and
+ * what only it imports, when it is called, which keeps the SDK's module
+ * setup out of the cold start (docs/extender.md, "One bundle").
  */
-function lazyClusterSource(env: Env, options: KubernetesClusterSourceOptions): ClusterSource {
-  let source: Promise<ClusterSource> | undefined;
-  return {
-    load() {
-      if (source === undefined) {
-        const pending = import('./cluster-access').then((access) => access.clusterSourceFromEnvironment(env, options, CLUSTER_MODEL));
-        pending.catch(() => {
-          if (source === pending) source = undefined;
-        });
-        source = pending;
-      }
-      return source.then((loaded) => loaded.load());
-    },
-  };
+async function eksConnection(env: Env): Promise<KubeConnection> {
+  const { kubeConnectionFromEnvironment } = await import('../kube/kube-connection');
+  return kubeConnectionFromEnvironment(env);
 }

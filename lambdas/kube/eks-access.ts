@@ -15,7 +15,7 @@ export const CLUSTER_NAME_PATTERN = /[0-9A-Za-z][A-Za-z0-9\-_]{0,99}/;
 export function clusterNameFromEnv(env: Env): string {
   return envString(env, 'CLUSTER_NAME', {
     pattern: CLUSTER_NAME_PATTERN,
-    description: 'an EKS cluster name (letters, digits, - and _), or set KUBECONFIG for a non-EKS cluster',
+    description: 'an EKS cluster name (letters, digits, - and _)',
   });
 }
 

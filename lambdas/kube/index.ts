@@ -13,7 +13,7 @@ export type { EksTokenRequest } from './eks-token';
 export { DEFAULT_TOKEN_REFRESH_AFTER_MS, EksTokenSource } from './eks-token-source';
 export type { BearerTokenSource, EksTokenSourceOptions } from './eks-token-source';
 export { isKubeConflict, isKubeInvalid, isKubeNotFound, kubeStatusCode } from './kube-errors';
-export { CLUSTER_NAME_PATTERN, eksKubeConfig, kubeConfigFromEnvironment } from './kube-config';
+export { CLUSTER_NAME_PATTERN, eksKubeConfig, kubeConfigFromEnvironment, kubeConfigOf } from './kube-config';
 export { JSON_PATCH_OPTIONS } from './json-patch';
 export type { JsonPatchOperation } from './json-patch';
 export { FIELD_MANAGER, MERGE_PATCH_OPTIONS } from './merge-patch';

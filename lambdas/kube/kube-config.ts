@@ -1,35 +1,23 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Env } from '../env';
-import { ConfigError, envOptionalString } from '../env';
 import { awsClientConfigFromEnv, createEksClient } from '../aws';
 import { BearerTokenAuthenticator, EKS_AUTH_PROVIDER_NAME } from './bearer-token-authenticator';
 import type { EksClusterEndpoint } from './eks-cluster-endpoint';
 import { describeClusterEndpoint } from './eks-cluster-endpoint';
 import type { BearerTokenSource } from './eks-token-source';
 import { clusterNameFromEnv, eksTokenSourceFor } from './eks-access';
-import { errorMessage } from '../common/error-message';
+import type { KubeConnection } from './kube-http-client';
 
 export { CLUSTER_NAME_PATTERN } from './eks-access';
 
 /**
- * The Kubernetes client configuration for this process.
- * - KUBECONFIG set: that file (local runs, tests against the local control plane).
- * - Otherwise EKS: CLUSTER_NAME → DescribeCluster (endpoint + CA, cached) and a
- *   presigned-STS bearer token with the Lambda role's credentials, cached and
- *   renewed before its 15-minute validity ends (applied per request).
+ * The Kubernetes client configuration of the EKS cluster the Lambda runs for:
+ * CLUSTER_NAME → DescribeCluster (endpoint + CA, cached) and a presigned-STS
+ * bearer token with the Lambda role's credentials, cached and renewed before
+ * its 15-minute validity ends (applied per request). Local hosts inject a
+ * connection instead (kubeConfigOf; local/kubeconfig-connection.ts).
  */
 export async function kubeConfigFromEnvironment(env: Env = process.env): Promise<KubeConfig> {
-  const kubeconfigPath = envOptionalString(env, 'KUBECONFIG');
-  if (kubeconfigPath !== undefined) {
-    const kc = new KubeConfig();
-    try {
-      kc.loadFromFile(kubeconfigPath);
-    } catch (error) {
-      throw new ConfigError('KUBECONFIG', kubeconfigPath, `a readable kubeconfig file (${errorMessage(error)})`);
-    }
-    return kc;
-  }
-
   const clusterName = clusterNameFromEnv(env);
   const aws = awsClientConfigFromEnv(env);
   const endpoint = await describeClusterEndpoint(createEksClient(aws), clusterName, `${aws.region}/${clusterName}/${aws.endpoint ?? ''}`);
@@ -47,4 +35,10 @@ export function eksKubeConfig(endpoint: EksClusterEndpoint, tokens: BearerTokenS
     currentContext: endpoint.name,
   });
   return kc;
+}
+
+/** A KubeConfig for an injected connection (a local host's kubeconfig file), its token asked for on every request. */
+export function kubeConfigOf(connection: KubeConnection): KubeConfig {
+  const caData = Buffer.from(connection.caPem, 'utf8').toString('base64');
+  return eksKubeConfig({ name: 'injected', server: connection.server, caData }, connection.tokens);
 }

@@ -5,7 +5,8 @@ import { awsClientConfigFromEnv, createEc2Client, createInstanceTypeGpuCatalog, 
 import type { Env } from '../env';
 import { ConfigError } from '../env';
 import type { NodeGateway } from '../kube';
-import { createNodeGateway, kubeConfigFromEnvironment } from '../kube';
+import { createNodeGateway, kubeConfigFromEnvironment, kubeConfigOf } from '../kube';
+import type { KubeConnection } from '../kube/kube-http-client';
 import { labelerConfigFromEnv } from './config';
 import type { LabelerDeps } from './labeler-deps';
 import { LabelerError } from './labeler-errors';
@@ -15,6 +16,8 @@ export interface LabelerOverrides {
   /** Injected by tests that count EC2 calls with an SDK middleware. */
   readonly ec2?: EC2Client;
   readonly nodes?: NodeGateway;
+  /** The API server in place of the EKS cluster CLUSTER_NAME names: local hosts pass a kubeconfig file's (local/kubeconfig-connection.ts). */
+  readonly kubeConnection?: () => Promise<KubeConnection>;
 }
 
 /**
@@ -25,7 +28,7 @@ export interface LabelerOverrides {
 export async function wireLabeler(env: Env, overrides: LabelerOverrides = {}): Promise<LabelerDeps> {
   const config = labelerConfigFromEnv(env);
   const ec2 = overrides.ec2 ?? createEc2Client(awsClientConfigFromEnv(env));
-  const nodes = overrides.nodes ?? createNodeGateway(await connect(env));
+  const nodes = overrides.nodes ?? createNodeGateway(await connect(env, overrides.kubeConnection));
   return {
     config,
     nodes,
@@ -38,10 +41,10 @@ export async function wireLabeler(env: Env, overrides: LabelerOverrides = {}): P
   };
 }
 
-/** DescribeCluster/kubeconfig failures count as Kubernetes errors; configuration errors stay ConfigError. */
-async function connect(env: Env): Promise<KubeConfig> {
+/** DescribeCluster/connection failures count as Kubernetes errors; configuration errors stay ConfigError. */
+async function connect(env: Env, injected: (() => Promise<KubeConnection>) | undefined): Promise<KubeConfig> {
   try {
-    return await kubeConfigFromEnvironment(env);
+    return injected === undefined ? await kubeConfigFromEnvironment(env) : kubeConfigOf(await injected());
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     throw new LabelerError('Kubernetes', `cannot reach the cluster: ${errorMessage(error)}`, { cause: error });

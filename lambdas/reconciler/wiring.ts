@@ -1,7 +1,8 @@
 import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import type { Env } from '../env';
 import { awsClientConfigFromEnv, createCloudWatchClient } from '../aws';
-import { createNodeGateway, createPodGateway, kubeConfigFromEnvironment } from '../kube';
+import { createNodeGateway, createPodGateway, kubeConfigFromEnvironment, kubeConfigOf } from '../kube';
+import type { KubeConnection } from '../kube/kube-http-client';
 import { cloudWatchMetricReader } from './cloudwatch-metric-reader';
 import type { ReconcilerConfig } from './config';
 import { reconcilerConfigFromEnv } from './config';
@@ -23,6 +24,8 @@ export interface ReconcilerDeps {
 export interface ReconcilerOverrides {
   /** A client of the caller's (benchmarks and tests count its calls with a middleware). */
   readonly cloudWatch?: CloudWatchClient;
+  /** The API server in place of the EKS cluster CLUSTER_NAME names: local hosts pass a kubeconfig file's (local/kubeconfig-connection.ts). */
+  readonly kubeConnection?: () => Promise<KubeConnection>;
 }
 
 /**
@@ -33,7 +36,7 @@ export interface ReconcilerOverrides {
 export async function wireReconciler(env: Env, overrides: ReconcilerOverrides = {}): Promise<ReconcilerDeps> {
   const config = reconcilerConfigFromEnv(env);
   const cloudWatch = overrides.cloudWatch ?? createCloudWatchClient(awsClientConfigFromEnv(env));
-  const kc = await kubeConfigFromEnvironment(env);
+  const kc = overrides.kubeConnection === undefined ? await kubeConfigFromEnvironment(env) : kubeConfigOf(await overrides.kubeConnection());
   const pods = createPodGateway(kc);
   const nodes = createNodeGateway(kc);
   const schedulerConfig = schedulerMetricsConfigFromEnv(env);

@@ -167,8 +167,8 @@ export class Demo {
   }
 
   private functionEnv(name: 'extender' | 'reconciler'): Record<string, string> {
-    const { config, moto, controlPlane } = this.pipeline;
-    return functionEnvironment(config, name, { motoUrl: moto.url, kubeconfig: controlPlane.info.lambdaKubeconfigs[name] });
+    const { config, moto } = this.pipeline;
+    return functionEnvironment(config, name, { motoUrl: moto.url });
   }
 
   /** The reconciler's own configuration says where it reads metrics and which pods it looks at. */

@@ -1,7 +1,8 @@
 // The environment each Lambda gets: what the CDK stack sets in AWS
 // (cdk/lib/functions/pipeline-function.ts: the config's `environment` map,
 // then CLUSTER_NAME), plus the local wiring: AWS_ENDPOINT_URL & co. pointing at
-// moto, and KUBECONFIG with the function's own least-privilege identity.
+// moto. Its cluster, the kubeconfig of its own least-privilege identity, is
+// injected by the worker (LocalLambdaOptions.kubeconfig), not set here.
 import type { AppConfig } from '../../cdk/app-config/app-config';
 import type { PipelineFunctionName } from '../../cdk/lib/functions/lambda-entries';
 import { awsEnvironment } from '../moto';
@@ -21,7 +22,7 @@ export const LOCAL_DEFAULTS: Readonly<Record<PipelineFunctionName, Readonly<Reco
 export function functionEnvironment(
   config: AppConfig,
   name: PipelineFunctionName,
-  local: { motoUrl: string; kubeconfig: string },
+  local: { motoUrl: string },
 ): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -33,6 +34,5 @@ export function functionEnvironment(
     ...config[name].environment,
     CLUSTER_NAME: config.clusterName,
     ...awsEnvironment(local.motoUrl),
-    KUBECONFIG: local.kubeconfig,
   };
 }

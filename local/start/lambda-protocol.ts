@@ -1,8 +1,10 @@
 // Messages between the main thread and a local Lambda's worker thread.
 
 export interface LambdaWorkerData {
-  /** Absolute path of the handler module (exports `handler`). */
+  /** Absolute path of the handler module (exports `handler` and `createHandler`). */
   entry: string;
+  /** The kubeconfig file whose cluster the handler talks to (LocalLambdaOptions.kubeconfig). */
+  kubeconfig?: string;
   functionName: string;
   memoryMiB: number;
   region: string;

@@ -1,9 +1,12 @@
 // Runs inside a worker thread: one Lambda "container" with its own
 // process.env (the function's environment), loading the real handler module
 // once and invoking it for each event the main thread sends, as the Lambda
-// runtime would. Replies are plain data (structured clone).
+// runtime would. With a kubeconfig, the handler is the module's createHandler
+// given that file's connection (the deployed one would ask EKS for
+// CLUSTER_NAME's). Replies are plain data (structured clone).
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Context } from 'aws-lambda';
+import { kubeconfigOverrides } from '../kubeconfig-connection';
 import { localLambdaContext } from '../lambda-context';
 import type { InvokeReply, InvokeRequest, LambdaWorkerData } from './lambda-protocol';
 import { errorMessage } from '../../lambdas/common/error-message';
@@ -25,9 +28,18 @@ function contextFor(request: InvokeRequest): Context {
   });
 }
 
-const loaded = (await import(data.entry)) as { handler?: unknown };
-if (typeof loaded.handler !== 'function') throw new Error(`${data.entry} does not export a function named handler`);
-const handler = loaded.handler as AsyncHandler;
+const loaded = (await import(data.entry)) as { handler?: unknown; createHandler?: unknown };
+const handler = data.kubeconfig === undefined ? deployedHandler() : injectedHandler(data.kubeconfig);
+
+function deployedHandler(): AsyncHandler {
+  if (typeof loaded.handler !== 'function') throw new Error(`${data.entry} does not export a function named handler`);
+  return loaded.handler as AsyncHandler;
+}
+
+function injectedHandler(kubeconfig: string): AsyncHandler {
+  if (typeof loaded.createHandler !== 'function') throw new Error(`${data.entry} does not export a function named createHandler`);
+  return (loaded.createHandler as (options: ReturnType<typeof kubeconfigOverrides>) => AsyncHandler)(kubeconfigOverrides(kubeconfig));
+}
 
 port.on('message', (request: InvokeRequest) => {
   const reply = (message: InvokeReply): void => port.postMessage(message);

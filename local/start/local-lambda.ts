@@ -12,6 +12,12 @@ export interface LocalLambdaOptions {
   functionName: string;
   /** Absolute path of the handler module, e.g. LAMBDA_ENTRIES.labeler. */
   entry: string;
+  /**
+   * The kubeconfig file whose cluster the function talks to (its own
+   * least-privilege identity), injected through the module's createHandler;
+   * without it, the handler as deployed (CLUSTER_NAME's EKS cluster).
+   */
+  kubeconfig?: string;
   /** The function's whole environment (what the Lambda console would show, plus the local overrides). */
   environment: Record<string, string>;
   timeoutMs: number;
@@ -52,6 +58,7 @@ export class LocalLambda {
   static async start(options: LocalLambdaOptions): Promise<LocalLambda> {
     const workerData: LambdaWorkerData = {
       entry: options.entry,
+      ...(options.kubeconfig === undefined ? {} : { kubeconfig: options.kubeconfig }),
       functionName: options.functionName,
       memoryMiB: options.memoryMiB,
       region: options.region,

@@ -91,7 +91,8 @@ export async function startPipeline({ config, teardown, log, onDelivery }: Pipel
       LocalLambda.start({
         functionName: `${config.clusterName}-${name}`,
         entry: LAMBDA_ENTRIES[name],
-        environment: functionEnvironment(config, name, { motoUrl: moto.url, kubeconfig: info.lambdaKubeconfigs[name] }),
+        environment: functionEnvironment(config, name, { motoUrl: moto.url }),
+        kubeconfig: info.lambdaKubeconfigs[name],
         timeoutMs: config[name].timeoutSeconds * 1000,
         memoryMiB: config[name].memorySizeMiB,
         region: LOCAL_AWS_REGION,
@@ -110,7 +111,7 @@ export async function startPipeline({ config, teardown, log, onDelivery }: Pipel
   }
   const failedLoad = loaded.find((o): o is PromiseRejectedResult => o.status === 'rejected');
   if (failedLoad) throw failedLoad.reason instanceof Error ? failedLoad.reason : new Error(String(failedLoad.reason));
-  log(`Lambdas loaded: ${names.map((n) => lambdas[n].functionName).join(', ')} (each with its own KUBECONFIG: its least-privilege RBAC identity)`);
+  log(`Lambdas loaded: ${names.map((n) => lambdas[n].functionName).join(', ')} (each with its own kubeconfig: its least-privilege RBAC identity)`);
 
   const extenderTap = new ExtenderTap();
   const adapter = await startAlbAdapter({

@@ -75,7 +75,7 @@ beforeAll(async () => {
   await harness.resetCluster();
   namespace = await harness.createNamespace('burst-packing');
   // The deployed cache TTL (EXTENDER_CACHE_TTL unset): what a burst on EKS is scored against.
-  extender = await startRecordingExtender({ KUBECONFIG: harness.info.controlPlane.lambdaKubeconfigs.extender });
+  extender = await startRecordingExtender(harness.info.controlPlane.lambdaKubeconfigs.extender);
   const facts = await describeInstanceType(harness.ec2, 'p4d.24xlarge');
   // Four identical empty 8-GPU nodes: the job fits on two.
   nodes = await Promise.all([0, 1, 2, 3].map(() => createGpuNode(harness.nodeClients, { instanceType: 'p4d.24xlarge', labels: seedGpuLabels(facts) })));

@@ -1,21 +1,22 @@
-// The extender as it is deployed: built as two bundles (cdk/lib/functions/
-// split-build.ts; the handler in index.mjs, cluster access and the AWS SDK in
-// cluster-access.mjs, imported on the first refresh), its handler imported
-// from the built index.mjs and called by the real kube-scheduler through the
-// local ALB adapter. The first /filter loads cluster-access.mjs, which lists
-// the real kube-apiserver and hands the listed objects to the handler's copy
-// of the scheduling library (ClusterModel); the A10G pod must land on the A10G
-// node with the T4 node rejected by that filter.
+// The extender as it is deployed: one ESM file built with the esbuild options
+// NodejsFunction is given (cdk/lib/functions/esbuild-options.ts), its handler
+// made by the bundle's own createHandler with the control plane's extender
+// identity injected (as local hosts do; the deployed one asks EKS), and
+// called by the real kube-scheduler through the local ALB adapter. The first
+// /filter lists the real kube-apiserver from inside the bundle; the A10G pod
+// must land on the A10G node with the T4 node rejected by that filter.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ALBEvent, ALBResult, Context } from 'aws-lambda';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lambdaEsbuildOptions } from '../../cdk/lib/functions/esbuild-options';
-import { buildSplitLambda, EXTENDER_SPLIT } from '../../cdk/lib/functions/split-build';
+import { LAMBDA_ENTRIES, PROJECT_ROOT } from '../../cdk/lib/functions/lambda-entries';
 import { startAlbAdapter, type AlbAdapter } from '../../local/alb-adapter';
 import { e2eHarness } from '../../local/e2e-context';
+import { kubeconfigOverrides } from '../../local/kubeconfig-connection';
 import { createGpuNode, type GpuNode } from '../../local/gpu-nodes';
 import type { ManagedProcess } from '../../local/managed-process';
 import { waitForPodScheduled } from '../../local/pod-status';
@@ -29,7 +30,7 @@ const outdir = mkdtempSync(join(tmpdir(), 'extender-bundle-'));
 // The bundled handler reads its configuration from process.env, as on Lambda
 // (this file's worker has an environment of its own); its log and EMF lines
 // are turned off to keep the test output readable.
-const ENV = { KUBECONFIG: harness.info.controlPlane.lambdaKubeconfigs.extender, POWERTOOLS_LOG_LEVEL: 'WARN', POWERTOOLS_METRICS_DISABLED: 'true' };
+const ENV = { POWERTOOLS_LOG_LEVEL: 'WARN', POWERTOOLS_METRICS_DISABLED: 'true' };
 const saved = Object.fromEntries(Object.keys(ENV).map((key) => [key, process.env[key]]));
 
 let adapter: AlbAdapter | undefined;
@@ -42,9 +43,12 @@ const replies: { path: string; status: number; body: string }[] = [];
 beforeAll(async () => {
   await harness.resetCluster();
   namespace = await harness.createNamespace('extender-bundle');
-  await buildSplitLambda(EXTENDER_SPLIT, outdir, lambdaEsbuildOptions());
+  const outfile = join(outdir, 'index.mjs');
+  await build({ ...lambdaEsbuildOptions(), entryPoints: [LAMBDA_ENTRIES.extender], outfile, absWorkingDir: PROJECT_ROOT, logLevel: 'error' });
   Object.assign(process.env, ENV);
-  const { handler } = (await import(pathToFileURL(join(outdir, 'index.mjs')).href)) as { handler: (event: ALBEvent, context: Context) => Promise<ALBResult> };
+  type Handler = (event: ALBEvent, context: Context) => Promise<ALBResult>;
+  const bundled = (await import(pathToFileURL(outfile).href)) as { createHandler: (options: ReturnType<typeof kubeconfigOverrides>) => Handler };
+  const handler = bundled.createHandler(kubeconfigOverrides(harness.info.controlPlane.lambdaKubeconfigs.extender));
   adapter = await startAlbAdapter({
     functionName: 'gpu-extender',
     handler: async (event, context) => {
@@ -67,7 +71,7 @@ afterAll(async () => {
 });
 
 describe('the extender bundled as deployed, called by the real kube-scheduler', () => {
-  it('lists the cluster from its lazily loaded bundle and keeps only the A10G node for the A10G pod', async () => {
+  it('lists the cluster from inside the bundle and keeps only the A10G node for the A10G pod', async () => {
     if (!a10g || !t4) throw new Error('setup did not finish');
     await core.createNamespacedPod({ namespace, body: a10gPod(POD) });
     expect(await waitForPodScheduled(core, { namespace, name: POD }, 60_000), `a10g=${a10g.name} t4=${t4.name}`).toBe(a10g.name);

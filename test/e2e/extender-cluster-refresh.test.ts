@@ -7,24 +7,23 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { PbfReader } from 'pbf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubeConnectionFromEnvironment } from '../../lambdas/kube/kube-connection';
 import type { KubeResponseInfo } from '../../lambdas/kube/kube-http-client';
 import { createKubeHttpClient } from '../../lambdas/kube/kube-http-client';
 import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
 import { readPod } from '../../lambdas/kube/protobuf/core-v1-readers';
-import { BOUND_POD_FIELD_SELECTOR, DEFAULT_WATCH_LIMITS, kubernetesClusterSource } from '../../lambdas/extender/kubernetes-cluster-source';
-import { CLUSTER_MODEL } from '../../lambdas/extender/cluster-model';
-import { WatchedCollection } from '../../lambdas/extender/watched-collection';
+import { BOUND_POD_FIELD_SELECTOR, DEFAULT_WATCH_LIMITS, kubernetesClusterSource } from '../../lambdas/cluster-state/kubernetes-cluster-source';
+import { WatchedCollection } from '../../lambdas/cluster-state/watched-collection';
 import type { PodInfo, Snapshot } from '../../lambdas/scheduling';
 import { podInfoFromKubernetes } from '../../lambdas/scheduling';
 import { e2eHarness } from '../../local/e2e-context';
+import { kubeConnectionFromKubeconfigFile } from '../../local/kubeconfig-connection';
 import { createGpuNode, deleteGpuNode, describeInstanceType, seedGpuLabels, type GpuNode } from '../../local/gpu-nodes';
 import { markPodRunning } from '../../local/pod-status';
 
 const harness = e2eHarness();
 const { core } = harness;
 // The extender's own least-privilege identity: list and watch nodes and pods, nothing else.
-const env = { KUBECONFIG: harness.info.controlPlane.lambdaKubeconfigs.extender };
+const kubeconfig = harness.info.controlPlane.lambdaKubeconfigs.extender;
 /** As EXTENDER_NODE_LABEL_SELECTOR would be set: a node that loses the label leaves the watch. */
 const NODE_SELECTOR = 'gpu.nvidia.com/model';
 
@@ -34,7 +33,7 @@ const nodes: GpuNode[] = [];
 /** A source like the extender's, counting its API calls and the bytes they returned. */
 function countedSource() {
   const responses: KubeResponseInfo[] = [];
-  const source = kubernetesClusterSource(() => kubeConnectionFromEnvironment(env), CLUSTER_MODEL, {
+  const source = kubernetesClusterSource(() => kubeConnectionFromKubeconfigFile(kubeconfig), {
     nodeLabelSelector: NODE_SELECTOR,
     http: { onResponse: (r) => responses.push(r) },
   });
@@ -191,7 +190,7 @@ describe('the extender cluster cache against the real kube-apiserver', () => {
   });
 
   it('a protobuf listing reduces each pod as it is decoded, never a page of decoded pods at once, and ends where a JSON listing does', async () => {
-    const kube = createKubeHttpClient(await kubeConnectionFromEnvironment(env));
+    const kube = createKubeHttpClient(await kubeConnectionFromKubeconfigFile(kubeconfig));
     let decoded = 0;
     let reduced = 0;
     let mostPending = 0;
@@ -228,7 +227,7 @@ describe('the extender cluster cache against the real kube-apiserver', () => {
     // after the other e2e files it answers 410 Gone. The fallback is therefore also tested,
     // deterministically, against an in-process fake
     // (test/unit/lambdas/extender/kubernetes-cluster-source.test.ts).
-    const kube = createKubeHttpClient(await kubeConnectionFromEnvironment(env));
+    const kube = createKubeHttpClient(await kubeConnectionFromKubeconfigFile(kubeconfig));
     const query = BOUND_PODS_IN_PAGES_OF_10;
     const resumed = new WatchedCollection<PodInfo>(query, DEFAULT_WATCH_LIMITS, { items: new Map(), resourceVersion: '1' });
     const sync = await resumed.sync(kube);

@@ -40,7 +40,7 @@ const extenderTimeouts = (events: CoreV1Event[], url: string): string[] =>
 beforeAll(async () => {
   await harness.resetCluster();
   namespace = await harness.createNamespace('extender-cold');
-  extender = await startRecordingExtender({ KUBECONFIG: harness.info.controlPlane.lambdaKubeconfigs.extender });
+  extender = await startRecordingExtender(harness.info.controlPlane.lambdaKubeconfigs.extender);
   [a10g, t4] = await Promise.all([A10G_NODE_TYPE, T4_NODE_TYPE].map((instanceType) => createGpuNode(harness.nodeClients, { instanceType, seedLabels: true })));
   scheduler = await harness.startGpuScheduler(deployedExtenderSettings(extender.adapter.url));
 });

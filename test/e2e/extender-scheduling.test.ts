@@ -6,6 +6,7 @@ import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAlbAdapter, type AlbAdapter } from '../../local/alb-adapter';
 import { e2eHarness } from '../../local/e2e-context';
+import { kubeconfigOverrides } from '../../local/kubeconfig-connection';
 import { createGpuNode, deleteGpuNode, seedGpuLabels, describeInstanceType, type GpuNode, type GpuNodeSpec } from '../../local/gpu-nodes';
 import type { ManagedProcess } from '../../local/managed-process';
 import { markPodRunning, podEvents, waitForPodEvent, waitForPodScheduled } from '../../local/pod-status';
@@ -15,9 +16,7 @@ import { sleep, waitFor } from '../../local/wait';
 const harness = e2eHarness();
 const { core } = harness;
 
-// The extender reads its cluster view (nodes, bound pods) with the extender's
-// least-privilege identity; set before the handler module loads its config.
-process.env.KUBECONFIG = harness.info.controlPlane.lambdaKubeconfigs.extender;
+// Set before the handler module loads its config.
 /** How long the extender may serve a cluster snapshot; scenarios wait this long after binding pods. */
 const CACHE_TTL_MS = 1_000;
 process.env.EXTENDER_CACHE_TTL = `${CACHE_TTL_MS}ms`;
@@ -35,7 +34,9 @@ const created: GpuNode[] = [];
 
 beforeAll(async () => {
   // Imported after the environment is set: the handler reads it when its module loads.
-  const { handler } = await import('../../lambdas/extender/handler');
+  const { createHandler } = await import('../../lambdas/extender/handler');
+  // The extender reads its cluster view (nodes, bound pods) with its own least-privilege identity.
+  const handler = createHandler(kubeconfigOverrides(harness.info.controlPlane.lambdaKubeconfigs.extender));
   adapter = await startAlbAdapter({
     functionName: 'gpu-extender',
     handler: async (event, context) => {

@@ -34,7 +34,7 @@ const extenderErrors = (events: CoreV1Event[]): string[] =>
 beforeAll(async () => {
   await harness.resetCluster();
   namespace = await harness.createNamespace('extender-throttle');
-  extender = await startRecordingExtender({ KUBECONFIG: harness.info.controlPlane.lambdaKubeconfigs.extender, EXTENDER_CACHE_TTL: '1s' });
+  extender = await startRecordingExtender(harness.info.controlPlane.lambdaKubeconfigs.extender, { EXTENDER_CACHE_TTL: '1s' });
   // Throttled from the very first call: the container has never answered.
   extender.adapter.injectFault('lambda-throttled');
   [a10g, t4] = await Promise.all([A10G_NODE_TYPE, T4_NODE_TYPE].map((instanceType) => createGpuNode(harness.nodeClients, { instanceType, seedLabels: true })));

@@ -12,21 +12,21 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { NodeV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubeConnectionFromEnvironment } from '../../lambdas/kube/kube-connection';
 import type { KubeHttpClient, KubeResponseInfo } from '../../lambdas/kube/kube-http-client';
 import { createKubeHttpClient, KubeApiError } from '../../lambdas/kube/kube-http-client';
 import { readNode, readPod } from '../../lambdas/kube/protobuf/core-v1-readers';
 import type { ProtobufItemReader } from '../../lambdas/kube/protobuf/kube-protobuf';
-import { BOUND_POD_FIELD_SELECTOR } from '../../lambdas/extender/kubernetes-cluster-source';
+import { BOUND_POD_FIELD_SELECTOR } from '../../lambdas/cluster-state/kubernetes-cluster-source';
 import { nodeInfoFromKubernetes, podInfoFromKubernetes } from '../../lambdas/scheduling';
 import { e2eHarness } from '../../local/e2e-context';
+import { kubeConnectionFromKubeconfigFile } from '../../local/kubeconfig-connection';
 import { createGpuNode, type GpuNode } from '../../local/gpu-nodes';
 import { markPodRunning } from '../../local/pod-status';
 import { GFD_G5_RENAMED, GFD_G5_TIME_SLICED, GFD_P4D, GFD_P4D_MIG_MIXED, KARPENTER_P4D, MIG_MIXED_RESOURCES, RENAMED_RESOURCES } from './real-node-labels';
 
 const harness = e2eHarness();
 const { core } = harness;
-const env = { KUBECONFIG: harness.info.controlPlane.lambdaKubeconfigs.extender };
+const kubeconfig = harness.info.controlPlane.lambdaKubeconfigs.extender;
 const RUNTIME_CLASS = 'protobuf-e2e-kata';
 
 let namespace = '';
@@ -137,7 +137,7 @@ beforeAll(async () => {
     // Running with the conditions and container statuses a kubelet reports: fields the readers must skip.
     await markPodRunning(core, { namespace, name: body.metadata?.name ?? '' });
   }
-  kube = createKubeHttpClient(await kubeConnectionFromEnvironment(env), { onResponse: (r) => responses.push(r) });
+  kube = createKubeHttpClient(await kubeConnectionFromKubeconfigFile(kubeconfig), { onResponse: (r) => responses.push(r) });
 });
 
 afterAll(async () => {

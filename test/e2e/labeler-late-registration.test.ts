@@ -32,6 +32,7 @@ async function startLabeler(name: string, extraEnv: Record<string, string> = {})
     functionName: name,
     entry: LAMBDA_ENTRIES.labeler,
     environment: { PATH: process.env.PATH ?? '/usr/bin:/bin', TZ: 'UTC', ...labelerEnv(h, extraEnv) },
+    kubeconfig: h.info.controlPlane.lambdaKubeconfigs.labeler,
     timeoutMs: APP_CONFIG_DEFAULTS.labeler.timeoutSeconds * 1000,
     memoryMiB: APP_CONFIG_DEFAULTS.labeler.memorySizeMiB,
     region: LOCAL_AWS_REGION,

@@ -29,7 +29,6 @@ export interface LabelerUnderTest {
 export function labelerEnv(h: E2eHarness, extra: Record<string, string> = {}): Record<string, string> {
   return {
     ...awsEnvironment(h.info.motoUrl),
-    KUBECONFIG: h.info.controlPlane.lambdaKubeconfigs.labeler,
     CLUSTER_NAME: LOCAL_CLUSTER_NAME,
     ...extra,
   };
@@ -54,7 +53,7 @@ export function buildLabeler(h: E2eHarness, extraEnv: Record<string, string> = {
   );
 
   const kc = new KubeConfig();
-  kc.loadFromFile(env.KUBECONFIG ?? '');
+  kc.loadFromFile(h.info.controlPlane.lambdaKubeconfigs.labeler);
   const real = createNodeGateway(kc);
   const nodeListPages = { count: 0 };
   const nodeReads = { count: 0 };

@@ -8,6 +8,7 @@ import { SchedulingV1Api, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAlbAdapter, type AlbAdapter } from '../../local/alb-adapter';
 import { e2eHarness } from '../../local/e2e-context';
+import { kubeconfigOverrides } from '../../local/kubeconfig-connection';
 import { createGpuNode, deleteGpuNode, describeInstanceType, seedGpuLabels, type GpuNode, type GpuNodeSpec } from '../../local/gpu-nodes';
 import type { ManagedProcess } from '../../local/managed-process';
 import { finishTerminatingPods, markPodRunning, podEvents, waitForPodEvent, waitForPodScheduled } from '../../local/pod-status';
@@ -18,7 +19,6 @@ const harness = e2eHarness();
 const { core } = harness;
 const scheduling = harness.kubeConfig.makeApiClient(SchedulingV1Api);
 
-process.env.KUBECONFIG = harness.info.controlPlane.lambdaKubeconfigs.extender;
 // TTL 0: the extender reads the cluster afresh on every call, so its view is
 // never older than the scheduler's. With a TTL, the filter call right after
 // the victims are gone could still see them on the nominated node and reject
@@ -67,7 +67,9 @@ async function ensurePriorityClass(pc: { name: string; value: number }, preempts
 }
 
 beforeAll(async () => {
-  const { handler } = await import('../../lambdas/extender/handler');
+  const { createHandler } = await import('../../lambdas/extender/handler');
+  // The extender reads its cluster view (nodes, bound pods) with its own least-privilege identity.
+  const handler = createHandler(kubeconfigOverrides(harness.info.controlPlane.lambdaKubeconfigs.extender));
   adapter = await startAlbAdapter({
     functionName: 'gpu-extender',
     handler: async (event, context) => {

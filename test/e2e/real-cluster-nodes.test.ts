@@ -102,7 +102,7 @@ beforeAll(async () => {
   namespace = await harness.createNamespace('real-nodes');
 
   // The extender's least-privilege identity for its cluster view; a short cache TTL.
-  extender = await startRecordingExtender({ KUBECONFIG: harness.info.controlPlane.lambdaKubeconfigs.extender, EXTENDER_CACHE_TTL: '1s' });
+  extender = await startRecordingExtender(harness.info.controlPlane.lambdaKubeconfigs.extender, { EXTENDER_CACHE_TTL: '1s' });
   const { adapter } = extender;
 
   const p4d = await describeInstanceType(harness.ec2, 'p4d.24xlarge');

@@ -7,6 +7,7 @@ import { OPT_IN_LABEL } from '../../lambdas/reconciler/config';
 import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view';
 import type { LocalHarnessInfo } from '../../local/e2e-context';
 import { LOCAL_CLUSTER_NAME } from '../../local/gpu-nodes';
+import { kubeconfigOverrides } from '../../local/kubeconfig-connection';
 import { awsClientConfig, awsEnvironment } from '../../local/moto';
 import { markPodRunning } from '../../local/pod-status';
 import { createReplicaSetPods } from '../../local/replica-set-pods';
@@ -14,11 +15,15 @@ import { createReplicaSetPods } from '../../local/replica-set-pods';
 export const OPT_IN = { [OPT_IN_LABEL]: 'enabled' };
 export const PAUSE_IMAGE = 'registry.k8s.io/pause:3.10';
 
-/** The reconciler's env: moto, the reconciler's least-privilege kubeconfig, this test's namespace. */
+/** The reconciler's cluster: the control plane as the reconciler's least-privilege identity (its wiring's kubeConnection). */
+export function reconcilerKube(info: LocalHarnessInfo): ReturnType<typeof kubeconfigOverrides> {
+  return kubeconfigOverrides(info.controlPlane.lambdaKubeconfigs.reconciler);
+}
+
+/** The reconciler's env: moto, this test's namespace. */
 export function reconcilerEnv(info: LocalHarnessInfo, namespace: string, overrides: Record<string, string> = {}): Record<string, string> {
   return {
     ...awsEnvironment(info.motoUrl),
-    KUBECONFIG: info.controlPlane.lambdaKubeconfigs.reconciler,
     CLUSTER_NAME: LOCAL_CLUSTER_NAME,
     POD_NAMESPACES: namespace,
     // Only this file's node: other e2e files create nodes in the same cluster.

@@ -118,6 +118,7 @@ beforeAll(async () => {
       TZ: 'UTC',
       ...reconcilerEnv(harness.info, namespace, { GPU_SCHEDULER_NAME: SCHEDULER, NODE_UTILIZATION_ENABLED: 'false' }),
     },
+    kubeconfig: harness.info.controlPlane.lambdaKubeconfigs.reconciler,
     timeoutMs: APP_CONFIG_DEFAULTS.reconciler.timeoutSeconds * 1000,
     memoryMiB: APP_CONFIG_DEFAULTS.reconciler.memorySizeMiB,
     region: LOCAL_AWS_REGION,

@@ -8,7 +8,7 @@ import { reconcile } from '../../lambdas/reconciler/reconcile';
 import { wireReconciler } from '../../lambdas/reconciler/wiring';
 import { e2eHarness } from '../../local/e2e-context';
 import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/gpu-nodes';
-import { cloudWatch, createReadyReplicaSet, deletionCost, podsByName, publishPodMetrics, reconcilerEnv } from './reconciler-fixtures';
+import { cloudWatch, createReadyReplicaSet, deletionCost, podsByName, publishPodMetrics, reconcilerEnv, reconcilerKube } from './reconciler-fixtures';
 
 const harness = e2eHarness();
 const { core, apps } = harness;
@@ -61,7 +61,7 @@ describe('reconciler at 1,000 pods', () => {
       NODE_UTILIZATION_ENABLED: 'false',
       MAX_POD_WRITES_PER_RUN: '1000',
     });
-    const { config, deps } = await wireReconciler(env, { cloudWatch: counted });
+    const { config, deps } = await wireReconciler(env, { cloudWatch: counted, ...reconcilerKube(harness.info) });
 
     const summary = await reconcile(config.settings, deps);
     expect(summary).toMatchObject({ podsEvaluated: POD_COUNT, metricQueries: 3 * POD_COUNT, podsWithoutMetrics: POD_COUNT - 4, errors: [] });

@@ -25,6 +25,7 @@ import {
   publishNodeUtilization,
   publishPodMetrics,
   reconcilerEnv,
+  reconcilerKube,
 } from './reconciler-fixtures';
 
 const harness = e2eHarness();
@@ -72,7 +73,7 @@ async function createDeployment(name: string, replicas: number): Promise<V1Pod[]
 
 const reconcilerContext = () => localLambdaContext({ functionName: SERVICE.reconciler, timeoutMs: 300_000 });
 const runWith = (overrides: Record<string, string> = {}) => {
-  const handler = createReconcilerHandler({ env: reconcilerEnv(harness.info, namespace, overrides) });
+  const handler = createReconcilerHandler({ env: reconcilerEnv(harness.info, namespace, overrides), ...reconcilerKube(harness.info) });
   return (event: Record<string, never>) => handler(event, reconcilerContext());
 };
 
@@ -226,7 +227,7 @@ describe('reconciler end to end', () => {
       const telemetry = createTelemetry(SERVICE.reconciler);
       const warn = vi.spyOn(telemetry.logger, 'warn');
       const record = vi.spyOn(telemetry, 'record');
-      const summary = await createReconcilerHandler({ env: reconcilerEnv(harness.info, owners, { NODE_UTILIZATION_ENABLED: 'false' }), telemetry })({}, reconcilerContext());
+      const summary = await createReconcilerHandler({ env: reconcilerEnv(harness.info, owners, { NODE_UTILIZATION_ENABLED: 'false' }), ...reconcilerKube(harness.info), telemetry })({}, reconcilerContext());
 
       // Only the ReplicaSet's pod is queried and written.
       expect(summary).toMatchObject({

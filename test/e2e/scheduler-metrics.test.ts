@@ -27,7 +27,7 @@ import { freeLoopbackPort } from '../../local/ports';
 import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
 import { waitFor } from '../../local/wait';
-import { reconcilerEnv } from './reconciler-fixtures';
+import { reconcilerEnv, reconcilerKube } from './reconciler-fixtures';
 
 const harness = e2eHarness();
 const { core } = harness;
@@ -102,7 +102,7 @@ beforeAll(async () => {
   for (const manifest of readerManifests()) await objects.create(manifest as KubernetesObject);
   const facts = await describeInstanceType(harness.ec2, 'g5.xlarge');
   node = await createGpuNode(harness.nodeClients, { instanceType: 'g5.xlarge', labels: { ...seedGpuLabels(facts), 'scheduler-metrics-e2e': namespace } });
-  extender = await startRecordingExtender({ KUBECONFIG: harness.info.controlPlane.lambdaKubeconfigs.extender, EXTENDER_CACHE_TTL: '1s' });
+  extender = await startRecordingExtender(harness.info.controlPlane.lambdaKubeconfigs.extender, { EXTENDER_CACHE_TTL: '1s' });
   scheduler = await harness.startGpuScheduler(deployedExtenderSettings(extender.adapter.url), { address, port });
 
   // The replica as the Deployment would make it: its label, Running and Ready, its pod IP.
@@ -138,6 +138,7 @@ const schedulerMetricsReconciler = () =>
       // The local scheduler's port; the deployed one listens on kube-scheduler's default.
       SCHEDULER_METRICS_PORT: String(port),
     }),
+    ...reconcilerKube(harness.info),
     telemetry: createTelemetry(SERVICE.reconciler),
   });
 

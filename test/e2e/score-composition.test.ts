@@ -9,6 +9,7 @@ import type { V1Affinity, V1Pod, V1TopologySpreadConstraint } from '@kubernetes/
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAlbAdapter, type AlbAdapter } from '../../local/alb-adapter';
 import { e2eHarness } from '../../local/e2e-context';
+import { kubeconfigOverrides } from '../../local/kubeconfig-connection';
 import { createGpuNode, deleteGpuNode, describeInstanceType, seedGpuLabels, type GpuNode } from '../../local/gpu-nodes';
 import type { ManagedProcess } from '../../local/managed-process';
 import { markPodRunning, waitForPodScheduled } from '../../local/pod-status';
@@ -19,7 +20,6 @@ const harness = e2eHarness();
 const { core } = harness;
 
 // Set before the handler module loads its configuration (see beforeAll).
-process.env.KUBECONFIG = harness.info.controlPlane.lambdaKubeconfigs.extender;
 const CACHE_TTL_MS = 1_000;
 process.env.EXTENDER_CACHE_TTL = `${CACHE_TTL_MS}ms`;
 
@@ -33,7 +33,9 @@ let namespace = '';
 const created: GpuNode[] = [];
 
 beforeAll(async () => {
-  const { handler } = await import('../../lambdas/extender/handler');
+  const { createHandler } = await import('../../lambdas/extender/handler');
+  // The extender reads its cluster view (nodes, bound pods) with its own least-privilege identity.
+  const handler = createHandler(kubeconfigOverrides(harness.info.controlPlane.lambdaKubeconfigs.extender));
   adapter = await startAlbAdapter({
     functionName: 'gpu-extender',
     handler: async (event, context) => {

@@ -42,7 +42,7 @@ beforeAll(async () => {
   // Every bound GPU pod shapes the fragmentation model: start from an empty cluster.
   await harness.resetCluster();
   namespace = await harness.createNamespace('shared-packing');
-  extender = await startRecordingExtender({ KUBECONFIG: harness.info.controlPlane.lambdaKubeconfigs.extender, EXTENDER_CACHE_TTL: `${CACHE_TTL_MS}ms` });
+  extender = await startRecordingExtender(harness.info.controlPlane.lambdaKubeconfigs.extender, { EXTENDER_CACHE_TTL: `${CACHE_TTL_MS}ms` });
   nodes = await Promise.all(
     [0, 1].map(() => createGpuNode(harness.nodeClients, { instanceType: 'g5.12xlarge', labels: GFD_G5_RENAMED, resources: RENAMED_RESOURCES })),
   );

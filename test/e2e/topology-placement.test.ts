@@ -60,7 +60,7 @@ beforeAll(async () => {
   // Every bound GPU pod shapes the fragmentation model: start from an empty cluster.
   await harness.resetCluster();
   namespace = await harness.createNamespace('topology');
-  extender = await startRecordingExtender({ KUBECONFIG: harness.info.controlPlane.lambdaKubeconfigs.extender, EXTENDER_CACHE_TTL: `${CACHE_TTL_MS}ms` });
+  extender = await startRecordingExtender(harness.info.controlPlane.lambdaKubeconfigs.extender, { EXTENDER_CACHE_TTL: `${CACHE_TTL_MS}ms` });
   const facts = await describeInstanceType(harness.ec2, 'p4d.24xlarge');
   for (const [block, layers] of Object.entries(BLOCKS) as [keyof typeof BLOCKS, readonly string[]][]) {
     const topology = Object.fromEntries(layers.map((value, i) => [NETWORK_LAYER_LABELS[i] ?? '', value]));

@@ -6,7 +6,7 @@ import type { BuildOptions } from 'esbuild';
  * dependencies first, nothing external (the AWS SDK too, at the versions the
  * lockfile pins, rather than whatever the runtime happens to ship). The one
  * place they are written: lambda-build.ts hands them to NodejsFunction, and
- * split-build.ts and bench/perf/bundles.ts pass them to esbuild.
+ * bench/perf/bundles.ts and the tests that build a bundle pass them to esbuild.
  */
 export const LAMBDA_ESBUILD = {
   format: 'esm',

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LAMBDA_ESBUILD } from './esbuild-options';
@@ -7,9 +6,8 @@ import type { PipelineFunctionName } from './lambda-entries';
 
 /**
  * How every Lambda of ours is built and run: TypeScript bundled by esbuild
- * into one ESM file with its dependencies (esbuild-options.ts; the extender
- * into two, see splitBundling), nodejs22.x on arm64 (cheaper per GB-second;
- * nothing in it is architecture-specific).
+ * into one ESM file with its dependencies (esbuild-options.ts), nodejs22.x
+ * on arm64 (cheaper per GB-second; nothing in it is architecture-specific).
  */
 export const LAMBDA_BUILD: Pick<nodejs.NodejsFunctionProps, 'runtime' | 'architecture' | 'handler' | 'projectRoot' | 'depsLockFilePath' | 'bundling'> = {
   runtime: lambda.Runtime.NODEJS_22_X,
@@ -61,35 +59,6 @@ export function functionNodeOptions(name: PipelineFunctionName, memorySizeMiB: n
   if (memorySizeMiB >= 1536) return '--max-semi-space-size=64';
   if (memorySizeMiB >= 1024) return '--max-semi-space-size=32';
   return '';
-}
-
-/**
- * NodejsFunction bundling for a Lambda in SPLIT_LAMBDAS (split-build.ts):
- * NodejsFunction builds one file, then an afterBundling hook builds the
- * handler and its lazily loaded module as two bundles into the output
- * directory, over that file. The hook runs split-build-main.ts with the
- * project's tsx and esbuild (local bundling: CDK uses it whenever esbuild is
- * installed, as it is here).
- */
-export function splitBundling(name: PipelineFunctionName): nodejs.BundlingOptions {
-  return {
-    ...LAMBDA_BUILD.bundling,
-    commandHooks: {
-      beforeBundling: () => [],
-      beforeInstall: () => [],
-      afterBundling: (inputDir: string, outputDir: string) => [splitBuildCommand(inputDir, outputDir, name)],
-    },
-  };
-}
-
-/** The hook's command line: split-build-main.ts under the project's tsx. */
-export function splitBuildCommand(inputDir: string, outputDir: string, name: PipelineFunctionName): string {
-  const args = [join(inputDir, 'node_modules', '.bin', 'tsx'), join(inputDir, 'cdk', 'lib', 'functions', 'split-build-main.ts'), outputDir, name];
-  return args.map(shellQuote).join(' ');
-}
-
-function shellQuote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`;
 }
 
 /** Why nodejs22.x, for cdk-nag's AwsSolutions-L1 (latest runtime) finding. */

@@ -7,10 +7,9 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { FunctionConfig } from '../../app-config/app-config';
 import type { ClusterTarget } from '../cluster/cluster-target';
-import { functionNodeOptions, LAMBDA_BUILD, RUNTIME_ACKNOWLEDGMENT, splitBundling } from './lambda-build';
+import { functionNodeOptions, LAMBDA_BUILD, RUNTIME_ACKNOWLEDGMENT } from './lambda-build';
 import { LAMBDA_ENTRIES } from './lambda-entries';
 import type { PipelineFunctionName } from './lambda-entries';
-import { SPLIT_LAMBDAS } from './split-build';
 
 export interface PipelineFunctionProps {
   readonly name: PipelineFunctionName;
@@ -81,7 +80,6 @@ export class PipelineFunction extends Construct {
     this.function = new nodejs.NodejsFunction(this, 'Function', {
       ...LAMBDA_BUILD,
       entry: LAMBDA_ENTRIES[props.name],
-      ...(SPLIT_LAMBDAS[props.name] !== undefined ? { bundling: splitBundling(props.name) } : {}),
       description: props.description,
       memorySize: props.config.memorySizeMiB,
       timeout: Duration.seconds(props.config.timeoutSeconds),

@@ -1,6 +1,6 @@
 import type { Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { contributors, packageOf, staticClosure } from '../../../../bench/perf/bundles';
+import { contributors, packageOf } from '../../../../bench/perf/bundles';
 
 describe('packageOf', () => {
   it('names scoped and plain packages, nested node_modules by the innermost one', () => {
@@ -38,31 +38,5 @@ describe('contributors', () => {
       { name: 'our code', bytes: 50 },
     ]);
     expect(() => contributors(metafile, 'missing.mjs')).toThrow(/no output missing\.mjs/);
-  });
-});
-
-describe('staticClosure', () => {
-  // index imports a shared chunk statically and the cluster chunk with import(); the cluster chunk imports the SDK chunk.
-  const output = (imports: { path: string; kind: string; external?: boolean }[]) => ({ bytes: 1, exports: [], inputs: {}, imports });
-  const metafile = {
-    inputs: {},
-    outputs: {
-      'out/index.mjs': output([
-        { path: 'out/chunks/shared.mjs', kind: 'import-statement' },
-        { path: 'out/chunks/cluster.mjs', kind: 'dynamic-import' },
-        { path: 'node:crypto', kind: 'import-statement', external: true },
-      ]),
-      'out/chunks/shared.mjs': output([]),
-      'out/chunks/cluster.mjs': output([
-        { path: 'out/chunks/shared.mjs', kind: 'import-statement' },
-        { path: 'out/chunks/sdk.mjs', kind: 'import-statement' },
-      ]),
-      'out/chunks/sdk.mjs': output([]),
-    },
-  } as unknown as Metafile;
-
-  it('follows static imports only: what a cold start loads', () => {
-    expect(staticClosure(metafile, 'out/index.mjs').sort()).toEqual(['out/chunks/shared.mjs', 'out/index.mjs']);
-    expect(staticClosure(metafile, 'out/chunks/cluster.mjs').sort()).toEqual(['out/chunks/cluster.mjs', 'out/chunks/sdk.mjs', 'out/chunks/shared.mjs']);
   });
 });

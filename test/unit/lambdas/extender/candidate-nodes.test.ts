@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ClusterCache } from '../../../../lambdas/extender/cluster-cache';
+import type { ClusterCache } from '../../../../lambdas/cluster-state/cluster-cache';
 import { snapshotFromKubernetes } from '../../../../lambdas/scheduling';
 import { benchPod, boundPods, gpuNodes } from '../../../../bench/perf/extender-fixtures';
 import { harness } from './router-harness';

@@ -18,7 +18,7 @@ describe('extender configuration', () => {
 
   it('reads every variable', () => {
     const env: Record<string, string> = {
-      KUBECONFIG: '/tmp/kubeconfig',
+      CLUSTER_NAME: 'prod',
       EXTENDER_CACHE_TTL: '2s',
       EXTENDER_CACHE_MAX_STALE: '1m',
       EXTENDER_LIST_PAGE_SIZE: '500',
@@ -40,8 +40,9 @@ describe('extender configuration', () => {
     expect(weightVariable('NetworkLocality')).toBe('EXTENDER_WEIGHT_NETWORK_LOCALITY');
   });
 
-  it('CLUSTER_NAME also means cluster access', () => {
+  it('CLUSTER_NAME alone means cluster access: a KUBECONFIG in the environment is no Lambda setting', () => {
     expect(extenderConfigFromEnv({ CLUSTER_NAME: 'prod' }).clusterAccess).toBe(true);
+    expect(extenderConfigFromEnv({ KUBECONFIG: '/tmp/kubeconfig' }).clusterAccess).toBe(false);
   });
 
   it.each([

@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it, vi } from 'vitest';
-import type { ClusterCache } from '../../../../lambdas/extender/cluster-cache';
+import type { ClusterCache } from '../../../../lambdas/cluster-state/cluster-cache';
 import { FilterMemo } from '../../../../lambdas/extender/filter-memo';
 import type { RouterResponse } from '../../../../lambdas/extender/router';
 import type { Snapshot } from '../../../../lambdas/scheduling';

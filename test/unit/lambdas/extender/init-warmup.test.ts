@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ClusterCache } from '../../../../lambdas/extender/cluster-cache';
+import type { ClusterCache } from '../../../../lambdas/cluster-state/cluster-cache';
 import { createExtender } from '../../../../lambdas/extender/extender-handler';
 import { warmAtInit, warmsAtInit } from '../../../../lambdas/extender/init-warmup';
 import { Snapshot } from '../../../../lambdas/scheduling';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { ClusterCache } from '../../../../lambdas/extender/cluster-cache';
-import { TtlClusterCache } from '../../../../lambdas/extender/cluster-cache';
+import type { ClusterCache } from '../../../../lambdas/cluster-state/cluster-cache';
+import { TtlClusterCache } from '../../../../lambdas/cluster-state/cluster-cache';
 import type { DecisionSummary } from '../../../../lambdas/extender/decision';
 import type { ExtenderObserver } from '../../../../lambdas/extender/observer';
 import type { Router, RouterResponse } from '../../../../lambdas/extender/router';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TtlClusterCache } from '../../../../lambdas/extender/cluster-cache';
+import { TtlClusterCache } from '../../../../lambdas/cluster-state/cluster-cache';
 import { createGpuScore, gpuFit, gpuPacking, networkLocality, Profile, snapshotFromKubernetes } from '../../../../lambdas/scheduling';
 import type { FilterResultView, HostPriorityView, MetaVictimsView, SchedulerReading, WireReply } from './kube-scheduler-wire';
 import { schedulerFilter, schedulerPreempt, schedulerPrioritize } from './kube-scheduler-wire';

@@ -1,7 +1,7 @@
 import type { RequestOptions } from 'node:https';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../../lambdas/env';
-import { eksKubeConfig, kubeConfigFromEnvironment } from '../../../../lambdas/kube';
+import { eksKubeConfig, kubeConfigFromEnvironment, kubeConfigOf } from '../../../../lambdas/kube';
 
 const endpoint = {
   name: 'prod-gpu',
@@ -34,13 +34,28 @@ describe('eksKubeConfig', () => {
 });
 
 describe('kubeConfigFromEnvironment', () => {
-  it('names CLUSTER_NAME when neither KUBECONFIG nor CLUSTER_NAME is set', async () => {
+  it('names CLUSTER_NAME when it is not set, KUBECONFIG or not (the Lambdas never read a kubeconfig file)', async () => {
     await expect(kubeConfigFromEnvironment({ AWS_REGION: 'us-east-1' })).rejects.toThrow(/CLUSTER_NAME is required/);
+    await expect(kubeConfigFromEnvironment({ AWS_REGION: 'us-east-1', KUBECONFIG: '/tmp/kubeconfig' })).rejects.toThrow(/CLUSTER_NAME is required/);
   });
   it('rejects an invalid cluster name before calling AWS', async () => {
     await expect(kubeConfigFromEnvironment({ CLUSTER_NAME: 'bad name!', AWS_REGION: 'us-east-1' })).rejects.toBeInstanceOf(ConfigError);
   });
-  it('names KUBECONFIG when the file cannot be read', async () => {
-    await expect(kubeConfigFromEnvironment({ KUBECONFIG: '/nonexistent/kubeconfig' })).rejects.toThrow(/KUBECONFIG="\/nonexistent\/kubeconfig" is invalid/);
+});
+
+describe('kubeConfigOf', () => {
+  it('points at the connection with its CA and asks its token source on every request', async () => {
+    const caPem = Buffer.from(endpoint.caData, 'base64').toString('utf8');
+    let current = 'local-1';
+    const kc = kubeConfigOf({ server: 'https://127.0.0.1:6443', caPem, tokens: { token: () => Promise.resolve(current) } });
+    expect(kc.getCurrentCluster()).toMatchObject({ server: 'https://127.0.0.1:6443', caData: endpoint.caData, skipTLSVerify: false });
+    const first: RequestOptions = {};
+    await kc.applyToHTTPSOptions(first);
+    expect(authorization(first)).toBe('Bearer local-1');
+    expect(String(first.ca)).toBe(caPem);
+    current = 'local-2';
+    const second: RequestOptions = {};
+    await kc.applyToHTTPSOptions(second);
+    expect(authorization(second)).toBe('Bearer local-2');
   });
 });

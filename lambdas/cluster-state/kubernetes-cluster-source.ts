@@ -1,11 +1,11 @@
 import type { KubeConnection, KubeHttpClient, KubeHttpClientOptions } from '../kube/kube-http-client';
 import { createKubeHttpClient } from '../kube/kube-http-client';
 import type { NodeInfo, PodInfo, Snapshot } from '../scheduling';
+import { MirrorSnapshots, nodeInfoFromKubernetes, podInfoFromKubernetes } from '../scheduling';
 import { metadataOf, stringField } from '../scheduling/kube-json';
 import { readNode, readPod } from '../kube/protobuf/core-v1-readers';
 import type { WatchLimits } from '../kube/watch-stream';
 import type { ClusterSource } from './cluster-cache';
-import { DEFAULT_LIST_PAGE_SIZE } from './list-page-size';
 import { WatchedCollection } from './watched-collection';
 
 /**
@@ -26,27 +26,8 @@ export const BOUND_POD_FIELD_SELECTOR = 'spec.nodeName!=,status.phase!=Succeeded
  */
 export const DEFAULT_WATCH_LIMITS: WatchLimits = { idleMs: 50, maxMs: 1000 };
 
-/**
- * How listed Kubernetes objects become the scheduling library's model, handed
- * in by the caller (cluster-model.ts). This module is loaded on the first
- * refresh and bundled apart from the handler (cdk/lib/functions/split-build.ts),
- * so it must not hold a second copy of the library's classes: the snapshot it
- * returns is read by the handler's copy. It imports the library for types
- * only.
- */
-export interface ClusterModel {
-  /** A Node as the API returns it, reduced; undefined for one the extender cannot use. */
-  readonly node: (object: unknown) => NodeInfo | undefined;
-  /** A bound Pod, reduced; undefined for one that holds nothing. */
-  readonly pod: (object: unknown) => PodInfo | undefined;
-  /** A builder of one source's snapshots, made once per source: it may reuse what it built before. */
-  readonly snapshots: () => SnapshotBuilder;
-}
-
-export interface SnapshotBuilder {
-  /** A snapshot of the mirrored nodes with the pods bound, which later refreshes never change. */
-  build(nodes: Iterable<NodeInfo>, pods: Iterable<PodInfo>): Snapshot;
-}
+/** Items per list call unless the caller says otherwise (the extender: EXTENDER_LIST_PAGE_SIZE); bigger pages mean fewer round trips at 50,000 pods. */
+export const DEFAULT_LIST_PAGE_SIZE = 2000;
 
 export interface KubernetesClusterSourceOptions {
   /** Limits the nodes listed (e.g. only GPU nodes); all nodes when unset. */
@@ -75,9 +56,12 @@ export interface KubernetesClusterSourceOptions {
  * (DescribeCluster, when the endpoint is not in the environment, on first
  * use) and a failure surfaces as a failed refresh, not a failed cold start.
  * It uses the small read-only HTTP client, not client-node, to keep the
- * extender's bundle and cold start small.
+ * extender's bundle and cold start small. Each source has its own
+ * MirrorSnapshots: the mirrored NodeInfos hold no pods, each snapshot binds
+ * the pods to copies (made again only for the nodes that changed), so a
+ * snapshot being served is never changed by a later refresh.
  */
-export function kubernetesClusterSource(connection: () => Promise<KubeConnection>, model: ClusterModel, options: KubernetesClusterSourceOptions = {}): ClusterSource {
+export function kubernetesClusterSource(connection: () => Promise<KubeConnection>, options: KubernetesClusterSourceOptions = {}): ClusterSource {
   let client: Promise<KubeHttpClient> | undefined;
   const connect = () => {
     if (client === undefined) {
@@ -98,16 +82,16 @@ export function kubernetesClusterSource(connection: () => Promise<KubeConnection
       pageSize,
       ...(options.nodeLabelSelector ? { labelSelector: options.nodeLabelSelector } : {}),
       key: nodeKey,
-      reduce: model.node,
+      reduce: nodeInfoFromKubernetes,
       protobufItem: readNode,
     },
     limits,
   );
   const pods = new WatchedCollection<PodInfo>(
-    { path: '/api/v1/pods', pageSize, fieldSelector: BOUND_POD_FIELD_SELECTOR, key: podKey, reduce: model.pod, protobufItem: readPod },
+    { path: '/api/v1/pods', pageSize, fieldSelector: BOUND_POD_FIELD_SELECTOR, key: podKey, reduce: podInfoFromKubernetes, protobufItem: readPod },
     limits,
   );
-  const snapshots = model.snapshots();
+  const snapshots = new MirrorSnapshots();
   let built: Snapshot | undefined;
   let inFlight: Promise<Snapshot> | undefined;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CollectionKind } from '../../../../lambdas/extender/collection-changes';
-import { CollectionChanges } from '../../../../lambdas/extender/collection-changes';
+import type { CollectionKind } from '../../../../lambdas/cluster-state/collection-changes';
+import { CollectionChanges } from '../../../../lambdas/cluster-state/collection-changes';
 
 interface Item {
   readonly name: string;

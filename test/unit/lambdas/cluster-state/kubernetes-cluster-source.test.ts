@@ -8,8 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { kubernetesClusterSource } from '../../../../lambdas/extender/kubernetes-cluster-source';
-import { CLUSTER_MODEL } from '../../../../lambdas/extender/cluster-model';
+import { kubernetesClusterSource } from '../../../../lambdas/cluster-state/kubernetes-cluster-source';
 import type { KubeResponseInfo } from '../../../../lambdas/kube/kube-http-client';
 import type { SelfSignedCert, TlsServer } from '../kube/tls-fixture';
 import { selfSignedCert, startTlsServer } from '../kube/tls-fixture';
@@ -101,7 +100,7 @@ beforeEach(() => {
 });
 
 function source(responses: KubeResponseInfo[] = [], relists: string[] = []) {
-  return kubernetesClusterSource(() => Promise.resolve({ server: url, caPem: cert.certPem, tokens: { token: () => Promise.resolve('t') } }), CLUSTER_MODEL, {
+  return kubernetesClusterSource(() => Promise.resolve({ server: url, caPem: cert.certPem, tokens: { token: () => Promise.resolve('t') } }), {
     onRelist: (collection, reason) => relists.push(`${collection}: ${reason}`),
     // The fake writes the backlog with the headers; the idle window only has to outlast a busy machine's scheduling.
     watch: { idleMs: 100, maxMs: 2000 },

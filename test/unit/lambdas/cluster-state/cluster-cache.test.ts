@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TtlClusterCache } from '../../../../lambdas/extender/cluster-cache';
+import { TtlClusterCache } from '../../../../lambdas/cluster-state/cluster-cache';
 import type { Snapshot } from '../../../../lambdas/scheduling';
 import { snapshotFromKubernetes } from '../../../../lambdas/scheduling';
 
