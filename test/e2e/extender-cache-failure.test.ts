@@ -34,7 +34,7 @@ beforeAll(async () => {
   const unreachable = real.replace(/server: .*/g, 'server: https://127.0.0.1:1');
   if (unreachable === real) throw new Error('the extender kubeconfig names no server');
   await writeFile(kubeconfig, unreachable);
-  extender = await startRecordingExtender({ KUBECONFIG: kubeconfig, EXTENDER_CACHE_TTL: '1s' });
+  extender = await startRecordingExtender(kubeconfig, { EXTENDER_CACHE_TTL: '1s' });
   await createGpuNode(harness.nodeClients, { instanceType: A10G_NODE_TYPE, seedLabels: true });
   scheduler = await harness.startGpuScheduler(deployedExtenderSettings(extender.adapter.url));
 });
