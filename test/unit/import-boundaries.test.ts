@@ -46,4 +46,19 @@ describe('import boundaries', () => {
     );
     expect(crossings).toEqual([]);
   });
+
+  // Arrows point inward: the local hosts (npm start, npm run extender, the
+  // e2e tests, the benchmarks) wire the Lambdas' code, never the reverse, so
+  // nothing only a developer's machine has ends up in a Lambda's bundle.
+  it('lambdas/ imports nothing from local/, bench/, simulator/, cdk/ or test/', () => {
+    const outside = ['local', 'bench', 'simulator', 'cdk', 'test'];
+    const crossings = sourceFiles(lambdas).flatMap((file) =>
+      moduleSpecifiers(readFileSync(file, 'utf8'))
+        .filter((specifier) => specifier.startsWith('.'))
+        .map((specifier) => relative(root, resolve(dirname(file), specifier)))
+        .filter((target) => outside.includes(target.split(sep)[0]!))
+        .map((target) => `${relative(root, file)} → ${target}`),
+    );
+    expect(crossings).toEqual([]);
+  });
 });

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SERVICE } from '../../../../lambdas/observability/metric-catalog';
-import { createTelemetry } from '../../../../lambdas/observability/telemetry';
-import type { DecisionSummary } from '../../../../lambdas/extender/decision';
-import { formatDecision, formatFailure, localServerObserver, terminalObserver } from '../../../../lambdas/extender/terminal-observer';
-import { stdoutDuring } from '../observability/stdout-capture';
+import { SERVICE } from '../../../lambdas/observability/metric-catalog';
+import { createTelemetry } from '../../../lambdas/observability/telemetry';
+import type { DecisionSummary } from '../../../lambdas/extender/decision';
+import { formatDecision, formatFailure, localServerObserver, terminalObserver } from '../../../local/extender-terminal-observer';
+import { stdoutDuring } from '../lambdas/observability/stdout-capture';
 
 const AT = new Date('2026-01-02T09:25:30.123Z');
 const SUMMARY: DecisionSummary = {

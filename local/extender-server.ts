@@ -1,18 +1,18 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { defineCli, isEntryPoint, readCommandLine, UsageError } from '../common/command-line';
-import { errorMessage } from '../common/error-message';
-import { kubeconfigOverrides } from '../../local/kubeconfig-connection';
-import { SERVICE } from '../observability/metric-catalog';
-import { instrumentHandler } from '../observability/instrument-handler';
-import { localLambdaContext } from '../../local/lambda-context';
-import { createTelemetry } from '../observability/telemetry';
-import type { Extender } from './extender-handler';
-import { createExtender } from './extender-handler';
-import type { RouterResponse } from './router';
-import { MAX_BODY_BYTES } from './router';
-import { localServerObserver } from './terminal-observer';
+import { defineCli, isEntryPoint, readCommandLine, UsageError } from '../lambdas/common/command-line';
+import { errorMessage } from '../lambdas/common/error-message';
+import { kubeconfigOverrides } from './kubeconfig-connection';
+import { SERVICE } from '../lambdas/observability/metric-catalog';
+import { instrumentHandler } from '../lambdas/observability/instrument-handler';
+import { localLambdaContext } from './lambda-context';
+import { createTelemetry } from '../lambdas/observability/telemetry';
+import type { Extender } from '../lambdas/extender/extender-handler';
+import { createExtender } from '../lambdas/extender/extender-handler';
+import type { RouterResponse } from '../lambdas/extender/router';
+import { MAX_BODY_BYTES } from '../lambdas/extender/router';
+import { localServerObserver } from './extender-terminal-observer';
 
 /**
  * The extender as a plain HTTP server on 127.0.0.1 — for the local

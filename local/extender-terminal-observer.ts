@@ -2,11 +2,11 @@
 // structured decision log and the EMF metric lines (one, plus one per rejection reason) are
 // CloudWatch's input and noise to a person; Lambda and any local run whose
 // stdout is not a terminal (a file, a pipe, a test) keep them unchanged.
-import type { ExtenderVerb } from '../observability/metric-catalog';
-import type { Telemetry } from '../observability/telemetry';
-import type { DecisionSummary } from './decision';
-import type { ExtenderObserver } from './observer';
-import { telemetryObserver } from './observer';
+import type { ExtenderVerb } from '../lambdas/observability/metric-catalog';
+import type { Telemetry } from '../lambdas/observability/telemetry';
+import type { DecisionSummary } from '../lambdas/extender/decision';
+import type { ExtenderObserver } from '../lambdas/extender/observer';
+import { telemetryObserver } from '../lambdas/extender/observer';
 
 const clock = (at: Date): string => at.toISOString().slice(11, 19);
 const duration = (ms: number): string => `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;

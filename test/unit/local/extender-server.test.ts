@@ -2,9 +2,9 @@ import type { Server } from 'node:http';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createExtender } from '../../../../lambdas/extender/extender-handler';
-import { startLocalServer } from '../../../../lambdas/extender/local-server';
-import { fixture, RecordingObserver } from './router-harness';
+import { createExtender } from '../../../lambdas/extender/extender-handler';
+import { startLocalServer } from '../../../local/extender-server';
+import { fixture, RecordingObserver } from '../lambdas/extender/router-harness';
 
 let server: Server;
 let port: number;
