@@ -1,4 +1,4 @@
-// The scale section's rows of the bench table, with the targets.
+// The scale section's rows of the bench table, with their targets.
 import type { BenchRow } from './report-table';
 import { count, mib, ms } from './report-table';
 import type { ScaleResult } from './scale-bench';
