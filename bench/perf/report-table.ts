@@ -4,7 +4,7 @@ export interface BenchRow {
   readonly section: string;
   readonly measurement: string;
   readonly value: string;
-  /** The target, when the issue sets one. */
+  /** The target, when the row has one. */
   readonly target?: string;
   /** Whether the value meets the target; undefined when there is none. */
   readonly ok?: boolean;

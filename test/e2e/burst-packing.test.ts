@@ -1,4 +1,4 @@
-// Issue 17: a job's 16 one-GPU pods created at once pack onto the same nodes
+// A job's 16 one-GPU pods created at once pack onto the same nodes
 // as the same pods created one by one, through the real kube-scheduler with
 // the deployed profile, extender settings and cache TTL. In the burst the
 // extender's cache does not see the members bound moments earlier, so every

@@ -226,7 +226,7 @@ describe('the extender cluster cache against the real kube-apiserver', () => {
     // cannot be triggered at run time. A fresh API server replays everything since version 1;
     // after the other e2e files it answers 410 Gone. The fallback is therefore also tested,
     // deterministically, against an in-process fake
-    // (test/unit/lambdas/extender/kubernetes-cluster-source.test.ts).
+    // (test/unit/lambdas/cluster-state/kubernetes-cluster-source.test.ts).
     const kube = createKubeHttpClient(await kubeConnectionFromKubeconfigFile(kubeconfig));
     const query = BOUND_PODS_IN_PAGES_OF_10;
     const resumed = new WatchedCollection<PodInfo>(query, DEFAULT_WATCH_LIMITS, { items: new Map(), resourceVersion: '1' });

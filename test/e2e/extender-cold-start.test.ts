@@ -1,4 +1,4 @@
-// Issue 17: a cold extender container slower than kube-scheduler's
+// A cold extender container slower than kube-scheduler's
 // httpTimeout (a 512 MB Lambda listing a 5,000-node cluster needs ~10 s:
 // docs/extender.md, "The first listing of a cold instance") makes the GPU pod
 // wait, never land where only the extender would have kept it out, through

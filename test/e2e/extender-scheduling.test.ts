@@ -1,4 +1,4 @@
-// Issue 3's end-to-end scenarios: a real kube-scheduler (profile gpu-scheduler)
+// End-to-end scenarios: a real kube-scheduler (profile gpu-scheduler)
 // calls the extender Lambda handler, which runs in-process behind the local ALB
 // adapter, so the ALB event path is what is tested. Each scenario runs in both
 // nodeCacheCapable modes (scenario 6).

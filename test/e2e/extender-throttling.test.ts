@@ -1,4 +1,4 @@
-// Issue 17: a throttled extender Lambda (reserved concurrency used up) makes
+// A throttled extender Lambda (reserved concurrency used up) makes
 // GPU pods wait, never land where only the extender would have kept them
 // out, through the real kube-scheduler with the deployed extender settings
 // (ignorable: false). The throttle is the ALB adapter's injected

@@ -1,4 +1,4 @@
-// Issue 13: preemption with the extender, end to end. A real kube-scheduler
+// Preemption with the extender, end to end. A real kube-scheduler
 // (profile gpu-scheduler, the extender configured with preemptVerb: preempt by
 // the same builder the CDK uses) calls the extender Lambda handler in-process
 // behind the local ALB adapter. Preemption dry-runs skip filter extenders, so

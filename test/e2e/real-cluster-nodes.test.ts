@@ -1,4 +1,4 @@
-// Issue 13 end to end: GPU nodes as production clusters have them — labelled
+// GPU nodes as production clusters have them — labelled
 // only by Karpenter or only by NVIDIA GPU Feature Discovery, time-sliced
 // (replicas as nvidia.com/gpu or renamed nvidia.com/gpu.shared), MIG `single`
 // or `mixed`, or reporting impossible numbers — scheduled by a real kube-scheduler
@@ -151,7 +151,7 @@ afterAll(() => harness.tearDown(namespace, scheduler, extender));
 describe('GPU nodes as production clusters label them, through the real kube-scheduler', () => {
   it('1: schedules an A100/40Gi pod on a node only Karpenter has labelled', async () => {
     expect(await scheduledOn('karpenter-a100')).toBe(nodeName('karpenter'));
-    // Before issue 13: "GPU model mismatch: pod wants A100, node has no gpu.nvidia.com/model label".
+    // Before 3a9d80b: "GPU model mismatch: pod wants A100, node has no gpu.nvidia.com/model label".
     const failed = (await podEvents(core, { namespace, name: 'karpenter-a100' })).filter((e) => e.reason === 'FailedScheduling');
     expect(failed.map((e) => e.message)).toEqual([]);
   });

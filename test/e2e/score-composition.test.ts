@@ -1,4 +1,4 @@
-// Issue 13: the extender's score composes with kube-scheduler's own, through
+// The extender's score composes with kube-scheduler's own, through
 // the real kube-scheduler running the deployed gpu-scheduler profile and the
 // deployed extender weight (cdk/app-config defaults). A pod's own preferred
 // node affinity, preferred inter-pod affinity and topology spread outweigh a

@@ -1,4 +1,4 @@
-// Issue 13 end to end: a cluster that runs nothing but GPU sharers (renamed
+// A cluster that runs nothing but GPU sharers (renamed
 // time-slicing, nvidia.com/gpu.shared) on two g5.12xlarge nodes, 4 GPUs × 4
 // replicas each, scheduled one pod at a time by a real kube-scheduler with the
 // deployed gpu-scheduler profile and extender settings. The learnt workload

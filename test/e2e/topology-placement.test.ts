@@ -1,4 +1,4 @@
-// Issue 16 end to end: ten p4d.24xlarge nodes with the EKS network-topology
+// Ten p4d.24xlarge nodes with the EKS network-topology
 // labels, in three bottom network nodes of 2, 3 and 5 nodes (the first two
 // under one layer-2 node), scheduled one pod at a time by a real
 // kube-scheduler with the deployed gpu-scheduler profile and extender

@@ -218,7 +218,7 @@ describe('prioritize', () => {
 
   it('full Nodes without cluster access scores from allocatable and utilization', async () => {
     const { list } = await prioritiesAsRead(harness({ profile: seedProfile() }), fixture('extender-args-nodes.json'));
-    // NetworkLocality skips a pod without peers, so its weight is not in the mean (issue 16):
+    // NetworkLocality skips a pod without peers, so its weight is not in the mean:
     // A100_1: (2*(0.7*100/7 + 0.3*80) + 25)/3 = 31; A100_2 unknown utilization: (2*25 + 25)/3 = 25.
     // Plain rounding would give both 3; 6 points behind the best, A100_2 loses 4 levels (toExtenderScores).
     expect(list).toEqual([

@@ -160,7 +160,7 @@ const CASES: readonly Case[] = [
 
   // Ours: GPUs, which the helper tables never use, and pod-level defaulting (defaultPodRequests in defaults.go).
   {
-    name: 'ours: issue 13, a GPU sidecar before a GPU init container counts 3, not 2',
+    name: 'ours: a GPU sidecar before a GPU init container counts 3, not 2',
     spec: {
       initContainers: [sidecar({ 'nvidia.com/gpu': '1' }, 'sidecar'), req({ 'nvidia.com/gpu': '2' }, 'warmup')],
       containers: [req({ 'nvidia.com/gpu': '1' }, 'main')],
