@@ -29,7 +29,7 @@ export function placementWhy(view: ExtenderView | undefined, landedOn: string, l
   if (view.tied.length > 1 && view.tied[0] === landedOn) {
     // Equal scores: the extender gave 10 to one of them, by its stable node order.
     const others = view.tied.slice(1).map(label).sort((a, b) => a.localeCompare(b));
-    parts.push(`tie with ${others.join(', ')} (equal scores): the extender gives the top level to one of them by a stable node order, so every run agrees`);
+    parts.push(`tie with ${others.join(', ')} (equal scores): the extender gives the top level to one of them by a stable node order, so every request and every extender instance agrees on it`);
   } else if (tied.length > 1 && tied.includes(landedOn)) {
     parts.push(`tie at ${top} (${tied.map(label).join(', ')}): kube-scheduler picks at random among equal totals, so a rerun may land on another`);
   } else if (landedScore !== undefined && top !== undefined && landedScore < top) {

@@ -64,5 +64,5 @@ export function functionNodeOptions(name: PipelineFunctionName, memorySizeMiB: n
 /** Why nodejs22.x, for cdk-nag's AwsSolutions-L1 (latest runtime) finding. */
 export const RUNTIME_ACKNOWLEDGMENT = {
   id: 'AwsSolutions-L1',
-  reason: 'nodejs22.x on purpose: the code and its pinned dependencies (@kubernetes/client-node 1.4, AWS SDK v3) are tested on Node 20 and 22; moving to a newer runtime is a deliberate upgrade.',
+  reason: 'nodejs22.x on purpose: the code and its pinned dependencies (@kubernetes/client-node 1.4, AWS SDK v3) are tested on Node 22, what CI runs; moving to a newer runtime is a deliberate upgrade.',
 };

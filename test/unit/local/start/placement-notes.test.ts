@@ -14,7 +14,7 @@ describe('placementWhy', () => {
     const scores = { 'ip-10-0-0-2.ec2.internal': 10, 'ip-10-0-0-1.ec2.internal': 9, 'ip-10-0-0-3.ec2.internal': 1 };
     const tied = ['ip-10-0-0-2.ec2.internal', 'ip-10-0-0-1.ec2.internal'];
     expect(placementWhy(view(scores, 0, tied), 'ip-10-0-0-2.ec2.internal', label)).toBe(
-      '3 of 3 nodes fit; scores a10g-b 10, a10g-a 9, a10g-x4-a 1; tie with a10g-a (equal scores): the extender gives the top level to one of them by a stable node order, so every run agrees',
+      '3 of 3 nodes fit; scores a10g-b 10, a10g-a 9, a10g-x4-a 1; tie with a10g-a (equal scores): the extender gives the top level to one of them by a stable node order, so every request and every extender instance agrees on it',
     );
   });
 
