@@ -1,9 +1,11 @@
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Context } from 'aws-lambda';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { METRIC } from '../../../../lambdas/observability/metric-catalog';
+import { METRIC, SERVICE } from '../../../../lambdas/observability/metric-catalog';
+import { localLambdaContext } from '../../../../local/lambda-context';
 import { APP_CONFIG_DEFAULTS } from '../../../../cdk/app-config/app-config-defaults';
 import { dashboardLayoutSvg } from '../../../../cdk/tools/dashboard-layout';
 import { DASHBOARD_LAYOUT_SVG, dashboardBodies } from '../../../../cdk/tools/render-dashboard-layout';
@@ -233,8 +235,9 @@ describe('Lambdas', () => {
     expect(typeof key).toBe('string');
     const dir = join(synth.outdir, `asset.${String(key).replace(/\.zip$/, '')}`);
     expect(readdirSync(dir).filter((name) => name.endsWith('.mjs'))).toEqual(['index.mjs']);
-    const { handler } = (await import(pathToFileURL(join(dir, 'index.mjs')).href)) as { handler: (event: unknown) => Promise<{ statusCode: number; body: string }> };
-    const reply = await handler({ httpMethod: 'GET', path: '/healthz', headers: {}, body: null, isBase64Encoded: false });
+    const { handler } = (await import(pathToFileURL(join(dir, 'index.mjs')).href)) as { handler: (event: unknown, context: Context) => Promise<{ statusCode: number; body: string }> };
+    const context = localLambdaContext({ functionName: SERVICE.extender, timeoutMs: 10_000 });
+    const reply = await handler({ httpMethod: 'GET', path: '/healthz', headers: {}, body: null, isBase64Encoded: false }, context);
     expect(reply).toMatchObject({ statusCode: 200, body: '{"status":"ok"}' });
   });
 
