@@ -95,9 +95,13 @@ async function failedScheduling(name: string): Promise<string> {
   return event.message ?? '';
 }
 
-/** kube-scheduler's summary when the `matching` nodes the pod's selector left were all rejected for one reason. */
+/**
+ * kube-scheduler's summary when the `matching` nodes the pod's selector left
+ * were all rejected for one reason. It sorts its "<count> <reason>" parts as
+ * strings (FitError.Error), so "10 node(s) …" comes before "2 Not enough …".
+ */
 const onlyReason = (reason: string, matching = 1): string =>
-  `0/${nodeCount} nodes are available: ${matching} ${reason}, ${nodeCount - matching} node(s) didn't match Pod's node affinity/selector.`;
+  `0/${nodeCount} nodes are available: ${[`${matching} ${reason}`, `${nodeCount - matching} node(s) didn't match Pod's node affinity/selector`].sort().join(', ')}.`;
 
 const filterDecisionsOf = (pod: string): DecisionSummary[] => extender?.filterDecisionsOf(namespace, pod) ?? [];
 
