@@ -154,7 +154,7 @@ export function readGpuNodeFacts(labels: Readonly<Record<string, string>>, alloc
     if (maker !== undefined && maker.toLowerCase() !== 'nvidia') continue;
     const isGfd = source.model === GFD_LABEL.product;
     const model = nonEmpty(labels[source.model]);
-    if (model !== undefined) models.push({ key: source.model, text: model, value: model });
+    if (model !== undefined) models.push({ key: source.model, text: model, value: canonicalModel(model) });
     // GFD's count and memory describe MIG slices with the `single` strategy, not GPUs: read below.
     if (isGfd && migSingle) continue;
     const count = label(source.count, GPU_NODE_LIMITS.physicalGpus);
@@ -162,8 +162,9 @@ export function readGpuNodeFacts(labels: Readonly<Record<string, string>>, alloc
     const memory = label(source.memory, GPU_NODE_LIMITS.memoryMiB, parseMiB);
     if (memory !== undefined) memories.push({ key: source.memory, text: labels[source.memory] ?? '', value: memory });
   }
-  // A name with no model word (GFD's bare `MIG-1g.5gb`) contradicts nothing.
-  const model = winner('model', models, (a, b) => canonicalModel(a) === '' || canonicalModel(b) === '' || canonicalModel(a) === canonicalModel(b), problems);
+  // Compared by canonical model; a name with no model word (GFD's bare `MIG-1g.5gb`) contradicts nothing.
+  winner('model', models, (a, b) => a === '' || b === '' || a === b, problems);
+  const model = models[0]?.text;
   const physical = winner('count', counts, (a, b) => a === b, problems);
   const gpuMemory = winner('memory', memories, memoryAgrees, problems);
 
