@@ -8,7 +8,7 @@ export const GPU_LABEL = {
   /** MiB per GPU. */
   memory: NODE_LABEL.gpuMemory,
   count: NODE_LABEL.gpuCount,
-  manufacturer: 'gpu.nvidia.com/manufacturer',
+  manufacturer: NODE_LABEL.gpuManufacturer,
   /** MiB over all GPUs of the node. */
   totalMemory: 'gpu.nvidia.com/total-memory',
 } as const;

@@ -67,3 +67,59 @@ export function canonicalModel(name: string): string {
   const first = (mig === 0 ? [] : tokens)[0];
   return first === undefined ? '' : first.toUpperCase();
 }
+
+/**
+ * Marketed memory per GPU in GiB of the NVIDIA GPUs EC2 offers, by canonical
+ * model. Users write these sizes (`80Gi` for an H100); the nodes report less
+ * or a different number: EC2's DescribeInstanceTypes (our labeler, Karpenter,
+ * Auto Mode) says 22888 MiB for the A10G's 24 GiB, and the driver's NVML
+ * total (GPU Feature Discovery) keeps some back, 81559 MiB on an H100 or
+ * 15360 MiB on a T4. Two sizes where EC2 offers two variants (A100 40/80 GB,
+ * V100 16/32 GB): the one a node's figure rounds up to is meant.
+ */
+export const MARKETED_GPU_MEMORY_GIB: Readonly<Record<string, readonly number[]>> = {
+  A10G: [24],
+  A100: [40, 80],
+  B200: [180],
+  // 186 GB HBM3e per GPU of a GB200 NVL72 (13.4 TB over 72 GPUs): NVIDIA's figure; no EC2 or NVML number was found to check it against.
+  GB200: [186],
+  H100: [80],
+  H200: [141],
+  K80: [12],
+  L4: [24],
+  L40S: [48],
+  M60: [8],
+  T4: [16],
+  T4G: [16],
+  V100: [16, 32],
+};
+
+/**
+ * How far below its marketed size a reported figure may be and still mean it:
+ * the largest gap in the table's known pairs is EC2's A10G/L4 22888 MiB and
+ * L40S 45776 MiB for 24 and 48 GiB (6.9 %), then NVML's T4 15360 MiB for
+ * 16 GiB (6.25 %). 8 % takes them all and stays far from the next size a
+ * user could mean (80 → 96 GiB is 20 %).
+ */
+export const REPORTED_MEMORY_TOLERANCE = 0.08;
+
+const ALL_MARKETED_GIB: readonly number[] = [...new Set(Object.values(MARKETED_GPU_MEMORY_GIB).flat())].sort((a, b) => a - b);
+
+/** The marketed sizes (GiB) a GPU of this canonical model comes in; every size of the table when the model is not in it. */
+export function marketedSizesOf(canonical: string): readonly number[] {
+  return MARKETED_GPU_MEMORY_GIB[canonical] ?? ALL_MARKETED_GIB;
+}
+
+/**
+ * The memory a pod may ask of one GPU that reports `reportedMiB`: the
+ * smallest of `sizesGiB` at or above the report when the report is within
+ * REPORTED_MEMORY_TOLERANCE below it (the GPU is that marketed size, whoever
+ * counted), else the report itself. Never less than the report.
+ */
+export function usableGpuMemoryMiB(reportedMiB: number, sizesGiB: readonly number[]): number {
+  for (const gib of sizesGiB) {
+    const marketed = gib * 1024;
+    if (marketed >= reportedMiB) return reportedMiB >= marketed * (1 - REPORTED_MEMORY_TOLERANCE) ? marketed : reportedMiB;
+  }
+  return reportedMiB;
+}

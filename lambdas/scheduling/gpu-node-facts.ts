@@ -1,4 +1,5 @@
-import { GFD_LABEL, GPU_RESOURCE, KARPENTER_LABEL, MIG_RESOURCE_PREFIX, NODE_LABEL, SHARED_GPU_RESOURCE } from './keys';
+import { canonicalModel, REPORTED_MEMORY_TOLERANCE } from './gpu-model';
+import { AUTO_MODE_LABEL, GFD_LABEL, GPU_RESOURCE, KARPENTER_LABEL, MIG_RESOURCE_PREFIX, NODE_LABEL, SHARED_GPU_RESOURCE } from './keys';
 import { parseCount, parseMiB } from './quantity';
 
 /** Time-slicing or MPS: each physical GPU is advertised as `replicas` units of `resource`. */
@@ -25,7 +26,7 @@ export type MigLayout =
 
 /** What a node's labels and allocatable say about its GPUs, whoever wrote them. */
 export interface GpuNodeFacts {
-  /** As the winning labeller wrote it: ours, else Karpenter's, else GPU Feature Discovery's. */
+  /** As the winning labeller wrote it: ours, else Karpenter's, else Auto Mode's, else GPU Feature Discovery's. */
   readonly model: string | undefined;
   /** Memory of each device in MiB (of each MIG device with MIG `single`). */
   readonly memoryMiB: number | undefined;
@@ -63,12 +64,68 @@ function nonEmpty(text: string | undefined): string | undefined {
 }
 
 /**
- * Reads model, memory, counts and sharing from our labels, else Karpenter's,
- * else GPU Feature Discovery's, so a node is placeable from the moment any of
- * them has labelled it. Where they disagree ours win, except that with MIG
- * `single` a device is a MIG slice and GFD's per-slice memory is the truth.
- * Unparseable labels count as unknown; numbers outside physical bounds make
- * the node invalid (never a crash, never a huge allocation).
+ * Who says what about a node's GPUs, and who wins. One table for the whole
+ * library; docs/extender.md ("Who labelled the node") says the same.
+ *
+ * | Fact | Sources, winner first | Disagreement (node alone → InvalidNodeData) |
+ * |---|---|---|
+ * | model | ours `gpu.nvidia.com/model`, Karpenter `karpenter.k8s.aws/instance-gpu-name`, Auto Mode `eks.amazonaws.com/instance-gpu-name`, GFD `nvidia.com/gpu.product` | two names of different canonical models (`A100` vs `H100`) |
+ * | physical GPUs | ours `gpu.nvidia.com/count`, Karpenter `…-count`, Auto Mode `…-count`, GFD `nvidia.com/gpu.count` (not with MIG `single`, where it counts slices) | two different numbers |
+ * | devices placed | allocatable `nvidia.com/gpu` (what the device plugin hands out; fewer than the labels when a GPU is unhealthy, more when time-sliced), else the count above | never compared: both differences are real |
+ * | memory per GPU | ours, Karpenter, Auto Mode (EC2's MiB), then GFD (NVML's MiB); with MIG `single` GFD's per-slice MiB, else the profile's | two numbers more than REPORTED_MEMORY_TOLERANCE apart (EC2 and NVML differ by up to 6.25 % for one GPU; 40 vs 80 GiB do not) |
+ * | sharing | GFD `nvidia.com/gpu.sharing-strategy`, `gpu.replicas` and allocatable (only they know it) | — |
+ * | MIG | GFD `nvidia.com/mig.strategy`, the `-MIG-<profile>` product suffix, allocatable `nvidia.com/mig-*` | — |
+ *
+ * Ours, Karpenter's and Auto Mode's labels are each ignored as a whole when
+ * their manufacturer label names another maker (`amd` on g4ad): such a node
+ * is not an NVIDIA GPU node here. Foreign labels are only read, never written.
+ * Unparseable labels count as unknown; numbers outside physical bounds and
+ * contradicting labellers make the node invalid (never a crash, never a huge
+ * allocation, never another node).
+ */
+interface LabelSource {
+  readonly model: string;
+  readonly count: string;
+  readonly memory: string;
+  /** Absent for GFD, which only runs on NVIDIA nodes. */
+  readonly manufacturer: string | undefined;
+}
+
+/** Winner first; the EC2-fed labellers before GFD's NVML figures. */
+const LABEL_SOURCES: readonly LabelSource[] = [
+  { model: NODE_LABEL.gpuModel, count: NODE_LABEL.gpuCount, memory: NODE_LABEL.gpuMemory, manufacturer: NODE_LABEL.gpuManufacturer },
+  { model: KARPENTER_LABEL.gpuName, count: KARPENTER_LABEL.gpuCount, memory: KARPENTER_LABEL.gpuMemory, manufacturer: KARPENTER_LABEL.gpuManufacturer },
+  { model: AUTO_MODE_LABEL.gpuName, count: AUTO_MODE_LABEL.gpuCount, memory: AUTO_MODE_LABEL.gpuMemory, manufacturer: AUTO_MODE_LABEL.gpuManufacturer },
+  { model: GFD_LABEL.product, count: GFD_LABEL.count, memory: GFD_LABEL.memory, manufacturer: undefined },
+];
+
+/** One labeller's reading: the key it was read from with the value, so a disagreement can name both. */
+interface Reading<T> {
+  readonly key: string;
+  readonly text: string;
+  readonly value: T;
+}
+
+/** The first reading wins; a later one that `agree`s not with it is a problem naming both. */
+function winner<T>(what: string, readings: readonly Reading<T>[], agree: (a: T, b: T) => boolean, problems: string[]): T | undefined {
+  const [first, ...rest] = readings;
+  if (first === undefined) return undefined;
+  for (const other of rest) {
+    if (!agree(first.value, other.value)) {
+      problems.push(`labellers disagree on the GPU ${what}: ${first.key}=${JSON.stringify(first.text)}, ${other.key}=${JSON.stringify(other.text)}`);
+    }
+  }
+  return first.value;
+}
+
+function memoryAgrees(a: number, b: number): boolean {
+  return Math.min(a, b) >= Math.max(a, b) * (1 - REPORTED_MEMORY_TOLERANCE);
+}
+
+/**
+ * Reads model, memory, counts and sharing from the labellers in the order of
+ * the table above, so a node is placeable from the moment any of them has
+ * labelled it.
  */
 export function readGpuNodeFacts(labels: Readonly<Record<string, string>>, allocatable: Readonly<Record<string, string>>): GpuNodeFacts {
   const problems: string[] = [];
@@ -85,21 +142,35 @@ export function readGpuNodeFacts(labels: Readonly<Record<string, string>>, alloc
   const label = (key: string, max: number, parse?: (t: string) => number | undefined) => bounded(`label ${key}`, labels[key], max, parse);
 
   const product = nonEmpty(labels[GFD_LABEL.product]);
-  const model = nonEmpty(labels[NODE_LABEL.gpuModel]) ?? nonEmpty(labels[KARPENTER_LABEL.gpuName]) ?? product;
   const migStrategy = labels[GFD_LABEL.migStrategy];
   const singleProfile = product === undefined ? undefined : MIG_PRODUCT_SUFFIX.exec(product)?.[1]?.toLowerCase();
   const migSingle = migStrategy === 'single' || (migStrategy === undefined && singleProfile !== undefined);
 
-  const ourMemory = label(NODE_LABEL.gpuMemory, GPU_NODE_LIMITS.memoryMiB, parseMiB);
-  const karpenterMemory = label(KARPENTER_LABEL.gpuMemory, GPU_NODE_LIMITS.memoryMiB, parseMiB);
-  const gfdMemory = label(GFD_LABEL.memory, GPU_NODE_LIMITS.memoryMiB, parseMiB);
-  const memoryMiB = migSingle
-    ? (gfdMemory ?? (singleProfile === undefined ? undefined : migProfileMemoryMiB(singleProfile)))
-    : (ourMemory ?? karpenterMemory ?? gfdMemory);
+  const models: Reading<string>[] = [];
+  const counts: Reading<number>[] = [];
+  const memories: Reading<number>[] = [];
+  for (const source of LABEL_SOURCES) {
+    const maker = nonEmpty(labels[source.manufacturer ?? '']);
+    if (maker !== undefined && maker.toLowerCase() !== 'nvidia') continue;
+    const isGfd = source.model === GFD_LABEL.product;
+    const model = nonEmpty(labels[source.model]);
+    if (model !== undefined) models.push({ key: source.model, text: model, value: canonicalModel(model) });
+    // GFD's count and memory describe MIG slices with the `single` strategy, not GPUs: read below.
+    if (isGfd && migSingle) continue;
+    const count = label(source.count, GPU_NODE_LIMITS.physicalGpus);
+    if (count !== undefined) counts.push({ key: source.count, text: labels[source.count] ?? '', value: count });
+    const memory = label(source.memory, GPU_NODE_LIMITS.memoryMiB, parseMiB);
+    if (memory !== undefined) memories.push({ key: source.memory, text: labels[source.memory] ?? '', value: memory });
+  }
+  // Compared by canonical model; a name with no model word (GFD's bare `MIG-1g.5gb`) contradicts nothing.
+  winner('model', models, (a, b) => a === '' || b === '' || a === b, problems);
+  const model = models[0]?.text;
+  const physical = winner('count', counts, (a, b) => a === b, problems);
+  const gpuMemory = winner('memory', memories, memoryAgrees, problems);
 
-  const gfdCount = label(GFD_LABEL.count, migSingle ? GPU_NODE_LIMITS.devices : GPU_NODE_LIMITS.physicalGpus);
-  const physical =
-    label(NODE_LABEL.gpuCount, GPU_NODE_LIMITS.physicalGpus) ?? label(KARPENTER_LABEL.gpuCount, GPU_NODE_LIMITS.physicalGpus) ?? (migSingle ? undefined : gfdCount);
+  const sliceMemory = migSingle ? label(GFD_LABEL.memory, GPU_NODE_LIMITS.memoryMiB, parseMiB) : undefined;
+  const memoryMiB = migSingle ? (sliceMemory ?? (singleProfile === undefined ? undefined : migProfileMemoryMiB(singleProfile))) : gpuMemory;
+  const gfdCount = migSingle ? label(GFD_LABEL.count, GPU_NODE_LIMITS.devices) : undefined;
 
   const allocGpu = bounded(`allocatable ${GPU_RESOURCE}`, allocatable[GPU_RESOURCE], migSingle ? GPU_NODE_LIMITS.devices : GPU_NODE_LIMITS.sharedUnits);
   const allocShared = bounded(`allocatable ${SHARED_GPU_RESOURCE}`, allocatable[SHARED_GPU_RESOURCE], GPU_NODE_LIMITS.sharedUnits);

@@ -17,6 +17,8 @@ export const NODE_LABEL = {
   gpuMemory: 'gpu.nvidia.com/memory',
   /** Number of GPUs; used only when `status.allocatable` lacks `nvidia.com/gpu`. */
   gpuCount: 'gpu.nvidia.com/count',
+  /** EC2's manufacturer name, e.g. `NVIDIA`: our labels are read only when it is NVIDIA (or absent). */
+  gpuManufacturer: 'gpu.nvidia.com/manufacturer',
   zone: 'topology.kubernetes.io/zone',
 } as const;
 
@@ -40,9 +42,23 @@ export const KARPENTER_LABEL = {
   gpuCount: 'karpenter.k8s.aws/instance-gpu-count',
   /** MiB per GPU. */
   gpuMemory: 'karpenter.k8s.aws/instance-gpu-memory',
+  /** Lower case, e.g. `nvidia`; another maker's GPUs (`amd`) are not ours to place. */
+  gpuManufacturer: 'karpenter.k8s.aws/instance-gpu-manufacturer',
 } as const;
 
-/** What NVIDIA GPU Feature Discovery labels; read after ours and Karpenter's. */
+/** What EKS Auto Mode labels its nodes with (EC2's numbers, like Karpenter's); read after ours and Karpenter's. */
+export const AUTO_MODE_LABEL = {
+  /** Lower case like Karpenter's, e.g. `h100`. */
+  gpuName: 'eks.amazonaws.com/instance-gpu-name',
+  gpuCount: 'eks.amazonaws.com/instance-gpu-count',
+  /** MiB per GPU. */
+  gpuMemory: 'eks.amazonaws.com/instance-gpu-memory',
+  gpuManufacturer: 'eks.amazonaws.com/instance-gpu-manufacturer',
+  /** `auto` on Auto Mode nodes; not needed to read the GPU labels above. */
+  computeType: 'eks.amazonaws.com/compute-type',
+} as const;
+
+/** What NVIDIA GPU Feature Discovery labels (the driver's NVML numbers); read after ours, Karpenter's and Auto Mode's. */
 export const GFD_LABEL = {
   /** e.g. `NVIDIA-A100-SXM4-40GB`; `-SHARED` appended on shared nodes; `…-MIG-1g.5gb` with MIG `single`. */
   product: 'nvidia.com/gpu.product',

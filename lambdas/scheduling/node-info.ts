@@ -1,6 +1,6 @@
-import { canonicalModel, modelId, modelKey, modelTokens } from './gpu-model';
+import { canonicalModel, marketedSizesOf, modelId, modelKey, modelTokens, usableGpuMemoryMiB } from './gpu-model';
 import type { GpuSharing, MigLayout } from './gpu-node-facts';
-import { GPU_NODE_LIMITS, readGpuNodeFacts } from './gpu-node-facts';
+import { GPU_NODE_LIMITS, migProfileMemoryMiB, readGpuNodeFacts } from './gpu-node-facts';
 import { GPU_MILLI, GPU_RESOURCE, MIG_RESOURCE_PREFIX, NODE_ANNOTATION, NODE_LABEL } from './keys';
 import { metadataOf, isRecord, stringField, stringMap } from './kube-json';
 import { localityKeysOf } from './network-topology';
@@ -60,7 +60,10 @@ export class NodeInfo {
   readonly gpuModelKey: string;
   /** modelId(gpuModelKey): 0 without a model label. */
   readonly gpuModelId: number;
+  /** Memory per device as the node reports it (EC2's or NVML's MiB). */
   readonly gpuMemoryMiB: number | undefined;
+  /** What a pod may ask of one device: the marketed size the report stands for (see usableGpuMemoryMiB), at least the report. */
+  readonly gpuUsableMemoryMiB: number | undefined;
   readonly gpuUtilization: number | undefined;
   readonly allocatableCpuMilli: number;
   readonly allocatableMemoryBytes: number;
@@ -108,6 +111,7 @@ export class NodeInfo {
     this.migFree = new Map(spec.mig?.strategy === 'mixed' ? spec.mig.types.map((t) => [t.resource, t.count]) : []);
     this.invalid = spec.invalid;
     this.gpuMemoryMiB = spec.gpuMemoryMiB;
+    this.gpuUsableMemoryMiB = spec.gpuMemoryMiB === undefined ? undefined : usableGpuMemoryMiB(spec.gpuMemoryMiB, this.deviceSizesGiB());
     this.gpuUtilization = spec.gpuUtilization;
     this.allocatableCpuMilli = spec.cpuMilli ?? Number.POSITIVE_INFINITY;
     this.allocatableMemoryBytes = spec.memoryBytes ?? Number.POSITIVE_INFINITY;
@@ -118,6 +122,14 @@ export class NodeInfo {
     this.freeWholeGpus = count;
     this.freeGpuMilli = count * GPU_MILLI;
     this.maxDeviceFreeMilli = count > 0 ? GPU_MILLI : 0;
+  }
+
+  /** Marketed sizes a device may be: the MIG `single` slice's profile, else the model's (all known sizes without a known model). */
+  private deviceSizesGiB(): readonly number[] {
+    const profile = this.mig?.strategy === 'single' ? this.mig.profile : undefined;
+    const sliceMiB = profile === undefined ? undefined : migProfileMemoryMiB(profile);
+    if (sliceMiB !== undefined) return [sliceMiB / 1024];
+    return marketedSizesOf(this.gpuModelName);
   }
 
   get gpuCount(): number {

@@ -20,7 +20,7 @@ import type { ManagedProcess } from '../../local/managed-process';
 import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
 import { podEvents, waitForPodEvent, waitForPodScheduled } from '../../local/pod-status';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
-import { GFD_G5_RENAMED, GFD_G5_TIME_SLICED, GFD_P4D, GFD_P4D_MIG_MIXED, GFD_P4D_MIG_SINGLE, KARPENTER_P4D, MIG_MIXED_RESOURCES, RENAMED_RESOURCES } from './real-node-labels';
+import { AUTO_MODE_P5, GFD_G5_RENAMED, GFD_G5_TIME_SLICED, GFD_P4D, GFD_P4D_MIG_MIXED, GFD_P4D_MIG_SINGLE, GFD_P5, KARPENTER_P4D, MIG_MIXED_RESOURCES, RENAMED_RESOURCES } from './real-node-labels';
 
 const harness = e2eHarness();
 const { core } = harness;
@@ -33,7 +33,7 @@ const IMPOSSIBLE_GPU_COUNT = '2147483648';
 let extender: RecordingExtender | undefined;
 let scheduler: ManagedProcess | undefined;
 let namespace = '';
-type NodeKey = 'karpenter' | 'gfd' | 'timeSliced' | 'migSingle' | 'impossible' | 'normal' | 'renamedA' | 'renamedB' | 'migMixed';
+type NodeKey = 'karpenter' | 'gfd' | 'timeSliced' | 'migSingle' | 'impossible' | 'normal' | 'renamedA' | 'renamedB' | 'migMixed' | 'autoMode' | 'gfdH100' | 'contradicting';
 const nodes: Record<NodeKey, GpuNode | undefined> = {
   karpenter: undefined,
   gfd: undefined,
@@ -44,6 +44,9 @@ const nodes: Record<NodeKey, GpuNode | undefined> = {
   renamedA: undefined,
   renamedB: undefined,
   migMixed: undefined,
+  autoMode: undefined,
+  gfdH100: undefined,
+  contradicting: undefined,
 };
 const nodeCount = Object.keys(nodes).length;
 
@@ -78,6 +81,7 @@ function gpuPod({ name, gpus, resource, annotations, nodeSelector }: PodSpec): V
 }
 
 const A100_40GI = { 'gpu.nvidia.com/model': 'A100', 'gpu.nvidia.com/memory': '40Gi' };
+const H100_80GI = { 'gpu.nvidia.com/model': 'H100', 'gpu.nvidia.com/memory': '80Gi' };
 const inCase = (caseName: string): Record<string, string> => ({ [CASE_LABEL]: caseName });
 
 const scheduledOn = (name: string): Promise<string> => waitForPodScheduled(core, { namespace, name }, WAIT_MS);
@@ -91,9 +95,13 @@ async function failedScheduling(name: string): Promise<string> {
   return event.message ?? '';
 }
 
-/** kube-scheduler's summary when the `matching` nodes the pod's selector left were all rejected for one reason. */
+/**
+ * kube-scheduler's summary when the `matching` nodes the pod's selector left
+ * were all rejected for one reason. It sorts its "<count> <reason>" parts as
+ * strings (FitError.Error), so "10 node(s) …" comes before "2 Not enough …".
+ */
 const onlyReason = (reason: string, matching = 1): string =>
-  `0/${nodeCount} nodes are available: ${matching} ${reason}, ${nodeCount - matching} node(s) didn't match Pod's node affinity/selector.`;
+  `0/${nodeCount} nodes are available: ${[`${matching} ${reason}`, `${nodeCount - matching} node(s) didn't match Pod's node affinity/selector`].sort().join(', ')}.`;
 
 const filterDecisionsOf = (pod: string): DecisionSummary[] => extender?.filterDecisionsOf(namespace, pod) ?? [];
 
@@ -107,7 +115,8 @@ beforeAll(async () => {
 
   const p4d = await describeInstanceType(harness.ec2, 'p4d.24xlarge');
   const ours = seedGpuLabels(p4d); // gpu.nvidia.com/{model: A100, memory: 40960, count: 8, …}
-  [nodes.karpenter, nodes.gfd, nodes.timeSliced, nodes.migSingle, nodes.impossible, nodes.normal, nodes.renamedA, nodes.renamedB, nodes.migMixed] = await Promise.all([
+  [nodes.karpenter, nodes.gfd, nodes.timeSliced, nodes.migSingle, nodes.impossible, nodes.normal, nodes.renamedA, nodes.renamedB, nodes.migMixed, nodes.autoMode, nodes.gfdH100, nodes.contradicting] =
+    await Promise.all([
     gpuNode('karpenter', { instanceType: 'p4d.24xlarge', labels: KARPENTER_P4D }),
     gpuNode('gfd', { instanceType: 'p4d.24xlarge', labels: GFD_P4D }),
     gpuNode('time-sliced', { instanceType: 'g5.12xlarge', labels: GFD_G5_TIME_SLICED, resources: { 'nvidia.com/gpu': '16' } }),
@@ -117,8 +126,12 @@ beforeAll(async () => {
     gpuNode('renamed', { instanceType: 'g5.12xlarge', labels: GFD_G5_RENAMED, resources: RENAMED_RESOURCES }),
     gpuNode('renamed', { instanceType: 'g5.12xlarge', labels: GFD_G5_RENAMED, resources: RENAMED_RESOURCES }),
     gpuNode('mig-mixed', { instanceType: 'p4d.24xlarge', labels: { ...ours, ...GFD_P4D_MIG_MIXED }, resources: MIG_MIXED_RESOURCES }),
+    gpuNode('auto-mode', { instanceType: 'p5.48xlarge', labels: AUTO_MODE_P5 }),
+    gpuNode('gfd-h100', { instanceType: 'p5.48xlarge', labels: GFD_P5 }),
+    // Karpenter says A100, Auto Mode says H100: no labeller can be believed on this node.
+    gpuNode('contradicting', { instanceType: 'p4d.24xlarge', labels: { ...KARPENTER_P4D, ...AUTO_MODE_P5 } }),
   ]);
-  for (const key of ['karpenter', 'gfd'] as const) {
+  for (const key of ['karpenter', 'gfd', 'autoMode', 'gfdH100'] as const) {
     // The premise of cases 1 and 2: none of our own labels on these nodes.
     expect(Object.keys(nodes[key]?.node.metadata?.labels ?? {}).filter((k) => k.startsWith('gpu.nvidia.com/'))).toEqual([]);
   }
@@ -142,6 +155,10 @@ beforeAll(async () => {
     { name: 'mig-3g-16gi', gpus: 1, resource: 'nvidia.com/mig-3g.20gb', annotations: { 'gpu.nvidia.com/memory': '16Gi' }, nodeSelector: inCase('mig-mixed') },
     { name: 'mig-3g-40gi', gpus: 1, resource: 'nvidia.com/mig-3g.20gb', annotations: { 'gpu.nvidia.com/memory': '40Gi' }, nodeSelector: inCase('mig-mixed') },
     { name: 'mig-2g-absent', gpus: 1, resource: 'nvidia.com/mig-2g.10gb', nodeSelector: inCase('mig-mixed') },
+    { name: 'auto-mode-h100-80gi', gpus: 1, annotations: H100_80GI, nodeSelector: inCase('auto-mode') },
+    { name: 'gfd-h100-80gi', gpus: 1, annotations: H100_80GI, nodeSelector: inCase('gfd-h100') },
+    { name: 'gfd-h100-96gi', gpus: 1, annotations: { 'gpu.nvidia.com/memory': '96Gi' }, nodeSelector: inCase('gfd-h100') },
+    { name: 'on-contradicting', gpus: 1, nodeSelector: inCase('contradicting') },
   ];
   await Promise.all(pods.map((pod) => core.createNamespacedPod({ namespace, body: gpuPod(pod) })));
 });
@@ -197,7 +214,7 @@ describe('GPU nodes as production clusters label them, through the real kube-sch
   it('6: renamed time-slicing (nvidia.com/gpu.shared): a sharer reaches the extender and its model and memory annotations hold', async () => {
     expect([nodeName('renamedA'), nodeName('renamedB')]).toContain(await scheduledOn('shared-16gi'));
     expect(filterDecisionsOf('shared-16gi')[0]).toMatchObject({ candidates: 2, kept: 2 });
-    expect(await failedScheduling('shared-40gi')).toContain(onlyReason('Not enough GPU memory: pod wants 40960 MiB per GPU, node has 23028 MiB', 2));
+    expect(await failedScheduling('shared-40gi')).toContain(onlyReason('Not enough GPU memory: pod wants 40960 MiB per GPU, node has 23028 MiB, read as its marketed 24 GiB (24576 MiB)', 2));
     // A pod asking for whole GPUs there is stopped by kube-scheduler's own resource fit: its reason, not ours.
     expect(await failedScheduling('whole-gpu-on-renamed')).toContain(onlyReason('Insufficient nvidia.com/gpu', 2));
     expect(filterDecisionsOf('whole-gpu-on-renamed')).toEqual([]);
@@ -206,8 +223,25 @@ describe('GPU nodes as production clusters label them, through the real kube-sch
   it('7: MIG mixed: pods asking for nvidia.com/mig-3g.20gb reach the extender, which checks memory against the profile', async () => {
     expect(await scheduledOn('mig-3g-16gi')).toBe(nodeName('migMixed'));
     expect(filterDecisionsOf('mig-3g-16gi')[0]).toMatchObject({ candidates: 1, kept: 1 });
-    expect(await failedScheduling('mig-3g-40gi')).toContain(onlyReason('Not enough GPU memory: pod wants 40960 MiB per GPU, nvidia.com/mig-3g.20gb has 20096 MiB'));
+    expect(await failedScheduling('mig-3g-40gi')).toContain(onlyReason('Not enough GPU memory: pod wants 40960 MiB per GPU, nvidia.com/mig-3g.20gb has 20096 MiB, read as its marketed 20 GiB (20480 MiB)'));
     // A profile the node does not have: kube-scheduler's own fit rejects it before the extender is asked.
     expect(await failedScheduling('mig-2g-absent')).toContain(onlyReason('Insufficient nvidia.com/mig-2g.10gb'));
+  });
+
+  it('8: an H100/80Gi pod fits a node only Auto Mode labelled (EC2 81920 MiB) and one only GFD labelled (NVML 81559 MiB); 96Gi fits neither', async () => {
+    expect(await scheduledOn('auto-mode-h100-80gi')).toBe(nodeName('autoMode'));
+    expect(await scheduledOn('gfd-h100-80gi')).toBe(nodeName('gfdH100'));
+    expect(await failedScheduling('gfd-h100-96gi')).toContain(
+      onlyReason('Not enough GPU memory: pod wants 98304 MiB per GPU, node has 81559 MiB, read as its marketed 80 GiB (81920 MiB)'),
+    );
+  });
+
+  it('9: labellers contradicting each other reject that node alone, naming both sources and values', async () => {
+    expect(await failedScheduling('on-contradicting')).toContain(
+      onlyReason(
+        'Node reports impossible GPU data: labellers disagree on the GPU model: karpenter.k8s.aws/instance-gpu-name="a100", eks.amazonaws.com/instance-gpu-name="h100"; ' +
+          'labellers disagree on the GPU memory: karpenter.k8s.aws/instance-gpu-memory="40960", eks.amazonaws.com/instance-gpu-memory="81920"',
+      ),
+    );
   });
 });

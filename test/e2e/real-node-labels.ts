@@ -50,3 +50,19 @@ export const GFD_P4D_MIG_MIXED = {
   'nvidia.com/mig-1g.5gb.memory': '4864',
 };
 export const MIG_MIXED_RESOURCES = { 'nvidia.com/gpu': '0', 'nvidia.com/mig-3g.20gb': '4', 'nvidia.com/mig-1g.5gb': '14' };
+/** p5.48xlarge (8 × H100) as EKS Auto Mode labels it: EC2's figures, Karpenter-style lower-case name. */
+export const AUTO_MODE_P5 = {
+  'eks.amazonaws.com/compute-type': 'auto',
+  'eks.amazonaws.com/instance-gpu-name': 'h100',
+  'eks.amazonaws.com/instance-gpu-manufacturer': 'nvidia',
+  'eks.amazonaws.com/instance-gpu-count': '8',
+  'eks.amazonaws.com/instance-gpu-memory': '81920',
+};
+/** The same p5 as GPU Feature Discovery labels it: the driver's NVML total, 361 MiB under EC2's. */
+export const GFD_P5 = {
+  'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3',
+  'nvidia.com/gpu.count': '8',
+  'nvidia.com/gpu.memory': '81559',
+  'nvidia.com/gpu.replicas': '1',
+  'nvidia.com/gpu.sharing-strategy': 'none',
+};

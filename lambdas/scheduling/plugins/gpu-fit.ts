@@ -1,7 +1,8 @@
 import type { CycleState, FilterPlugin, FilterRejection, FilterStatus } from '../framework';
 import { PASS, reject, stateKey } from '../framework';
-import { modelMatches } from '../gpu-model';
-import { GFD_LABEL, GPU_MILLI, GPU_RESOURCE, KARPENTER_LABEL, MIG_RESOURCE_PREFIX, NODE_LABEL } from '../keys';
+import { modelMatches, usableGpuMemoryMiB } from '../gpu-model';
+import { migProfileMemoryMiB } from '../gpu-node-facts';
+import { AUTO_MODE_LABEL, GFD_LABEL, GPU_MILLI, GPU_RESOURCE, KARPENTER_LABEL, MIG_RESOURCE_PREFIX, NODE_LABEL } from '../keys';
 import type { NodeInfo } from '../node-info';
 import type { PodRequirements } from '../pod-requirements';
 
@@ -16,6 +17,7 @@ export const GPU_FIT_NAME = 'GpuFit' as const;
 interface FitMemo {
   /** Indexed by NodeInfo.gpuModelId. */
   readonly byModel: (FilterStatus | undefined)[];
+  /** Keyed by the node's usable MiB × 2^21 + reported MiB (both below 2^21 by GPU_NODE_LIMITS). */
   readonly byMemory: Map<number, FilterRejection>;
   readonly byFree: Map<number, FilterRejection>;
   noModelLabel: FilterRejection | undefined;
@@ -70,18 +72,20 @@ export const gpuFit: FilterPlugin = {
     const wantMemory = pod.gpuMemoryMiB;
     if (wantMemory !== undefined && wantMemory > 0) {
       const hasMemory = node.gpuMemoryMiB;
-      if (hasMemory === undefined) {
+      const usable = node.gpuUsableMemoryMiB;
+      if (hasMemory === undefined || usable === undefined) {
         return (memo.noMemoryLabel ??= reject(
           'InsufficientGpuMemory',
           `pod wants ${wantMemory} MiB per GPU, node has no GPU memory label (${MEMORY_LABELS})`,
           true,
         ));
       }
-      if (hasMemory < wantMemory) {
-        let status = memo.byMemory.get(hasMemory);
+      if (usable < wantMemory) {
+        const key = usable * 2 ** 21 + hasMemory;
+        let status = memo.byMemory.get(key);
         if (status === undefined) {
-          status = reject('InsufficientGpuMemory', `pod wants ${wantMemory} MiB per GPU, node has ${hasMemory} MiB`, true);
-          memo.byMemory.set(hasMemory, status);
+          status = reject('InsufficientGpuMemory', memoryShortfall(wantMemory, 'node', hasMemory, usable), true);
+          memo.byMemory.set(key, status);
         }
         return status;
       }
@@ -124,8 +128,23 @@ function modelStatus(memo: FitMemo, pod: PodRequirements, wanted: readonly strin
   return status;
 }
 
-const MODEL_LABELS = `${NODE_LABEL.gpuModel}, ${KARPENTER_LABEL.gpuName} or ${GFD_LABEL.product}`;
-const MEMORY_LABELS = `${NODE_LABEL.gpuMemory}, ${KARPENTER_LABEL.gpuMemory} or ${GFD_LABEL.memory}`;
+const MODEL_LABELS = `${NODE_LABEL.gpuModel}, ${KARPENTER_LABEL.gpuName}, ${AUTO_MODE_LABEL.gpuName} or ${GFD_LABEL.product}`;
+const MEMORY_LABELS = `${NODE_LABEL.gpuMemory}, ${KARPENTER_LABEL.gpuMemory}, ${AUTO_MODE_LABEL.gpuMemory} or ${GFD_LABEL.memory}`;
+
+/**
+ * Both numbers when they differ: what the node reports and the marketed size
+ * it was read as (`node has 81559 MiB, read as its marketed 80 GiB (81920 MiB)`), so a user
+ * sees why `96Gi` does not fit where `80Gi` does.
+ */
+function memoryShortfall(wantMiB: number, holder: string, reportedMiB: number, usableMiB: number): string {
+  const read = usableMiB === reportedMiB ? '' : `, read as its marketed ${formatGiB(usableMiB)} GiB (${usableMiB} MiB)`;
+  return `pod wants ${wantMiB} MiB per GPU, ${holder} has ${reportedMiB} MiB${read}`;
+}
+
+function formatGiB(mib: number): string {
+  const gib = mib / 1024;
+  return Number.isInteger(gib) ? String(gib) : gib.toFixed(1);
+}
 
 function formatReplicas(replicas: number): string {
   return Number.isInteger(replicas) ? String(replicas) : replicas.toFixed(2);
@@ -136,8 +155,10 @@ function migStatus(pod: PodRequirements, node: NodeInfo, resource: string): Filt
   const type = node.mig?.strategy === 'mixed' ? node.mig.types.find((t) => t.resource === resource) : undefined;
   if (type === undefined) return reject('GpuSharingMismatch', `pod asks for ${resource}, node has no such MIG devices`, true);
   const wantMemory = pod.gpuMemoryMiB;
-  if (wantMemory !== undefined && wantMemory > type.memoryMiB) {
-    return reject('InsufficientGpuMemory', `pod wants ${wantMemory} MiB per GPU, ${resource} has ${type.memoryMiB} MiB`, true);
+  if (wantMemory !== undefined) {
+    const profileMiB = migProfileMemoryMiB(type.profile);
+    const usable = usableGpuMemoryMiB(type.memoryMiB, profileMiB === undefined ? [] : [profileMiB / 1024]);
+    if (wantMemory > usable) return reject('InsufficientGpuMemory', memoryShortfall(wantMemory, resource, type.memoryMiB, usable), true);
   }
   const free = node.migFree.get(resource) ?? 0;
   if (free >= pod.demand.gpuCount) return PASS;

@@ -10,6 +10,20 @@ const KARPENTER_P4D = {
   'karpenter.k8s.aws/instance-gpu-count': '8',
   'karpenter.k8s.aws/instance-gpu-memory': '40960',
 };
+const KARPENTER_P5 = {
+  'karpenter.k8s.aws/instance-gpu-name': 'h100',
+  'karpenter.k8s.aws/instance-gpu-manufacturer': 'nvidia',
+  'karpenter.k8s.aws/instance-gpu-count': '8',
+  'karpenter.k8s.aws/instance-gpu-memory': '81920',
+};
+const AUTO_MODE_P5 = {
+  'eks.amazonaws.com/compute-type': 'auto',
+  'eks.amazonaws.com/instance-gpu-name': 'h100',
+  'eks.amazonaws.com/instance-gpu-manufacturer': 'nvidia',
+  'eks.amazonaws.com/instance-gpu-count': '8',
+  'eks.amazonaws.com/instance-gpu-memory': '81920',
+};
+const GFD_P5 = { 'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3', 'nvidia.com/gpu.count': '8', 'nvidia.com/gpu.memory': '81559' };
 const GFD_P4D = { 'nvidia.com/gpu.product': 'NVIDIA-A100-SXM4-40GB', 'nvidia.com/gpu.count': '8', 'nvidia.com/gpu.memory': '40960' };
 
 describe('readGpuNodeFacts: who labelled the node', () => {
@@ -21,10 +35,50 @@ describe('readGpuNodeFacts: who labelled the node', () => {
     expect(readGpuNodeFacts(GFD_P4D, { 'nvidia.com/gpu': '8' })).toMatchObject({ model: 'NVIDIA-A100-SXM4-40GB', memoryMiB: 40960, devices: 8 });
   });
 
-  it('our labels win where the labellers disagree, then Karpenter, then GFD', () => {
-    const all = { ...GFD_P4D, ...KARPENTER_P4D, 'gpu.nvidia.com/model': 'H100', 'gpu.nvidia.com/memory': '81920', 'gpu.nvidia.com/count': '8' };
-    expect(readGpuNodeFacts(all, { 'nvidia.com/gpu': '8' })).toMatchObject({ model: 'H100', memoryMiB: 81920 });
-    expect(readGpuNodeFacts({ ...GFD_P4D, ...KARPENTER_P4D, 'karpenter.k8s.aws/instance-gpu-memory': '1' }, {})).toMatchObject({ model: 'a100', memoryMiB: 1 });
+  it('reads a node only EKS Auto Mode has labelled, like Karpenter\'s', () => {
+    expect(readGpuNodeFacts(AUTO_MODE_P5, { 'nvidia.com/gpu': '8' })).toMatchObject({ model: 'h100', memoryMiB: 81920, devices: 8, invalid: undefined });
+    // Without the device plugin's count (DRA nodes advertise none), Auto Mode's count is the GPUs.
+    expect(readGpuNodeFacts(AUTO_MODE_P5, {}).devices).toBe(8);
+  });
+
+  it('where the labellers agree, ours win, then Karpenter, then Auto Mode, then GFD', () => {
+    const ours = { 'gpu.nvidia.com/model': 'H100', 'gpu.nvidia.com/memory': '81920', 'gpu.nvidia.com/count': '8' };
+    expect(readGpuNodeFacts({ ...GFD_P5, ...AUTO_MODE_P5, ...KARPENTER_P5, ...ours }, {})).toMatchObject({ model: 'H100', memoryMiB: 81920, devices: 8, invalid: undefined });
+    expect(readGpuNodeFacts({ ...GFD_P5, ...AUTO_MODE_P5, ...KARPENTER_P5 }, {})).toMatchObject({ model: 'h100', memoryMiB: 81920, invalid: undefined });
+    expect(readGpuNodeFacts({ ...GFD_P5, ...AUTO_MODE_P5 }, {})).toMatchObject({ model: 'h100', memoryMiB: 81920, invalid: undefined });
+    // Only GFD: NVML's figure, 361 MiB under EC2's, which is the same GPU.
+    expect(readGpuNodeFacts(GFD_P5, {})).toMatchObject({ model: 'NVIDIA-H100-80GB-HBM3', memoryMiB: 81559, devices: 8, invalid: undefined });
+  });
+
+  it.each([
+    ['model', { ...KARPENTER_P4D, 'gpu.nvidia.com/model': 'H100' }, 'labellers disagree on the GPU model: gpu.nvidia.com/model="H100", karpenter.k8s.aws/instance-gpu-name="a100"'],
+    ['model', { ...AUTO_MODE_P5, ...GFD_P4D }, 'labellers disagree on the GPU model: eks.amazonaws.com/instance-gpu-name="h100", nvidia.com/gpu.product="NVIDIA-A100-SXM4-40GB"'],
+    ['count', { ...KARPENTER_P4D, 'eks.amazonaws.com/instance-gpu-count': '4' }, 'labellers disagree on the GPU count: karpenter.k8s.aws/instance-gpu-count="8", eks.amazonaws.com/instance-gpu-count="4"'],
+    ['count', { ...GFD_P4D, 'gpu.nvidia.com/count': '4' }, 'labellers disagree on the GPU count: gpu.nvidia.com/count="4", nvidia.com/gpu.count="8"'],
+    ['memory', { ...GFD_P4D, ...KARPENTER_P4D, 'karpenter.k8s.aws/instance-gpu-memory': '81920' }, 'labellers disagree on the GPU memory: karpenter.k8s.aws/instance-gpu-memory="81920", nvidia.com/gpu.memory="40960"'],
+  ])('labellers that contradict each other on the %s make the node alone invalid, naming both', (_what, labels, reason) => {
+    const facts = readGpuNodeFacts(labels, { 'nvidia.com/gpu': '8' });
+    expect(facts.invalid).toContain(reason);
+    expect(facts.devices).toBe(0);
+  });
+
+  it('EC2 and NVML figures of one GPU agree; spellings of one model agree', () => {
+    // T4: EC2 16384, NVML 15360, the widest gap of a real pair (6.25 %).
+    const t4 = { 'gpu.nvidia.com/model': 'T4', 'gpu.nvidia.com/memory': '16384', 'nvidia.com/gpu.product': 'Tesla-T4', 'nvidia.com/gpu.memory': '15360' };
+    expect(readGpuNodeFacts(t4, {})).toMatchObject({ model: 'T4', memoryMiB: 16384, invalid: undefined });
+    const shared = { ...KARPENTER_P4D, 'nvidia.com/gpu.product': 'NVIDIA-A100-SXM4-40GB-SHARED' };
+    expect(readGpuNodeFacts(shared, {}).invalid).toBeUndefined();
+  });
+
+  it('another maker\'s GPUs in Karpenter\'s or Auto Mode\'s labels are not an NVIDIA GPU node', () => {
+    const radeon = { name: 'radeon-pro-v520', manufacturer: 'amd', count: '1', memory: '8192' };
+    for (const prefix of ['karpenter.k8s.aws', 'eks.amazonaws.com']) {
+      const labels = Object.fromEntries(Object.entries(radeon).map(([k, v]) => [`${prefix}/instance-gpu-${k}`, v]));
+      expect(readGpuNodeFacts(labels, {})).toMatchObject({ model: undefined, memoryMiB: undefined, devices: 0, invalid: undefined });
+    }
+    const ours = { 'gpu.nvidia.com/model': 'Radeon-Pro-V520', 'gpu.nvidia.com/manufacturer': 'AMD', 'gpu.nvidia.com/count': '1' };
+    expect(readGpuNodeFacts(ours, {})).toMatchObject({ model: undefined, devices: 0 });
+    expect(readGpuNodeFacts({ ...ours, 'gpu.nvidia.com/manufacturer': 'NVIDIA' }, {})).toMatchObject({ model: 'Radeon-Pro-V520', devices: 1 });
   });
 
   it('without the device plugin the labels give the count', () => {
@@ -106,7 +160,12 @@ describe('readGpuNodeFacts: a node that reports nonsense', () => {
       'gpu.nvidia.com/count',
       'gpu.nvidia.com/memory',
       'karpenter.k8s.aws/instance-gpu-count',
+      'karpenter.k8s.aws/instance-gpu-memory',
+      'eks.amazonaws.com/instance-gpu-count',
+      'eks.amazonaws.com/instance-gpu-memory',
+      'eks.amazonaws.com/instance-gpu-name',
       'nvidia.com/gpu.count',
+      'nvidia.com/gpu.memory',
       'nvidia.com/gpu.replicas',
       'nvidia.com/gpu.sharing-strategy',
       'nvidia.com/mig.strategy',

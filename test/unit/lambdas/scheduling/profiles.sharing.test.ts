@@ -18,6 +18,8 @@ function timeSliced(name: string, resource: 'nvidia.com/gpu' | 'nvidia.com/gpu.s
   const node = gpuNode(name, {
     gpus: 4,
     model: '',
+    // EC2's A10G figure in our label, NVML's in GFD's: one GPU, two numbers.
+    memoryMiB: 22888,
     labels: {
       'nvidia.com/gpu.product': resource === 'nvidia.com/gpu' ? 'NVIDIA-A10G-SHARED' : 'NVIDIA-A10G',
       'nvidia.com/gpu.count': '4',

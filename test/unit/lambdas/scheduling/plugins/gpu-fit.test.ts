@@ -28,7 +28,7 @@ describe('GpuFit', () => {
 
   it('a node without a model label fails a pod that names a model', () => {
     const run = runPlugin(gpuFit, [gpuNode('bare', { model: '' })], seedPod);
-    expect(run.filter('bare')).toMatchObject({ code: 'GpuModelMismatch', message: expect.stringContaining('no GPU model label (gpu.nvidia.com/model, karpenter.k8s.aws/instance-gpu-name or nvidia.com/gpu.product)') });
+    expect(run.filter('bare')).toMatchObject({ code: 'GpuModelMismatch', message: expect.stringContaining('no GPU model label (gpu.nvidia.com/model, karpenter.k8s.aws/instance-gpu-name, eks.amazonaws.com/instance-gpu-name or nvidia.com/gpu.product)') });
   });
 
   it('matches alternatives and NVIDIA product names, case-insensitively', () => {
