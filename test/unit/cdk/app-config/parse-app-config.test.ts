@@ -129,7 +129,7 @@ describe('parseAppConfig accepts a full existing-cluster configuration', () => {
       scheduler: { extender: { ignorable: true, weight: 10 } },
     });
     expect(config.cluster).toMatchObject({ mode: 'existing', clusterSecurityGroupId: 'sg-0123456789abcdef0', installPodIdentityAgent: false });
-    expect(config.scheduler.kubeSchedulerVersion).toMatch(/^1\.34\.\d+$/);
+    expect(config.scheduler.kubeSchedulerVersion).toMatch(/^1\.35\.\d+$/);
     expect(config.extender.listenerPort).toBe(443);
     expect(config.scheduler.extender).toMatchObject({ ignorable: true, weight: 10 });
   });
