@@ -3,8 +3,9 @@ import type { SchedulingReasonCode } from './failed-scheduling';
 /**
  * kube-scheduler's own reasons (in-tree plugins and the scheduler itself),
  * as its source writes them: kube-scheduler's texts, not codes we own, so
- * they are matched against the messages copied from kube-scheduler v1.35.4
- * (`pkg/scheduler/...` of k8s.io/kubernetes, the file named with each). A
+ * they are matched against the messages copied from kube-scheduler v1.35.4,
+ * unchanged in v1.36.3 (`pkg/scheduler/...` of k8s.io/kubernetes, the file
+ * named with each). A
  * Go verb (`%v`, `%s`, `%q`) stands for any text, as fmt fills it in; every
  * other character must match exactly, over the whole reason.
  */

@@ -61,7 +61,7 @@ type Owner = Readonly<Record<string, unknown>> | string;
  * limits-only `nvidia.com/gpu` counts.
  *
  * Pod-level resources (`spec.resources`, PodLevelResources: beta and on by
- * default since 1.34, so on in 1.35): the scheduler calls PodRequests with
+ * default since 1.34, so on in 1.35 and 1.36): the scheduler calls PodRequests with
  * SkipPodLevelResources = !gate, and a pod-level request for a supported
  * resource (cpu, memory, hugepages; never extended resources such as GPUs)
  * replaces the containers' aggregate for that resource, before overhead is

@@ -141,15 +141,18 @@ async function main(options: StartOptions): Promise<void> {
       await stopAndExit(result.checks.every((c) => c.ok) ? 0 : 1);
     }
   }
-  printHowToLook(pipeline, scenario);
-  out.line('');
-  out.line(out.paint('bold', '  Running. Ctrl-C stops everything.'));
-  phase = 'running';
+  // Read before saying "Running": a Ctrl-C right after that line signals the
+  // control plane too, and a read still in flight would then fail as if
+  // the start had.
   const nodeIds = new Map<string, string>();
   for (const node of (await pipeline.clients.core.listNode()).items) {
     const id = node.metadata?.labels?.[DEMO_NODE_ID_LABEL];
     if (id && node.metadata?.name) nodeIds.set(node.metadata.name, id);
   }
+  printHowToLook(pipeline, scenario);
+  out.line('');
+  out.line(out.paint('bold', '  Running. Ctrl-C stops everything.'));
+  phase = 'running';
   const lifecycle = new PodLifecycle({
     core: pipeline.clients.core,
     // The demo's jobs were explained in its tables.
