@@ -88,7 +88,7 @@ function requireGo(): string {
       'Go is required to build the local Kubernetes control plane (kube-apiserver, kube-scheduler, ' +
         'kube-controller-manager, etcd) but `go version` failed: ' +
         (probe.error?.message ?? probe.stderr.trim()) +
-        '. Install Go >= 1.25 (https://go.dev/dl/) and make sure `go` is on PATH.',
+        '. Install Go >= 1.26 (https://go.dev/dl/; k8s.io/kubernetes v1.36 needs it) and make sure `go` is on PATH.',
     );
   }
   return probe.stdout.trim();

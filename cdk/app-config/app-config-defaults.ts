@@ -67,7 +67,7 @@ export interface AppConfigDefaults extends Pick<AppConfig, 'stackName' | 'cluste
 export const APP_CONFIG_DEFAULTS: AppConfigDefaults = {
   stackName: 'GpuScheduling',
   clusterName: 'gpu-scheduling',
-  kubernetesVersion: '1.35',
+  kubernetesVersion: '1.36',
   logRetentionDays: 30,
   dashboardNameSuffix: '-gpu-scheduling',
   cluster: {

@@ -12,7 +12,12 @@
  * docs/configuration.md documents each key for operators; keep it in step.
  */
 
-export const KUBERNETES_VERSIONS = ['1.34', '1.35'] as const;
+/**
+ * The cluster versions EKS gives standard support to (1.34's ended on
+ * 2026-12-02). A config naming another version fails with an error that lists
+ * these, rather than deploying a scheduler no test has run.
+ */
+export const KUBERNETES_VERSIONS = ['1.35', '1.36'] as const;
 export type KubernetesMinorVersion = (typeof KUBERNETES_VERSIONS)[number];
 
 export const TAINT_EFFECTS = ['NO_SCHEDULE', 'PREFER_NO_SCHEDULE', 'NO_EXECUTE'] as const;
@@ -194,7 +199,7 @@ export interface SchedulerConfig {
   /**
    * Per `kubernetesVersion`: the scheduler must speak the same API as the control plane.
    *
-   * @default 1.34: "1.34.2"; 1.35: "1.35.4"
+   * @default 1.35: "1.35.4"; 1.36: "1.36.3"
    */
   readonly kubeSchedulerVersion: string;
   /** @default 2 */
@@ -299,7 +304,7 @@ export interface AppConfig {
   readonly stackName: string;
   /** @default "gpu-scheduling" */
   readonly clusterName: string;
-  /** @default "1.35" */
+  /** @default "1.36" */
   readonly kubernetesVersion: KubernetesMinorVersion;
   /** @default 30 */
   readonly logRetentionDays: number;

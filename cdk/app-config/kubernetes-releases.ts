@@ -8,8 +8,8 @@ import type { KubernetesMinorVersion } from './app-config';
  * tests and `npm start`. One table, so what is deployed is what is tested.
  */
 export const KUBERNETES_RELEASES = {
-  '1.34': '1.34.2',
   '1.35': '1.35.4',
+  '1.36': '1.36.3',
 } as const satisfies Record<KubernetesMinorVersion, string>;
 
 /**
@@ -20,7 +20,7 @@ export const KUBERNETES_RELEASES = {
  * about ten minutes per machine, so their configuration is not loaded by the
  * scheduler that runs it (docs/local-harness.md).
  */
-export const LOCALLY_BUILT_MINOR: KubernetesMinorVersion = '1.35';
+export const LOCALLY_BUILT_MINOR: KubernetesMinorVersion = '1.36';
 
 /** The `vX.Y.Z` release local/build-binaries.ts must build. */
 export function locallyBuiltRelease(): string {

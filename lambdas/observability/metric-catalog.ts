@@ -46,7 +46,7 @@ export const LABELER_ERROR_KINDS = ['Ec2', 'Kubernetes', 'InvalidEvent', 'Unknow
 export const RECONCILER_ERROR_KINDS = ['CloudWatch', 'Kubernetes', 'SchedulerMetrics', 'Unknown'] as const;
 export const WRITE_SKIP_REASONS = ['Unchanged', 'Budget', 'Terminating'] as const;
 /** Owner kinds of opted-in pods no controller reads a deletion cost of (lambdas/reconciler/deletion-cost-policy.ts). */
-/** `result` of kube-scheduler's scheduler_schedule_attempts_total (pkg/scheduler/metrics, v1.35). */
+/** `result` of kube-scheduler's scheduler_schedule_attempts_total (pkg/scheduler/metrics, v1.35 and v1.36; 1.36's waiting_on_preemption counts pod groups only). */
 export const SCHEDULE_ATTEMPT_RESULTS = ['scheduled', 'unschedulable', 'error'] as const;
 /** `queue` of kube-scheduler's scheduler_pending_pods. */
 export const SCHEDULER_QUEUES = ['active', 'backoff', 'unschedulable', 'gated'] as const;

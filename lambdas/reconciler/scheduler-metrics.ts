@@ -2,7 +2,7 @@ import type { PrometheusSample } from './prometheus-text';
 
 /**
  * What one scrape of a kube-scheduler replica says about one profile. Names
- * and labels as kube-scheduler v1.35 registers them (pkg/scheduler/metrics):
+ * and labels as kube-scheduler v1.35 and v1.36 register them (pkg/scheduler/metrics):
  * scheduler_schedule_attempts_total{result,profile} and
  * scheduler_scheduling_attempt_duration_seconds{result,profile} are STABLE,
  * scheduler_pending_pods{queue} is STABLE and not per profile (our second

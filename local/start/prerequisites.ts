@@ -20,7 +20,7 @@ export function missingPrerequisites(env: NodeJS.ProcessEnv = process.env): stri
   }
   if (!findKubeBinaries(env) && !runs('go', ['version'])) {
     missing.push(
-      `Go >= 1.25 is required once, to build the local Kubernetes ${pinnedKubernetesVersion()} control plane (cached afterwards): ` +
+      `Go >= 1.26 is required once, to build the local Kubernetes ${pinnedKubernetesVersion()} control plane (cached afterwards): ` +
         'install it from https://go.dev/dl/ and make sure `go` is on PATH',
     );
   }

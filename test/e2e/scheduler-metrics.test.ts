@@ -9,6 +9,7 @@ import { CoreV1Api, KubeConfig, KubernetesObjectApi, type KubernetesObject } fro
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schedulerMetricsReaderManifests, schedulerMetricsReaderName } from '../../cdk/lib/access/scheduler-metrics-rbac';
 import { LAMBDA_KUBERNETES_ACCESS } from '../../cdk/lib/access/lambda-rbac-rules';
+import { locallyBuiltRelease } from '../../cdk/app-config/kubernetes-releases';
 import { SECURE_PORT } from '../../cdk/lib/scheduler/second-scheduler-manifests';
 import { captureStdout } from '../unit/lambdas/observability/stdout-capture';
 import { METRICS_NAMESPACE, SERVICE } from '../../lambdas/observability/metric-catalog';
@@ -110,7 +111,7 @@ beforeAll(async () => {
     namespace,
     body: {
       metadata: { name: REPLICA, labels: { [SCHEDULER_NAME_LABEL]: GPU_SCHEDULER_NAME } },
-      spec: { nodeName: node.name, containers: [{ name: 'kube-scheduler', image: 'registry.k8s.io/kube-scheduler:v1.35.4' }] },
+      spec: { nodeName: node.name, containers: [{ name: 'kube-scheduler', image: `registry.k8s.io/kube-scheduler:${locallyBuiltRelease()}` }] },
     },
   });
   await markPodRunning(core, { namespace, name: REPLICA }, address);

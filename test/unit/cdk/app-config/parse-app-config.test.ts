@@ -42,7 +42,9 @@ function errorOf(raw: unknown): string {
 
 describe('parseAppConfig rejects bad values, naming the key and what is allowed', () => {
   it.each([
-    [{ kubernetesVersion: '1.20' }, 'kubernetesVersion', '"1.34", "1.35"'],
+    [{ kubernetesVersion: '1.20' }, 'kubernetesVersion', '"1.35", "1.36"'],
+    // Dropped when EKS ended its standard support: a config that still names it is told what is supported.
+    [{ kubernetesVersion: '1.34' }, 'kubernetesVersion', 'must be one of "1.35", "1.36", got "1.34"'],
     [{ clusterName: 'bad name!' }, 'clusterName', 'EKS cluster name'],
     [{ logRetentionDays: 2 }, 'logRetentionDays', 'must be one of 1, 3, 5'],
     [{ colour: 'blue' }, 'colour', 'unknown key'],
@@ -59,7 +61,7 @@ describe('parseAppConfig rejects bad values, naming the key and what is allowed'
     [{ cluster: { mode: 'existing' } }, 'cluster.existing', 'is required'],
     [{ cluster: { mode: 'existing', existing: { vpcId: 'vpc-0123456789abcdef0', availabilityZones: ['us-east-1a', 'us-east-1b'], privateSubnetIds: ['subnet-0123456789abcdef0'] } } }, 'cluster.existing.privateSubnetIds', 'at least 2'],
     [{ cluster: { mode: 'existing', existing: {}, vpcCidr: '10.0.0.0/16' } }, 'cluster.vpcCidr', 'only allowed when cluster.mode is "new"'],
-    [{ scheduler: { kubeSchedulerVersion: '1.33.4' } }, 'scheduler.kubeSchedulerVersion', 'must match kubernetesVersion 1.35'],
+    [{ scheduler: { kubeSchedulerVersion: '1.33.4' } }, 'scheduler.kubeSchedulerVersion', 'must match kubernetesVersion 1.36'],
     [{ scheduler: { leaseName: 'kube-scheduler' } }, 'scheduler.leaseName', 'belongs to the default scheduler'],
     [{ scheduler: { extender: { weight: 0 } } }, 'scheduler.extender.weight', 'integer from 1 to 100'],
     [{ scheduler: { extender: { ignorable: 'yes' } } }, 'scheduler.extender.ignorable', 'true or false'],
@@ -113,7 +115,7 @@ describe('GPU node group taints', () => {
 describe('parseAppConfig accepts a full existing-cluster configuration', () => {
   it('keeps every given value', () => {
     const config = parseAppConfig({
-      kubernetesVersion: '1.34',
+      kubernetesVersion: '1.35',
       cluster: {
         mode: 'existing',
         existing: {
@@ -127,7 +129,7 @@ describe('parseAppConfig accepts a full existing-cluster configuration', () => {
       scheduler: { extender: { ignorable: true, weight: 10 } },
     });
     expect(config.cluster).toMatchObject({ mode: 'existing', clusterSecurityGroupId: 'sg-0123456789abcdef0', installPodIdentityAgent: false });
-    expect(config.scheduler.kubeSchedulerVersion).toMatch(/^1\.34\.\d+$/);
+    expect(config.scheduler.kubeSchedulerVersion).toMatch(/^1\.35\.\d+$/);
     expect(config.extender.listenerPort).toBe(443);
     expect(config.scheduler.extender).toMatchObject({ ignorable: true, weight: 10 });
   });

@@ -19,7 +19,7 @@ let synth: Synthesized;
 beforeAll(() => {
   synth = synthesize({
     clusterName: 'prod-gpu',
-    kubernetesVersion: '1.34',
+    kubernetesVersion: '1.35',
     logRetentionDays: 90,
     cluster: {
       mode: 'existing',
@@ -110,7 +110,7 @@ describe('switches and settings', () => {
     expect(config.extenders[0]).not.toHaveProperty('preemptVerb');
     const deployment = findObject(objects, 'Deployment', 'gpu-scheduler') as { spec: { replicas: number; template: { spec: { containers: { image: string }[] } } } };
     expect(deployment.spec.replicas).toBe(3);
-    expect(deployment.spec.template.spec.containers[0]?.image).toBe('registry.k8s.io/kube-scheduler:v1.34.2');
+    expect(deployment.spec.template.spec.containers[0]?.image).toBe('registry.k8s.io/kube-scheduler:v1.35.4');
   });
 
   it('reserves no extender concurrency when reservedConcurrency is 0 (to Lambda, 0 would throttle every call)', () => {

@@ -46,7 +46,7 @@ describe('new cluster', () => {
   it('creates an EKS cluster of the configured version with a private endpoint and every control-plane log type', () => {
     synth.template.hasResourceProperties('AWS::EKS::Cluster', {
       Name: 'gpu-scheduling',
-      Version: '1.35',
+      Version: '1.36',
       ResourcesVpcConfig: Match.objectLike({ EndpointPrivateAccess: true, EndpointPublicAccess: false }),
       AccessConfig: Match.objectLike({ AuthenticationMode: 'API' }),
       Logging: { ClusterLogging: { EnabledTypes: ['api', 'audit', 'authenticator', 'controllerManager', 'scheduler'].map((Type) => ({ Type })) } },
@@ -92,7 +92,7 @@ describe('second scheduler', () => {
     const objects = kubernetesObjects(synth.json);
     const deployment = findObject(objects, 'Deployment', 'gpu-scheduler') as { spec: { replicas: number; template: { spec: { containers: { image: string }[] } } } };
     expect(deployment.spec.replicas).toBe(2);
-    expect(deployment.spec.template.spec.containers[0]?.image).toBe('registry.k8s.io/kube-scheduler:v1.35.4');
+    expect(deployment.spec.template.spec.containers[0]?.image).toBe('registry.k8s.io/kube-scheduler:v1.36.3');
     expect(findObject(objects, 'PodDisruptionBudget', 'gpu-scheduler')).toMatchObject({ spec: { minAvailable: 1 } });
   });
 

@@ -37,7 +37,7 @@ beforeAll(() => {
   if (config.cluster.mode !== 'new') throw new Error('expected a new-cluster config');
   const app = new App({ outdir, context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'ClusterOnly');
-  const target = new NewGpuCluster(stack, 'Cluster', { clusterName: 'research-gpu', kubernetesVersion: '1.34', config: config.cluster, logRetention: 14 });
+  const target = new NewGpuCluster(stack, 'Cluster', { clusterName: 'research-gpu', kubernetesVersion: '1.35', config: config.cluster, logRetention: 14 });
   new PipelineFunction(stack, 'Labeler', { name: 'labeler', description: 'test', target, config: config.labeler, logRetention: 14 });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   app.synth();
@@ -48,7 +48,7 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 describe('NewGpuCluster options', () => {
   it('opens the public endpoint only to the listed CIDRs (an acknowledged cdk-nag finding)', () => {
     template.hasResourceProperties('AWS::EKS::Cluster', {
-      Version: '1.34',
+      Version: '1.35',
       ResourcesVpcConfig: Match.objectLike({ EndpointPublicAccess: true, EndpointPrivateAccess: true, PublicAccessCidrs: ['203.0.113.0/24'] }),
     });
   });

@@ -36,7 +36,7 @@ describe('KubeSchedulerConfiguration', () => {
     // feasible nodes get 1..10 from toExtenderScores, so they differ by at most 9 levels.
     const { weight } = parseAppConfig({}).scheduler.extender;
     const extenderRange = (MAX_EXTENDER_PRIORITY - 1) * weight * (100 / MAX_EXTENDER_PRIORITY);
-    // NodeAffinity, InterPodAffinity and PodTopologySpread: weight 2 × MaxNodeScore 100 (v1.35 default_plugins.go).
+    // NodeAffinity, InterPodAffinity and PodTopologySpread: weight 2 × MaxNodeScore 100 (v1.36 default_plugins.go).
     const fullPreference = 2 * 100;
     expect(extenderRange).toBe(180);
     expect(extenderRange).toBeLessThan(fullPreference);
@@ -87,7 +87,7 @@ describe('second scheduler objects', () => {
     const [container] = deployment.spec.template.spec.containers;
     expect(deployment.spec.template.spec.serviceAccountName).toBe('gpu-scheduler');
     expect(container).toMatchObject({
-      image: 'registry.k8s.io/kube-scheduler:v1.35.4',
+      image: 'registry.k8s.io/kube-scheduler:v1.36.3',
       command: [
         '/usr/local/bin/kube-scheduler',
         '--config=/etc/kubernetes/gpu-scheduler/scheduler-config.json',
