@@ -9,6 +9,8 @@
 // pool after the node). Without a kubelet nothing prepares the devices:
 // kube-scheduler only needs these objects to allocate and bind.
 import { randomUUID } from 'node:crypto';
+import { KubernetesObjectApi, type KubeConfig, type KubernetesObject, type V1Node } from '@kubernetes/client-node';
+import { isKubeConflict, isKubeNotFound } from '../lambdas/kube/kube-errors';
 import { NVIDIA_DRA_DRIVER } from '../lambdas/scheduling/dra-gpus';
 
 export const DRA_API = 'resource.k8s.io/v1';
@@ -76,12 +78,43 @@ export function nvidiaResourceSlice(nodeName: string, count: number, gpu: DraGpu
   return {
     apiVersion: DRA_API,
     kind: 'ResourceSlice',
-    metadata: { generateName: `${nodeName}-${NVIDIA_DRA_DRIVER}-` },
+    metadata: { name: `${nodeName}-${NVIDIA_DRA_DRIVER}-${randomUUID().slice(0, 5)}` },
     spec: {
       driver: NVIDIA_DRA_DRIVER,
       nodeName,
       pool: { name: nodeName, generation: options.generation ?? 1, resourceSliceCount: 1 },
       devices: options.devices ?? Array.from({ length: count }, (_, minor) => nvidiaGpuDevice(minor, gpu)),
+    },
+  };
+}
+
+/** The driver on the local control plane: installs its DeviceClass and publishes a node's slice, as its Helm chart and kubelet plugin do. */
+export interface DraGpuDriver {
+  /** Publishes `count` GPUs of `gpu` on `node`, owned by the Node (deleted with it, as the kubelet plugin's are). */
+  publish(node: V1Node, count: number, gpu: DraGpuModel, options?: NvidiaSliceOptions): Promise<void>;
+  /** Removes the DeviceClass (slices go with their nodes). */
+  uninstall(): Promise<void>;
+}
+
+export async function installDraGpuDriver(admin: KubeConfig): Promise<DraGpuDriver> {
+  const objects = KubernetesObjectApi.makeApiClient(admin);
+  const deviceClass = nvidiaDeviceClass() as unknown as KubernetesObject;
+  await objects.create(deviceClass).catch((error: unknown) => {
+    if (!isKubeConflict(error)) throw error;
+  });
+  return {
+    async publish(node, count, gpu, options) {
+      const name = node.metadata?.name;
+      const uid = node.metadata?.uid;
+      if (name === undefined || uid === undefined) throw new Error('a Node without name or uid cannot own a ResourceSlice');
+      const slice = nvidiaResourceSlice(name, count, gpu, options);
+      const metadata = { ...(slice.metadata as Record<string, unknown>), ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name, uid, controller: true }] };
+      await objects.create({ ...slice, metadata } as unknown as KubernetesObject);
+    },
+    async uninstall() {
+      await objects.delete(deviceClass).catch((error: unknown) => {
+        if (!isKubeNotFound(error)) throw error;
+      });
     },
   };
 }
