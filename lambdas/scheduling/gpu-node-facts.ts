@@ -76,7 +76,7 @@ function nonEmpty(text: string | undefined): string | undefined {
  * |---|---|---|
  * | model | ours `gpu.nvidia.com/model`, Karpenter `karpenter.k8s.aws/instance-gpu-name`, Auto Mode `eks.amazonaws.com/instance-gpu-name`, GFD `nvidia.com/gpu.product` | two names of different canonical models (`A100` vs `H100`) |
  * | physical GPUs | ours `gpu.nvidia.com/count`, Karpenter `…-count`, Auto Mode `…-count`, GFD `nvidia.com/gpu.count` (not with MIG `single`, where it counts slices) | two different numbers |
- * | devices placed | allocatable `nvidia.com/gpu` (what the device plugin hands out; fewer than the labels when a GPU is unhealthy, more when time-sliced), else the count above | never compared: both differences are real |
+ * | devices placed | allocatable `nvidia.com/gpu` (what the device plugin hands out; fewer than the labels when a GPU is unhealthy, more when time-sliced), else the node's DRA GPUs (below), else the count above | never compared: both differences are real |
  * | memory per GPU | ours, Karpenter, Auto Mode (EC2's MiB), then GFD (NVML's MiB); with MIG `single` GFD's per-slice MiB, else the profile's | two numbers more than REPORTED_MEMORY_TOLERANCE apart (EC2 and NVML differ by up to 6.25 % for one GPU; 40 vs 80 GiB do not) |
  * | sharing | GFD `nvidia.com/gpu.sharing-strategy`, `gpu.replicas` and allocatable (only they know it) | — |
  * | MIG | GFD `nvidia.com/mig.strategy`, the `-MIG-<profile>` product suffix, allocatable `nvidia.com/mig-*` | — |
