@@ -53,6 +53,12 @@ export interface GpuNodeSpec {
    * time-sliced node, `'56'` with MIG single, or `nvidia.com/mig-1g.5gb`.
    */
   resources?: Record<string, string>;
+  /**
+   * Who hands out the GPUs: NVIDIA's device plugin (`nvidia.com/gpu` in
+   * allocatable) or a DRA driver (none there; see local/dra-gpu-driver.ts for
+   * its ResourceSlices). Default device-plugin.
+   */
+  gpusFrom?: 'device-plugin' | 'dra';
 }
 
 export interface GpuNode {
@@ -168,7 +174,7 @@ export async function createGpuNode({ core, ec2 }: NodeClients, spec: GpuNodeSpe
     pods: String(spec.maxPods ?? 110),
     'ephemeral-storage': '100Gi',
   };
-  if (facts.gpuCount > 0) resources[GPU_RESOURCE_NAME] = String(facts.gpuCount);
+  if (facts.gpuCount > 0 && spec.gpusFrom !== 'dra') resources[GPU_RESOURCE_NAME] = String(facts.gpuCount);
   Object.assign(resources, spec.resources);
   const now = new Date().toISOString();
   const node = await core.patchNodeStatus(

@@ -1,8 +1,11 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { KubeConnection, KubeHttpClient, KubeHttpClientOptions } from '../kube/kube-http-client';
 import { createKubeHttpClient } from '../kube/kube-http-client';
-import type { NodeInfo, PodInfo, Snapshot } from '../scheduling';
-import { MirrorSnapshots, nodeInfoFromKubernetes, podInfoFromKubernetes } from '../scheduling';
-import { metadataOf, stringField } from '../scheduling/kube-json';
+import type { DraGpuSlice, DraNodeGpus, NodeInfo, PodInfo, Snapshot } from '../scheduling';
+import { draGpusByNode, draGpuSliceFromKubernetes, GPU_RESOURCE, MirrorSnapshots, nodeInfoFromKubernetes, NVIDIA_DRA_DRIVER, podInfoFromKubernetes } from '../scheduling';
+import { isRecord, metadataOf, stringField, stringMap } from '../scheduling/kube-json';
+import { kubeStatusCode } from '../kube/kube-errors';
+import type { CollectionSync } from './watched-collection';
 import { readNode, readPod } from '../kube/protobuf/core-v1-readers';
 import type { WatchLimits } from '../kube/watch-stream';
 import type { ClusterSource } from './cluster-cache';
@@ -26,6 +29,18 @@ export const BOUND_POD_FIELD_SELECTOR = 'spec.nodeName!=,status.phase!=Succeeded
  */
 export const DEFAULT_WATCH_LIMITS: WatchLimits = { idleMs: 50, maxMs: 1000 };
 
+/** NVIDIA's ResourceSlices only: the API server filters by driver, so other drivers' slices never reach the Lambda. */
+export const RESOURCE_SLICES_PATH = '/apis/resource.k8s.io/v1/resourceslices';
+export const RESOURCE_SLICE_FIELD_SELECTOR = `spec.driver=${NVIDIA_DRA_DRIVER}`;
+
+/**
+ * A cluster that does not serve resource.k8s.io/v1 (404) has no DRA GPUs;
+ * it is asked again after this long, since serving the group is a
+ * control-plane setting that changes with an upgrade, not from one request
+ * to the next.
+ */
+export const DRA_ABSENT_RECHECK_MS = 10 * 60_000;
+
 /** Items per list call unless the caller says otherwise (the extender: EXTENDER_LIST_PAGE_SIZE); bigger pages mean fewer round trips at 50,000 pods. */
 export const DEFAULT_LIST_PAGE_SIZE = 2000;
 
@@ -42,12 +57,34 @@ export interface KubernetesClusterSourceOptions {
   /** When a refresh stops reading a watch (see DEFAULT_WATCH_LIMITS). */
   readonly watch?: WatchLimits;
   /** Told when a watch could not resume and a collection was listed again: at 50,000 pods, a cost worth a log line. */
-  readonly onRelist?: (collection: 'nodes' | 'pods', reason: string) => void;
+  readonly onRelist?: (collection: 'nodes' | 'pods' | 'resourceslices', reason: string) => void;
+  /** Injected clock, for tests (when to ask again for a group the API server did not serve). */
+  readonly now?: () => number;
 }
 
 /**
- * Mirrors nodes and bound pods from the Kubernetes API (list and watch nodes
- * and pods is all the extender's RBAC allows) and builds a snapshot from them.
+ * A node as mirrored: its NodeInfo as the Node object alone gives it, and,
+ * when the device plugin hands out no nvidia.com/gpu there, its allocatable,
+ * so the NodeInfo can be read again against the node's ResourceSlices.
+ */
+interface MirroredNode {
+  readonly info: NodeInfo;
+  readonly allocatable: Readonly<Record<string, string>> | undefined;
+}
+
+function mirrorNode(node: unknown): MirroredNode | undefined {
+  const info = nodeInfoFromKubernetes(node);
+  if (info === undefined) return undefined;
+  const status = isRecord(node) && isRecord(node.status) ? node.status : undefined;
+  const allocatable = stringMap(status?.allocatable ?? status?.capacity);
+  return { info, allocatable: allocatable[GPU_RESOURCE] === undefined ? allocatable : undefined };
+}
+
+/**
+ * Mirrors nodes, bound pods and NVIDIA's ResourceSlices from the Kubernetes
+ * API (list and watch of those three is all the extender's RBAC allows) and
+ * builds a snapshot from them; a cluster that does not serve
+ * resource.k8s.io/v1 simply has no DRA GPUs (DRA_ABSENT_RECHECK_MS).
  * The first load lists; every later one asks only for the changes since
  * (WatchedCollection), so a refresh costs what changed, not the cluster.
  * Objects are reduced to the library's slim NodeInfo/PodInfo as they arrive,
@@ -76,13 +113,14 @@ export function kubernetesClusterSource(connection: () => Promise<KubeConnection
   };
   const pageSize = options.pageSize ?? DEFAULT_LIST_PAGE_SIZE;
   const limits = options.watch ?? DEFAULT_WATCH_LIMITS;
-  const nodes = new WatchedCollection<NodeInfo>(
+  const now = options.now ?? Date.now;
+  const nodes = new WatchedCollection<MirroredNode>(
     {
       path: '/api/v1/nodes',
       pageSize,
       ...(options.nodeLabelSelector ? { labelSelector: options.nodeLabelSelector } : {}),
       key: nodeKey,
-      reduce: nodeInfoFromKubernetes,
+      reduce: mirrorNode,
       protobufItem: readNode,
     },
     limits,
@@ -91,19 +129,78 @@ export function kubernetesClusterSource(connection: () => Promise<KubeConnection
     { path: '/api/v1/pods', pageSize, fieldSelector: BOUND_POD_FIELD_SELECTOR, key: podKey, reduce: podInfoFromKubernetes, protobufItem: readPod },
     limits,
   );
+  const sliceCollection = () =>
+    new WatchedCollection<DraGpuSlice>(
+      { path: RESOURCE_SLICES_PATH, pageSize, fieldSelector: RESOURCE_SLICE_FIELD_SELECTOR, key: sliceKey, reduce: draGpuSliceFromKubernetes },
+      limits,
+    );
+  let slices = sliceCollection();
+  /** Until when resource.k8s.io/v1 counts as not served (it answered 404). */
+  let draAbsentUntil = Number.NEGATIVE_INFINITY;
+  let draGpus: ReadonlyMap<string, DraNodeGpus> = new Map();
+  /** Per mirrored node with DRA GPUs, the NodeInfo read against them, made again only when either changes. */
+  let withDra = new WeakMap<MirroredNode, { readonly dra: DraNodeGpus; readonly info: NodeInfo }>();
   const snapshots = new MirrorSnapshots();
   let built: Snapshot | undefined;
   let inFlight: Promise<Snapshot> | undefined;
 
+  /** The slices' changes, nothing when the group is known absent; a 404 empties them (the group is gone). */
+  async function syncSlices(kube: KubeHttpClient): Promise<CollectionSync | undefined> {
+    if (now() < draAbsentUntil) return undefined;
+    try {
+      return await slices.sync(kube);
+    } catch (error) {
+      if (kubeStatusCode(error) !== 404) throw error;
+      return {
+        how: 'listed',
+        commit: () => {
+          draAbsentUntil = now() + DRA_ABSENT_RECHECK_MS;
+          const had = slices.size > 0;
+          slices = sliceCollection();
+          return had;
+        },
+      };
+    }
+  }
+
+  function nodeInfos(): NodeInfo[] {
+    const infos: NodeInfo[] = [];
+    const next = new WeakMap<MirroredNode, { readonly dra: DraNodeGpus; readonly info: NodeInfo }>();
+    for (const node of nodes.values()) {
+      const dra = node.allocatable === undefined ? undefined : draGpus.get(node.info.name);
+      if (dra === undefined) {
+        infos.push(node.info);
+        continue;
+      }
+      let held = withDra.get(node);
+      if (held === undefined || !isDeepStrictEqual(held.dra, dra)) {
+        const { name, labels, annotations } = node.info;
+        const info = nodeInfoFromKubernetes({ metadata: { name, labels, annotations }, status: { allocatable: node.allocatable } }, () => dra) ?? node.info;
+        held = { dra, info };
+      }
+      next.set(node, held);
+      infos.push(held.info);
+    }
+    withDra = next;
+    return infos;
+  }
+
   async function refresh(): Promise<Snapshot> {
     const kube = await connect();
-    const [nodeSync, podSync] = await Promise.all([nodes.sync(kube), pods.sync(kube)]);
-    // Both fetched: apply both at once, so a failure of either leaves both as they were.
+    const [nodeSync, podSync, sliceSync] = await Promise.all([nodes.sync(kube), pods.sync(kube), syncSlices(kube)]);
+    // All fetched: apply them at once, so a failure of any leaves all as they were.
     const nodesChanged = nodeSync.commit();
     const podsChanged = podSync.commit();
+    let draChanged = false;
+    if (sliceSync?.commit() === true) {
+      const next = draGpusByNode(slices.values());
+      draChanged = !isDeepStrictEqual(next, draGpus);
+      draGpus = next;
+    }
     if (nodeSync.relistReason !== undefined) options.onRelist?.('nodes', nodeSync.relistReason);
     if (podSync.relistReason !== undefined) options.onRelist?.('pods', podSync.relistReason);
-    if (built === undefined || nodesChanged || podsChanged) built = snapshots.build(nodes.values(), pods.values());
+    if (sliceSync?.relistReason !== undefined) options.onRelist?.('resourceslices', sliceSync.relistReason);
+    if (built === undefined || nodesChanged || podsChanged || draChanged) built = snapshots.build(nodeInfos(), pods.values(), draGpus);
     return built;
   }
 
@@ -116,6 +213,11 @@ export function kubernetesClusterSource(connection: () => Promise<KubeConnection
       return inFlight;
     },
   };
+}
+
+function sliceKey(slice: unknown): string | undefined {
+  const name = stringField(metadataOf(slice).name);
+  return name === '' ? undefined : name;
 }
 
 function nodeKey(node: unknown): string | undefined {

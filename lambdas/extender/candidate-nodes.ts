@@ -46,14 +46,6 @@ export function createCandidateResolver(cache: ClusterCache | undefined): Candid
 
   return async function resolveCandidates(input, warn) {
     if (input.mode === 'Nodes') {
-      const nodes: NodeInfo[] = [];
-      const raw: unknown[] = [];
-      for (const item of input.items) {
-        const info = nodeInfoFromKubernetes(item);
-        if (info === undefined) continue;
-        nodes.push(info);
-        raw.push(item);
-      }
       let base: Snapshot | undefined;
       if (cache !== undefined) {
         try {
@@ -64,6 +56,17 @@ export function createCandidateResolver(cache: ClusterCache | undefined): Candid
           // checks them unless managedResources says ignoredByScheduler).
           warn('cluster cache unavailable; deciding from the request nodes alone', { error: errorMessage(error) });
         }
+      }
+      // A Node object does not say what GPUs its ResourceSlices hold: the cached cluster does.
+      const draGpus = base?.draGpus;
+      const draGpusOf = draGpus === undefined || draGpus.size === 0 ? undefined : (name: string) => draGpus.get(name);
+      const nodes: NodeInfo[] = [];
+      const raw: unknown[] = [];
+      for (const item of input.items) {
+        const info = nodeInfoFromKubernetes(item, draGpusOf);
+        if (info === undefined) continue;
+        nodes.push(info);
+        raw.push(item);
       }
       return { ok: true, value: { snapshot: base ? Snapshot.overlay(base, nodes) : new Snapshot(nodes), nodes, raw, unknown: [] } };
     }

@@ -1,6 +1,11 @@
+import type { DraNodeGpus } from './dra-gpus';
 import { canonicalModel, REPORTED_MEMORY_TOLERANCE } from './gpu-model';
 import { AUTO_MODE_LABEL, GFD_LABEL, GPU_RESOURCE, KARPENTER_LABEL, MIG_RESOURCE_PREFIX, NODE_LABEL, SHARED_GPU_RESOURCE } from './keys';
 import { parseCount, parseMiB } from './quantity';
+import { NVIDIA_DRA_DEVICE, NVIDIA_DRA_DRIVER as DRA_DRIVER_NAME } from './dra-gpus';
+
+const DRA_PRODUCT = NVIDIA_DRA_DEVICE.productAttribute;
+const DRA_MEMORY = NVIDIA_DRA_DEVICE.memoryCapacity;
 
 /** Time-slicing or MPS: each physical GPU is advertised as `replicas` units of `resource`. */
 export interface GpuSharing {
@@ -71,10 +76,20 @@ function nonEmpty(text: string | undefined): string | undefined {
  * |---|---|---|
  * | model | ours `gpu.nvidia.com/model`, Karpenter `karpenter.k8s.aws/instance-gpu-name`, Auto Mode `eks.amazonaws.com/instance-gpu-name`, GFD `nvidia.com/gpu.product` | two names of different canonical models (`A100` vs `H100`) |
  * | physical GPUs | ours `gpu.nvidia.com/count`, Karpenter `…-count`, Auto Mode `…-count`, GFD `nvidia.com/gpu.count` (not with MIG `single`, where it counts slices) | two different numbers |
- * | devices placed | allocatable `nvidia.com/gpu` (what the device plugin hands out; fewer than the labels when a GPU is unhealthy, more when time-sliced), else the count above | never compared: both differences are real |
+ * | devices placed | allocatable `nvidia.com/gpu` (what the device plugin hands out; fewer than the labels when a GPU is unhealthy, more when time-sliced), else the node's DRA GPUs (below), else the count above | never compared: both differences are real |
  * | memory per GPU | ours, Karpenter, Auto Mode (EC2's MiB), then GFD (NVML's MiB); with MIG `single` GFD's per-slice MiB, else the profile's | two numbers more than REPORTED_MEMORY_TOLERANCE apart (EC2 and NVML differ by up to 6.25 % for one GPU; 40 vs 80 GiB do not) |
  * | sharing | GFD `nvidia.com/gpu.sharing-strategy`, `gpu.replicas` and allocatable (only they know it) | — |
  * | MIG | GFD `nvidia.com/mig.strategy`, the `-MIG-<profile>` product suffix, allocatable `nvidia.com/mig-*` | — |
+ *
+ * GPUs from DRA (NVIDIA's driver `gpu.nvidia.com`, see dra-gpus.ts) count
+ * only on a node whose allocatable has no `nvidia.com/gpu` (the device
+ * plugin, when present, is what hands out `nvidia.com/gpu`). There the
+ * ResourceSlices' full GPUs are the devices placed (like allocatable, never
+ * compared with the labels' count); their `productName` and `memory` come
+ * after every label above (labels name the model the same way on DRA and
+ * device-plugin nodes) and must agree with them by the same rules (canonical
+ * model; memory within REPORTED_MEMORY_TOLERANCE), else the node alone is
+ * InvalidNodeData. Invalid slices (see draGpusByNode) make the node invalid.
  *
  * Ours, Karpenter's and Auto Mode's labels are each ignored as a whole when
  * their manufacturer label names another maker (`amd` on g4ad): such a node
@@ -127,7 +142,12 @@ function memoryAgrees(a: number, b: number): boolean {
  * the table above, so a node is placeable from the moment any of them has
  * labelled it.
  */
-export function readGpuNodeFacts(labels: Readonly<Record<string, string>>, allocatable: Readonly<Record<string, string>>): GpuNodeFacts {
+export function readGpuNodeFacts(
+  labels: Readonly<Record<string, string>>,
+  allocatable: Readonly<Record<string, string>>,
+  /** The node's GPUs in NVIDIA's ResourceSlices, when it has any. */
+  dra?: DraNodeGpus,
+): GpuNodeFacts {
   const problems: string[] = [];
   const bounded = (what: string, text: string | undefined, max: number, parse: (t: string) => number | undefined = parseCount): number | undefined => {
     if (text === undefined) return undefined;
@@ -162,6 +182,13 @@ export function readGpuNodeFacts(labels: Readonly<Record<string, string>>, alloc
     const memory = label(source.memory, GPU_NODE_LIMITS.memoryMiB, parseMiB);
     if (memory !== undefined) memories.push({ key: source.memory, text: labels[source.memory] ?? '', value: memory });
   }
+  // The slices count only where the device plugin does not hand out nvidia.com/gpu (KEP-5004 serves it from them).
+  const fromDra = dra !== undefined && allocatable[GPU_RESOURCE] === undefined && allocatable[SHARED_GPU_RESOURCE] === undefined && !migSingle;
+  if (fromDra) {
+    if (dra.invalid !== undefined) problems.push(`ResourceSlices of ${DRA_DRIVER_NAME}: ${dra.invalid}`);
+    if (dra.model !== undefined) models.push({ key: `ResourceSlice ${DRA_PRODUCT}`, text: dra.model, value: canonicalModel(dra.model) });
+    if (dra.memoryMiB !== undefined) memories.push({ key: `ResourceSlice ${DRA_MEMORY}`, text: `${dra.memoryMiB}Mi`, value: dra.memoryMiB });
+  }
   // Compared by canonical model; a name with no model word (GFD's bare `MIG-1g.5gb`) contradicts nothing.
   winner('model', models, (a, b) => a === '' || b === '' || a === b, problems);
   const model = models[0]?.text;
@@ -181,7 +208,9 @@ export function readGpuNodeFacts(labels: Readonly<Record<string, string>>, alloc
   let devices: number;
   let sharing: GpuSharing | undefined;
   let mig: MigLayout | undefined;
-  if (migSingle) {
+  if (fromDra) {
+    devices = dra.devices;
+  } else if (migSingle) {
     devices = allocGpu ?? gfdCount ?? 0;
     mig = { strategy: 'single', profile: singleProfile };
   } else if (allocShared !== undefined && allocShared > 0) {

@@ -7,6 +7,7 @@ export * from './reasons';
 export * from './quantity';
 export * from './gpu-model';
 export * from './gpu-node-facts';
+export * from './dra-gpus';
 export * from './label-selector';
 export * from './kube-json';
 export * from './resources';

@@ -1,4 +1,5 @@
 import { canonicalModel, marketedSizesOf, modelId, modelKey, modelTokens, usableGpuMemoryMiB } from './gpu-model';
+import type { DraNodeGpus } from './dra-gpus';
 import type { GpuSharing, MigLayout } from './gpu-node-facts';
 import { GPU_NODE_LIMITS, migProfileMemoryMiB, readGpuNodeFacts } from './gpu-node-facts';
 import { GPU_MILLI, GPU_RESOURCE, MIG_RESOURCE_PREFIX, NODE_ANNOTATION, NODE_LABEL } from './keys';
@@ -29,6 +30,9 @@ export interface NodeSpec {
   /** Why the node's GPU data cannot be trusted (the problems, without the InvalidNodeData phrase); GPU pods are rejected here. */
   readonly invalid?: string;
 }
+
+/** A node's GPUs in its ResourceSlices, by node name (see draGpusByNode). */
+export type DraGpusLookup = (nodeName: string) => DraNodeGpus | undefined;
 
 /** A pod's GPU demand in this node's device terms: `count` devices with `milli` of each. */
 export interface DeviceDemand {
@@ -297,10 +301,11 @@ export class NodeInfo {
 /**
  * A NodeInfo from Kubernetes Node JSON. GPU facts come from our labels, else
  * Karpenter's, else GPU Feature Discovery's, and from what the device plugin
- * allocates (see readGpuNodeFacts). Unparseable labels count as unknown; they
- * never throw.
+ * allocates (see readGpuNodeFacts), or, without the device plugin, from
+ * the node's ResourceSlices (`draGpusOf`, see dra-gpus.ts). Unparseable
+ * labels count as unknown; they never throw.
  */
-export function nodeInfoFromKubernetes(node: unknown): NodeInfo | undefined {
+export function nodeInfoFromKubernetes(node: unknown, draGpusOf?: DraGpusLookup): NodeInfo | undefined {
   const metadata = metadataOf(node);
   const name = stringField(metadata.name);
   if (name === undefined || name === '') return undefined;
@@ -310,7 +315,7 @@ export function nodeInfoFromKubernetes(node: unknown): NodeInfo | undefined {
   const allocatable = stringMap(status?.allocatable ?? status?.capacity);
   const readOr = (text: string | undefined, parse: (t: string) => number | undefined): number | undefined =>
     text === undefined ? undefined : parse(text);
-  const gpu = readGpuNodeFacts(labels, allocatable);
+  const gpu = readGpuNodeFacts(labels, allocatable, draGpusOf?.(name));
   const utilization = parseUtilization(annotations[NODE_ANNOTATION.gpuUtilization]);
   const cpu = readOr(allocatable.cpu, parseCpuMilli);
   const bytes = readOr(allocatable.memory, parseBytes);

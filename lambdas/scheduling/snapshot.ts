@@ -1,8 +1,12 @@
+import type { DraGpuSlice, DraNodeGpus } from './dra-gpus';
+import { draGpusByNode, draGpuSliceFromKubernetes } from './dra-gpus';
 import { isRecord } from './kube-json';
 import type { NodeInfo } from './node-info';
 import { nodeInfoFromKubernetes } from './node-info';
 import type { PodInfo } from './pod-info';
 import { podInfoFromKubernetes } from './pod-info';
+
+const NO_DRA_GPUS: ReadonlyMap<string, DraNodeGpus> = new Map();
 
 /**
  * The cluster as the plugins see it during one scheduling cycle: nodes with
@@ -23,6 +27,12 @@ export class Snapshot {
     /** The candidate nodes. */
     readonly nodes: readonly NodeInfo[],
     pods: Iterable<PodInfo> = [],
+    /**
+     * The GPUs NVIDIA's ResourceSlices give each node, as the nodes were
+     * built with: request Node objects (Nodes mode) are read against it,
+     * since a Node object alone does not say what a DRA node has.
+     */
+    readonly draGpus: ReadonlyMap<string, DraNodeGpus> = NO_DRA_GPUS,
   ) {
     for (const node of nodes) this.byName.set(node.name, node);
     for (const pod of pods) this.bind(pod);
@@ -36,7 +46,7 @@ export class Snapshot {
    * the pod indexes are the base's. The base is never modified.
    */
   static overlay(base: Snapshot, nodes: readonly NodeInfo[]): Snapshot {
-    const view = new Snapshot(nodes);
+    const view = new Snapshot(nodes, [], base.draGpus);
     for (const node of nodes) {
       const previous = base.getNode(node.name);
       if (previous === undefined || previous === node) continue;
@@ -55,8 +65,8 @@ export class Snapshot {
    * also those on nodes it does not hold: what the constructor builds, without
    * binding anything again.
    */
-  static ofBoundNodes(nodes: readonly NodeInfo[], pods: readonly PodInfo[]): Snapshot {
-    const snapshot = new Snapshot(nodes);
+  static ofBoundNodes(nodes: readonly NodeInfo[], pods: readonly PodInfo[], draGpus: ReadonlyMap<string, DraNodeGpus> = NO_DRA_GPUS): Snapshot {
+    const snapshot = new Snapshot(nodes, [], draGpus);
     for (const pod of pods) snapshot.indexPod(pod);
     return snapshot;
   }
@@ -120,12 +130,16 @@ export class Snapshot {
   }
 }
 
-/** Builds a snapshot from Kubernetes Node and Pod JSON (list items); malformed items are skipped. */
-export function snapshotFromKubernetes(nodes: readonly unknown[], pods: readonly unknown[] = []): Snapshot {
+/**
+ * Builds a snapshot from Kubernetes Node, Pod and ResourceSlice JSON (list
+ * items); malformed items are skipped, and slices of other drivers ignored.
+ */
+export function snapshotFromKubernetes(nodes: readonly unknown[], pods: readonly unknown[] = [], resourceSlices: readonly unknown[] = []): Snapshot {
+  const dra = draGpusFromKubernetes(resourceSlices);
   const infos: NodeInfo[] = [];
   for (const node of nodes) {
     if (!isRecord(node)) continue;
-    const info = nodeInfoFromKubernetes(node);
+    const info = nodeInfoFromKubernetes(node, (name) => dra.get(name));
     if (info !== undefined) infos.push(info);
   }
   const bound: PodInfo[] = [];
@@ -133,5 +147,15 @@ export function snapshotFromKubernetes(nodes: readonly unknown[], pods: readonly
     const info = podInfoFromKubernetes(pod);
     if (info !== undefined) bound.push(info);
   }
-  return new Snapshot(infos, bound);
+  return new Snapshot(infos, bound, dra);
+}
+
+/** What NVIDIA's ResourceSlices (JSON list items) say per node. */
+export function draGpusFromKubernetes(resourceSlices: readonly unknown[]): ReadonlyMap<string, DraNodeGpus> {
+  const slices: DraGpuSlice[] = [];
+  for (const item of resourceSlices) {
+    const slice = draGpuSliceFromKubernetes(item);
+    if (slice !== undefined) slices.push(slice);
+  }
+  return draGpusByNode(slices);
 }

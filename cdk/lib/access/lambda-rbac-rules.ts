@@ -29,7 +29,11 @@ export const LAMBDA_KUBERNETES_ACCESS = {
     group: 'gpu-scheduling-extender',
     // Reads the cluster to answer filter/prioritize/preempt: lists nodes and pods once per
     // container, then watches for the changes since (never a single-object get); writes nothing.
-    rules: [{ apiGroups: [''], resources: ['nodes', 'pods'], verbs: ['list', 'watch'] }],
+    // ResourceSlices (only NVIDIA's, by field selector) say how many GPUs a DRA node has.
+    rules: [
+      { apiGroups: [''], resources: ['nodes', 'pods'], verbs: ['list', 'watch'] },
+      { apiGroups: ['resource.k8s.io'], resources: ['resourceslices'], verbs: ['list', 'watch'] },
+    ],
   },
   labeler: {
     group: 'gpu-scheduling-labeler',

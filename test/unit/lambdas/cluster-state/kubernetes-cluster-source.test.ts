@@ -8,12 +8,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { kubernetesClusterSource } from '../../../../lambdas/cluster-state/kubernetes-cluster-source';
+import { DRA_ABSENT_RECHECK_MS, kubernetesClusterSource } from '../../../../lambdas/cluster-state/kubernetes-cluster-source';
+import { DRA_GPUS, nvidiaResourceSlice } from '../../../../local/dra-gpu-driver';
 import type { KubeResponseInfo } from '../../../../lambdas/kube/kube-http-client';
 import type { SelfSignedCert, TlsServer } from '../kube/tls-fixture';
 import { selfSignedCert, startTlsServer } from '../kube/tls-fixture';
 
-type Collection = 'nodes' | 'pods';
+type Collection = 'nodes' | 'pods' | 'resourceslices';
 type WatchMode = 'events' | 'gone' | 'error-event' | 'fail';
 interface Change {
   rv: number;
@@ -24,10 +25,14 @@ interface Change {
 /** The fake API server's state: objects by key, a change log per collection to serve watches from. */
 class FakeApi {
   rv = 100;
-  readonly objects: Record<Collection, Map<string, Record<string, unknown>>> = { nodes: new Map(), pods: new Map() };
-  readonly log: Record<Collection, Change[]> = { nodes: [], pods: [] };
-  readonly mode: Record<Collection, WatchMode> = { nodes: 'events', pods: 'events' };
+  readonly objects: Record<Collection, Map<string, Record<string, unknown>>> = { nodes: new Map(), pods: new Map(), resourceslices: new Map() };
+  readonly log: Record<Collection, Change[]> = { nodes: [], pods: [], resourceslices: [] };
+  readonly mode: Record<Collection, WatchMode> = { nodes: 'events', pods: 'events', resourceslices: 'events' };
   readonly requests: { collection: Collection; watch: boolean; resourceVersion: string | null }[] = [];
+  /** resource.k8s.io/v1 is served (a cluster with DRA); else its requests are answered 404, as an API server without the group does. */
+  draServed = false;
+  /** The ResourceSlice requests, apart from `requests` (nodes and pods), with their field selector. */
+  readonly sliceRequests: { watch: boolean; fieldSelector: string | null; status: number }[] = [];
 
   change(collection: Collection, type: Change['type'], object: Record<string, unknown>): void {
     this.rv++;
@@ -41,10 +46,15 @@ class FakeApi {
 
   handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '', 'https://x');
-    const collection = url.pathname.endsWith('/nodes') ? 'nodes' : 'pods';
+    const collection = url.pathname.endsWith('/nodes') ? 'nodes' : url.pathname.endsWith('/resourceslices') ? 'resourceslices' : 'pods';
     const watch = url.searchParams.get('watch') === '1';
     const from = url.searchParams.get('resourceVersion');
-    this.requests.push({ collection, watch, resourceVersion: from });
+    if (collection === 'resourceslices') {
+      this.sliceRequests.push({ watch, fieldSelector: url.searchParams.get('fieldSelector'), status: this.draServed ? 200 : 404 });
+      if (!this.draServed) return json(res, 404, { kind: 'Status', code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' });
+    } else {
+      this.requests.push({ collection, watch, resourceVersion: from });
+    }
     if (!watch) {
       json(res, 200, { kind: 'List', metadata: { resourceVersion: String(this.rv) }, items: [...this.objects[collection].values()] });
       return;
@@ -99,8 +109,9 @@ beforeEach(() => {
   api.change('pods', 'ADDED', gpuPod('p1', 'a', 2));
 });
 
-function source(responses: KubeResponseInfo[] = [], relists: string[] = []) {
+function source(responses: KubeResponseInfo[] = [], relists: string[] = [], now?: () => number) {
   return kubernetesClusterSource(() => Promise.resolve({ server: url, caPem: cert.certPem, tokens: { token: () => Promise.resolve('t') } }), {
+    ...(now === undefined ? {} : { now }),
     onRelist: (collection, reason) => relists.push(`${collection}: ${reason}`),
     // The fake writes the backlog with the headers; the idle window only has to outlast a busy machine's scheduling.
     watch: { idleMs: 100, maxMs: 2000 },
@@ -139,10 +150,13 @@ describe('kubernetesClusterSource', () => {
     expect(third).toBe(second);
     expect(await cluster.load()).toBe(second);
     // The hook saw every call: 2 lists, then 2 watches per refresh; nothing to catch up, nothing read.
-    expect(responses.map((r) => r.watch)).toEqual([false, false, true, true, true, true, true, true]);
-    expect(responses.slice(0, 2).every((r) => r.bytes > 100)).toBe(true);
-    expect(responses.slice(-2).map((r) => r.bytes)).toEqual([0, 0]);
-    expect(responses.every((r) => r.status === 200 && r.request.startsWith('GET /api/v1/'))).toBe(true);
+    // (Past the one ResourceSlice list this API server answers 404: it does not serve DRA.)
+    expect(responses.filter((r) => r.request.includes('/resourceslices')).map((r) => r.status)).toEqual([404]);
+    const core = responses.filter((r) => !r.request.includes('/resourceslices'));
+    expect(core.map((r) => r.watch)).toEqual([false, false, true, true, true, true, true, true]);
+    expect(core.slice(0, 2).every((r) => r.bytes > 100)).toBe(true);
+    expect(core.slice(-2).map((r) => r.bytes)).toEqual([0, 0]);
+    expect(core.every((r) => r.status === 200 && r.request.startsWith('GET /api/v1/'))).toBe(true);
   });
 
   it('concurrent loads share one refresh', async () => {
@@ -187,5 +201,59 @@ describe('kubernetesClusterSource', () => {
     expect(requestsSince(2).sort()).toEqual(['watch nodes from 103', 'watch nodes from 103', 'watch pods from 103', 'watch pods from 103']);
     expect(after.getNode('b')).toMatchObject({ gpuModel: 'L40S', freeWholeGpus: 3 });
     expect(first.getNode('b')).toMatchObject({ gpuModel: 'A100', freeWholeGpus: 4 });
+  });
+});
+
+const draNode = (name: string) => ({ metadata: { name, labels: { 'gpu.nvidia.com/model': 'H100' } }, status: { allocatable: { cpu: '192' } } });
+
+describe('kubernetesClusterSource with ResourceSlices', () => {
+  it('lists and watches NVIDIA\'s slices, and a node without nvidia.com/gpu gets its GPUs from them', async () => {
+    api.draServed = true;
+    api.change('nodes', 'ADDED', draNode('d'));
+    api.change('resourceslices', 'ADDED', { ...nvidiaResourceSlice('d', 8, DRA_GPUS.h100), metadata: { name: 'd-gpu.nvidia.com-1' } });
+    api.change('pods', 'ADDED', gpuPod('p2', 'd', 3));
+    const cluster = source();
+    const first = await cluster.load();
+    expect(api.sliceRequests).toEqual([{ watch: false, fieldSelector: 'spec.driver=gpu.nvidia.com', status: 200 }]);
+    expect(first.getNode('d')).toMatchObject({ gpuCount: 8, freeWholeGpus: 5, gpuModelName: 'H100', gpuMemoryMiB: 81559 });
+    expect(first.draGpus.get('d')?.devices).toBe(8);
+    expect(first.getNode('a')?.freeWholeGpus).toBe(6);
+
+    // The driver publishes a new generation with one GPU gone: the watch brings it, the old slice is outdone.
+    api.change('resourceslices', 'ADDED', { ...nvidiaResourceSlice('d', 7, DRA_GPUS.h100, { generation: 2 }), metadata: { name: 'd-gpu.nvidia.com-2' } });
+    const second = await cluster.load();
+    expect(api.sliceRequests.at(-1)).toMatchObject({ watch: true, fieldSelector: 'spec.driver=gpu.nvidia.com' });
+    expect(second.getNode('d')).toMatchObject({ gpuCount: 7, freeWholeGpus: 4 });
+    expect(first.getNode('d')?.gpuCount).toBe(8);
+
+    // Nothing changed: the snapshot is kept.
+    expect(await cluster.load()).toBe(second);
+  });
+
+  it('a 404 on resource.k8s.io means no DRA, not a failure; the group is asked for again only after DRA_ABSENT_RECHECK_MS', async () => {
+    let clock = 1_000_000;
+    api.change('nodes', 'ADDED', draNode('d'));
+    const cluster = source([], [], () => clock);
+    const first = await cluster.load();
+    expect(first.getNode('d')?.gpuCount).toBe(0);
+    expect(api.sliceRequests.map((r) => r.status)).toEqual([404]);
+
+    api.draServed = true;
+    api.change('resourceslices', 'ADDED', { ...nvidiaResourceSlice('d', 4, DRA_GPUS.h100), metadata: { name: 'd-gpu.nvidia.com-1' } });
+    clock += DRA_ABSENT_RECHECK_MS - 1;
+    expect((await cluster.load()).getNode('d')?.gpuCount).toBe(0);
+    expect(api.sliceRequests).toHaveLength(1);
+    clock += 1;
+    expect((await cluster.load()).getNode('d')?.gpuCount).toBe(4);
+    expect(api.sliceRequests.map((r) => `${r.watch ? 'watch' : 'list'} ${r.status}`)).toEqual(['list 404', 'list 200']);
+  });
+
+  it('fails the refresh, changing nothing, when the slices cannot be read for another reason', async () => {
+    api.draServed = true;
+    const cluster = source();
+    await cluster.load();
+    api.mode.resourceslices = 'fail';
+    api.change('resourceslices', 'ADDED', { ...nvidiaResourceSlice('a', 4, DRA_GPUS.h100), metadata: { name: 'x' } });
+    await expect(cluster.load()).rejects.toThrow(/resourceslices.*500/);
   });
 });

@@ -13,10 +13,13 @@ const summary = (objects: Record<string, unknown>[]) =>
   });
 
 describe('lambdaRbacManifests', () => {
-  it('lets the extender list and watch nodes and pods (its cache lists once, then watches), and nothing else', () => {
+  it('lets the extender list and watch nodes, pods and ResourceSlices (its cache lists once, then watches), and nothing else', () => {
     const objects = lambdaRbacManifests(extender);
     expect(summary(objects)).toEqual(['ClusterRole gpu-scheduling-extender', 'ClusterRoleBinding gpu-scheduling-extender']);
-    expect(objects[0]?.rules).toEqual([{ apiGroups: [''], resources: ['nodes', 'pods'], verbs: ['list', 'watch'] }]);
+    expect(objects[0]?.rules).toEqual([
+      { apiGroups: [''], resources: ['nodes', 'pods'], verbs: ['list', 'watch'] },
+      { apiGroups: ['resource.k8s.io'], resources: ['resourceslices'], verbs: ['list', 'watch'] },
+    ]);
   });
 
   it('grants the reconciler pods cluster-wide when it is limited to no namespace', () => {

@@ -1,0 +1,172 @@
+import { canonicalModel, REPORTED_MEMORY_TOLERANCE } from './gpu-model';
+import { isRecord, metadataOf, stringField } from './kube-json';
+import { parseBytes } from './quantity';
+
+/**
+ * GPUs a Dynamic Resource Allocation driver publishes as ResourceSlices
+ * (resource.k8s.io/v1). With KEP-5004 (beta, on by default in Kubernetes
+ * 1.36) a DeviceClass with `extendedResourceName: nvidia.com/gpu` serves
+ * plain `nvidia.com/gpu` requests from these devices, one device per unit,
+ * and the node has no `nvidia.com/gpu` in allocatable: the slices are then
+ * the only place that says how many GPUs it has.
+ */
+
+/** NVIDIA's DRA driver (kubernetes-sigs dra-driver-nvidia-gpu): its driver name, which is also its DeviceClass's name. */
+export const NVIDIA_DRA_DRIVER = 'gpu.nvidia.com';
+
+/** What the driver writes on each full-GPU device (cmd/gpu-kubelet-plugin/deviceinfo.go, GpuInfo.Attributes and fullGpuCapacity). */
+export const NVIDIA_DRA_DEVICE = {
+  /** Attribute `type`: `gpu` for a full GPU; MIG devices (`mig`) and VFIO passthrough (`vfio`) are not placed here. */
+  typeAttribute: 'type',
+  gpuType: 'gpu',
+  /** Attribute `productName`, NVML's name, e.g. `NVIDIA H100 80GB HBM3`. */
+  productAttribute: 'productName',
+  /** Capacity `memory`: NVML's total in bytes as a binary quantity, e.g. `81559Mi`. */
+  memoryCapacity: 'memory',
+} as const;
+
+/** A slice's device has this many devices at most (the API server's limit per ResourceSlice is 128); more is not a real slice. */
+const MAX_DEVICES_PER_SLICE = 128;
+/** Physical GPUs one node can hold (gpu-node-facts.ts GPU_NODE_LIMITS.physicalGpus; repeated, not imported, to keep this module free of cycles). */
+const MAX_GPUS = 64;
+const MAX_MEMORY_MIB = 1024 * 1024;
+
+/** One full-GPU device of a slice, as the inventory reads it. */
+export interface DraGpuDevice {
+  readonly name: string;
+  readonly productName: string | undefined;
+  /** The `memory` capacity as written (a quantity), undefined when absent. */
+  readonly memory: string | undefined;
+}
+
+/** A ResourceSlice of NVIDIA's driver reduced to what the inventory reads. */
+export interface DraGpuSlice {
+  readonly name: string;
+  readonly nodeName: string;
+  readonly pool: string;
+  readonly generation: number;
+  /** Its full-GPU devices (`type: gpu`), at most MAX_DEVICES_PER_SLICE + 1 kept. */
+  readonly gpus: readonly DraGpuDevice[];
+  /** Set when the slice itself is malformed (too many devices): its node is then rejected. */
+  readonly invalid: string | undefined;
+}
+
+/** What a node's ResourceSlices say about its GPUs. */
+export interface DraNodeGpus {
+  /** Full GPUs in the newest generation of each of the node's pools. */
+  readonly devices: number;
+  /** productName as the driver wrote it (the same on every device, else `invalid`). */
+  readonly model: string | undefined;
+  /** Memory per GPU in MiB (NVML's total). */
+  readonly memoryMiB: number | undefined;
+  /** Why the slices cannot be trusted: the node is then rejected for GPU pods (InvalidNodeData). */
+  readonly invalid: string | undefined;
+}
+
+function attributeString(attributes: unknown, key: string): string | undefined {
+  const attribute = isRecord(attributes) ? attributes[key] : undefined;
+  const text = isRecord(attribute) ? stringField(attribute.string) : undefined;
+  const trimmed = text?.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function capacityValue(capacity: unknown, key: string): string | undefined {
+  const entry = isRecord(capacity) ? capacity[key] : undefined;
+  return isRecord(entry) ? stringField(entry.value) : undefined;
+}
+
+/**
+ * A ResourceSlice of NVIDIA's driver for one node, reduced; undefined for any
+ * other slice (another driver, a slice for all nodes or a node selector,
+ * malformed JSON), which the inventory ignores.
+ */
+export function draGpuSliceFromKubernetes(slice: unknown): DraGpuSlice | undefined {
+  if (!isRecord(slice) || !isRecord(slice.spec)) return undefined;
+  const spec = slice.spec;
+  if (stringField(spec.driver) !== NVIDIA_DRA_DRIVER) return undefined;
+  const nodeName = stringField(spec.nodeName);
+  const name = stringField(metadataOf(slice).name);
+  const pool = isRecord(spec.pool) ? spec.pool : undefined;
+  const poolName = stringField(pool?.name);
+  const generation = typeof pool?.generation === 'number' && Number.isSafeInteger(pool.generation) ? pool.generation : 0;
+  if (nodeName === undefined || nodeName === '' || name === undefined || poolName === undefined) return undefined;
+  const devices = Array.isArray(spec.devices) ? (spec.devices as unknown[]) : [];
+  const gpus: DraGpuDevice[] = [];
+  let invalid: string | undefined;
+  if (devices.length > MAX_DEVICES_PER_SLICE) {
+    invalid = `ResourceSlice ${name} lists ${devices.length} devices, more than ${MAX_DEVICES_PER_SLICE}`;
+  } else {
+    for (const device of devices) {
+      if (!isRecord(device)) continue;
+      if (attributeString(device.attributes, NVIDIA_DRA_DEVICE.typeAttribute) !== NVIDIA_DRA_DEVICE.gpuType) continue;
+      gpus.push({
+        name: stringField(device.name) ?? '',
+        productName: attributeString(device.attributes, NVIDIA_DRA_DEVICE.productAttribute),
+        memory: capacityValue(device.capacity, NVIDIA_DRA_DEVICE.memoryCapacity),
+      });
+    }
+  }
+  return { name, nodeName, pool: poolName, generation, gpus, invalid };
+}
+
+/**
+ * Per node name, what its slices say. Of each pool only the slices of its
+ * newest generation count: the driver publishes a new generation when the
+ * node's devices change, and the old slices linger until it deletes them.
+ * Every device must name its product and memory, all of one model and
+ * (within REPORTED_MEMORY_TOLERANCE) one size; counts and sizes outside
+ * physical bounds make the node invalid, never another node.
+ */
+export function draGpusByNode(slices: Iterable<DraGpuSlice>): ReadonlyMap<string, DraNodeGpus> {
+  const newest = new Map<string, Map<string, DraGpuSlice[]>>();
+  for (const slice of slices) {
+    let pools = newest.get(slice.nodeName);
+    if (pools === undefined) newest.set(slice.nodeName, (pools = new Map()));
+    const held = pools.get(slice.pool);
+    const heldGeneration = held?.[0]?.generation;
+    if (heldGeneration === undefined || slice.generation > heldGeneration) pools.set(slice.pool, [slice]);
+    else if (slice.generation === heldGeneration) held?.push(slice);
+  }
+  const result = new Map<string, DraNodeGpus>();
+  for (const [nodeName, pools] of newest) {
+    const current = [...pools.values()].flat().sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    result.set(nodeName, readNode(current));
+  }
+  return result;
+}
+
+function readNode(slices: readonly DraGpuSlice[]): DraNodeGpus {
+  const problems: string[] = [];
+  const gpus: DraGpuDevice[] = [];
+  for (const slice of slices) {
+    if (slice.invalid !== undefined) problems.push(slice.invalid);
+    else gpus.push(...slice.gpus);
+  }
+  if (gpus.length > MAX_GPUS) problems.push(`${gpus.length} GPU devices in ResourceSlices is more than ${MAX_GPUS}`);
+  let model: string | undefined;
+  let memoryMiB: number | undefined;
+  for (const gpu of gpus.slice(0, MAX_GPUS)) {
+    if (gpu.productName === undefined) {
+      problems.push(`device ${JSON.stringify(gpu.name)} has no ${NVIDIA_DRA_DEVICE.productAttribute}`);
+      continue;
+    }
+    if (model === undefined) model = gpu.productName;
+    else if (canonicalModel(model) !== canonicalModel(gpu.productName)) {
+      problems.push(`devices of different models: ${JSON.stringify(model)}, ${JSON.stringify(gpu.productName)}`);
+    }
+    // Bytes, as the driver writes them (a bare number is bytes here, not MiB as in our labels).
+    const bytes = gpu.memory === undefined ? undefined : parseBytes(gpu.memory);
+    const mib = bytes === undefined ? undefined : Math.ceil(bytes / 2 ** 20);
+    if (mib === undefined || !(mib > 0 && mib <= MAX_MEMORY_MIB)) {
+      problems.push(`device ${JSON.stringify(gpu.name)} has ${gpu.memory === undefined ? 'no' : `an impossible (${JSON.stringify(gpu.memory)})`} ${NVIDIA_DRA_DEVICE.memoryCapacity} capacity`);
+      continue;
+    }
+    if (memoryMiB === undefined) memoryMiB = mib;
+    else if (Math.min(memoryMiB, mib) < Math.max(memoryMiB, mib) * (1 - REPORTED_MEMORY_TOLERANCE)) {
+      problems.push(`devices of different memory: ${memoryMiB} MiB, ${mib} MiB`);
+    }
+  }
+  // One problem per kind is enough to say why; 64 identical lines are not.
+  const invalid = problems.length === 0 ? undefined : [...new Set(problems)].slice(0, 3).join('; ');
+  return { devices: invalid === undefined ? gpus.length : 0, model, memoryMiB, invalid };
+}
