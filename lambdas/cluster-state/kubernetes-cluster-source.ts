@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { KubeConnection, KubeHttpClient, KubeHttpClientOptions } from '../kube/kube-http-client';
 import { createKubeHttpClient } from '../kube/kube-http-client';
 import type { DraGpuSlice, DraNodeGpus, NodeInfo, PodInfo, Snapshot } from '../scheduling';
-import { draGpusByNode, draGpuSliceFromKubernetes, GPU_RESOURCE, MirrorSnapshots, nodeInfoFromKubernetes, NVIDIA_DRA_DRIVER, podInfoFromKubernetes } from '../scheduling';
+import { draGpusByNode, draGpuSliceFromKubernetes, GPU_RESOURCE, MirrorSnapshots, nodeInfoFromKubernetes, NVIDIA_DRA_SLICE_FIELD_SELECTOR, podInfoFromKubernetes } from '../scheduling';
 import { isRecord, metadataOf, stringField, stringMap } from '../scheduling/kube-json';
 import { kubeStatusCode } from '../kube/kube-errors';
 import type { CollectionSync } from './watched-collection';
@@ -31,7 +31,7 @@ export const DEFAULT_WATCH_LIMITS: WatchLimits = { idleMs: 50, maxMs: 1000 };
 
 /** NVIDIA's ResourceSlices only: the API server filters by driver, so other drivers' slices never reach the Lambda. */
 export const RESOURCE_SLICES_PATH = '/apis/resource.k8s.io/v1/resourceslices';
-export const RESOURCE_SLICE_FIELD_SELECTOR = `spec.driver=${NVIDIA_DRA_DRIVER}`;
+export const RESOURCE_SLICE_FIELD_SELECTOR = NVIDIA_DRA_SLICE_FIELD_SELECTOR;
 
 /**
  * A cluster that does not serve resource.k8s.io/v1 (404) has no DRA GPUs;

@@ -22,4 +22,6 @@ export { createNodeGateway, DEFAULT_PAGE_SIZE } from './node-gateway';
 export { collectPages, paginate } from './paginate';
 export type { ListOptions, NodeGateway } from './node-gateway';
 export { createPodGateway } from './pod-gateway';
+export { createResourceSliceGateway } from './resource-slice-gateway';
+export type { ResourceSliceGateway, ResourceSliceListOptions } from './resource-slice-gateway';
 export type { PodGateway, PodListOptions } from './pod-gateway';

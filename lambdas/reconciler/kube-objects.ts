@@ -1,6 +1,7 @@
-import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import type { NodeGateway, PodGateway } from '../kube';
+import type { V1Node, V1Pod, V1ResourceSlice } from '@kubernetes/client-node';
+import type { NodeGateway, PodGateway, ResourceSliceGateway } from '../kube';
 import { isKubeConflict, isKubeNotFound } from '../kube';
+import { NVIDIA_DRA_SLICE_FIELD_SELECTOR } from '../scheduling/dra-gpus';
 import type { LabelSelector } from '../scheduling/label-selector';
 import { selectorMatches } from '../scheduling/label-selector';
 
@@ -16,6 +17,12 @@ export interface ClusterPods {
 export interface ClusterReader {
   listPods(): Promise<ClusterPods>;
   listNodes(): Promise<V1Node[]>;
+  /**
+   * NVIDIA's ResourceSlices (resource.k8s.io/v1), which say how many GPUs a
+   * node served by its DRA driver has; empty on a cluster that does not
+   * serve the group.
+   */
+  listGpuResourceSlices(): Promise<V1ResourceSlice[]>;
 }
 
 /** 404: the object is gone; 409: it changed under us. Both are settled by the next run. */
@@ -46,7 +53,7 @@ export interface ClusterSelection {
 // pending and unknown pods before running ones whatever their cost.
 const UNFINISHED_PODS = 'status.phase!=Succeeded,status.phase!=Failed';
 
-export function kubeClusterReader(pods: PodGateway, nodes: NodeGateway, selection: ClusterSelection): ClusterReader {
+export function kubeClusterReader(pods: PodGateway, nodes: NodeGateway, slices: ResourceSliceGateway, selection: ClusterSelection): ClusterReader {
   const podOptions = { fieldSelector: UNFINISHED_PODS, pageSize: selection.pageSize };
   return {
     async listPods() {
@@ -58,6 +65,11 @@ export function kubeClusterReader(pods: PodGateway, nodes: NodeGateway, selectio
     },
     listNodes() {
       return nodes.listNodes({ pageSize: selection.pageSize, labelSelector: selection.nodeLabelSelector || undefined });
+    },
+    async listGpuResourceSlices() {
+      // All of NVIDIA's slices, not only those of NODE_SELECTOR's nodes: a slice selects its node by a field, not by labels; slices of unlisted nodes are never looked up.
+      const listed = await slices.listResourceSlices({ pageSize: selection.pageSize, fieldSelector: NVIDIA_DRA_SLICE_FIELD_SELECTOR });
+      return listed ?? [];
     },
   };
 }

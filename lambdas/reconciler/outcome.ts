@@ -1,4 +1,4 @@
-import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { V1Node, V1Pod, V1ResourceSlice } from '@kubernetes/client-node';
 import type { GpuOutcome } from '../scheduling/cluster-outcome';
 import { clusterOutcome } from '../scheduling/cluster-outcome';
 import type { PendingGpuPods } from '../scheduling/pending-gpu-pods';
@@ -7,6 +7,15 @@ import { snapshotFromKubernetes } from '../scheduling/snapshot';
 
 /** Distinct reasons reported per run; the rest are summed into `Other` (metric cardinality). */
 export const PENDING_REASON_LIMIT = 5;
+/** Nodes named in the warning about invalid GPU data; the rest are only counted (log size). */
+export const INVALID_NODE_EXAMPLES = 5;
+
+/** Nodes whose GPU data (labels, ResourceSlices) cannot be trusted: their GPUs are left out of the counts. */
+export interface InvalidGpuNodes {
+  readonly count: number;
+  /** The first few, with the reason, so the log names what to fix. */
+  readonly examples: readonly { readonly node: string; readonly reason: string }[];
+}
 
 /** What the cluster's GPUs and GPU pods look like this run. */
 export interface ReconcileOutcome {
@@ -14,15 +23,32 @@ export interface ReconcileOutcome {
   /** Per canonical GPU model; `unknown` where no labeller named one. */
   readonly byModel: Readonly<Record<string, GpuOutcome>>;
   readonly pending: PendingGpuPods;
+  readonly invalidNodes: InvalidGpuNodes;
 }
 
 /**
  * The outcome numbers from the run's own listings (the nodes of
- * NODE_SELECTOR, the unfinished pods of POD_NAMESPACES): the same library
- * measure `npm start` prints and the trace benchmark optimises.
+ * NODE_SELECTOR, the unfinished pods of POD_NAMESPACES, NVIDIA's
+ * ResourceSlices): the same library measure `npm start` prints and the trace
+ * benchmark optimises. A node served by NVIDIA's DRA driver has no
+ * nvidia.com/gpu in allocatable: its GPUs come from its slices, read by the
+ * same function as the extender's, and its bound pods' nvidia.com/gpu
+ * requests (KEP-5004) count against them as on a device-plugin node.
  */
-export function reconcileOutcome(nodes: readonly V1Node[], pods: readonly V1Pod[], schedulerName: string, now: Date): ReconcileOutcome {
-  const o = clusterOutcome(snapshotFromKubernetes(nodes, pods));
+export function reconcileOutcome(
+  nodes: readonly V1Node[],
+  pods: readonly V1Pod[],
+  resourceSlices: readonly V1ResourceSlice[],
+  schedulerName: string,
+  now: Date,
+): ReconcileOutcome {
+  const snapshot = snapshotFromKubernetes(nodes, pods, resourceSlices);
+  const o = clusterOutcome(snapshot);
   const gpus = { nodes: o.nodes, allocatable: o.allocatable, allocated: o.allocated, idle: o.idle, stranded: o.stranded };
-  return { gpus, byModel: o.byModel, pending: pendingGpuPods(pods, schedulerName, now.getTime(), PENDING_REASON_LIMIT) };
+  const invalid = snapshot.nodes.filter((node) => node.invalid !== undefined);
+  const invalidNodes = {
+    count: invalid.length,
+    examples: invalid.slice(0, INVALID_NODE_EXAMPLES).map((node) => ({ node: node.name, reason: node.invalid ?? '' })),
+  };
+  return { gpus, byModel: o.byModel, pending: pendingGpuPods(pods, schedulerName, now.getTime(), PENDING_REASON_LIMIT), invalidNodes };
 }

@@ -43,8 +43,8 @@ export interface ReconcileDeps {
 
 export type ReconcileErrorKind = 'CloudWatch' | 'Kubernetes' | 'Unknown';
 
-/** Where a failure happened; a failed list or metric read means the run did nothing useful. */
-export type ReconcileStep = 'listPods' | 'listNodes' | 'readMetrics' | 'patchPod' | 'patchNode';
+/** Where a failure happened; a failed pod or node list or metric read means the run did nothing useful. */
+export type ReconcileStep = 'listPods' | 'listNodes' | 'listResourceSlices' | 'readMetrics' | 'patchPod' | 'patchNode';
 
 export interface ReconcileError {
   readonly kind: ReconcileErrorKind;
@@ -120,7 +120,13 @@ export async function reconcile(settings: ReconcilerSettings, deps: ReconcileDep
   const listed = await attempt(summary, 'listPods', () => deps.cluster.listPods());
   // Listed even without node utilization: the outcome metrics count their GPUs.
   const listedNodes = await attempt(summary, 'listNodes', () => deps.cluster.listNodes());
-  if (listed !== undefined && listedNodes !== undefined) summary.outcome = reconcileOutcome(listedNodes, listed.all, settings.schedulerName, now);
+  if (listed !== undefined && listedNodes !== undefined) {
+    // Only the outcome reads them: if they cannot be listed, the error is
+    // counted and the outcome holds the device-plugin GPUs alone (DRA nodes
+    // then show none) rather than no outcome at all.
+    const slices = (await attempt(summary, 'listResourceSlices', () => deps.cluster.listGpuResourceSlices())) ?? [];
+    summary.outcome = reconcileOutcome(listedNodes, listed.all, slices, settings.schedulerName, now);
+  }
   const pods = listed?.optedIn;
   const nodes = settings.nodes.enabled ? listedNodes : undefined;
 
@@ -223,6 +229,7 @@ function nodeCandidate(node: NodeView, reading: number | undefined, settings: No
 const STEP_KIND: Readonly<Record<ReconcileStep, ReconcileErrorKind>> = {
   listPods: 'Kubernetes',
   listNodes: 'Kubernetes',
+  listResourceSlices: 'Kubernetes',
   readMetrics: 'CloudWatch',
   patchPod: 'Kubernetes',
   patchNode: 'Kubernetes',

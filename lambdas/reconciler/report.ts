@@ -5,7 +5,7 @@ import { COST_RANGES } from '../observability/cost-ranges';
 import type { ReconcileOutcome } from './outcome';
 import type { ReconcileSummary } from './reconcile';
 
-/** One run's counts as catalog metrics (the dashboard reads these), and a warning naming opted-in pods nothing honours a cost on. */
+/** One run's counts as catalog metrics (the dashboard reads these), and warnings naming opted-in pods nothing honours a cost on and nodes whose GPUs are not counted. */
 export function recordReconcile(telemetry: Telemetry, summary: ReconcileSummary): void {
   telemetry.record(METRIC.podsEvaluated, summary.podsEvaluated);
   telemetry.record(METRIC.deletionCostsWritten, summary.deletionCostsWritten);
@@ -25,6 +25,12 @@ export function recordReconcile(telemetry: Telemetry, summary: ReconcileSummary)
   // Only when something was evaluated: an empty run is no evidence of any distribution.
   if (summary.podsEvaluated > 0) for (const range of COST_RANGES) telemetry.record(METRIC.deletionCosts, summary.deletionCosts[range], { Range: range });
   if (summary.outcome !== undefined) recordOutcome(telemetry, summary.outcome);
+  if (summary.outcome !== undefined && summary.outcome.invalidNodes.count > 0) {
+    telemetry.logger.warn('nodes left out of the GPU counts: their GPU data (labels or ResourceSlices) cannot be trusted', {
+      nodes: summary.outcome.invalidNodes.count,
+      examples: summary.outcome.invalidNodes.examples,
+    });
+  }
   for (const kind of ['CloudWatch', 'Kubernetes'] as const) {
     const count = summary.errors.filter((e) => e.kind === kind).length;
     if (count > 0) telemetry.record(METRIC.reconcilerErrors, count, { Kind: kind });

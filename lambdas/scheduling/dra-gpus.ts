@@ -14,6 +14,9 @@ import { parseBytes } from './quantity';
 /** NVIDIA's DRA driver (kubernetes-sigs dra-driver-nvidia-gpu): its driver name, which is also its DeviceClass's name. */
 export const NVIDIA_DRA_DRIVER = 'gpu.nvidia.com';
 
+/** Lists only NVIDIA's ResourceSlices: the API server filters by driver, so other drivers' slices are never read. */
+export const NVIDIA_DRA_SLICE_FIELD_SELECTOR = `spec.driver=${NVIDIA_DRA_DRIVER}`;
+
 /** What the driver writes on each full-GPU device (cmd/gpu-kubelet-plugin/deviceinfo.go, GpuInfo.Attributes and fullGpuCapacity). */
 export const NVIDIA_DRA_DEVICE = {
   /** Attribute `type`: `gpu` for a full GPU; MIG devices (`mig`) and VFIO passthrough (`vfio`) are not placed here. */

@@ -11,7 +11,6 @@ import { PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
 import { LAMBDA_ENTRIES } from '../../cdk/lib/functions/lambda-entries';
-import { METRICS_NAMESPACE } from '../../lambdas/observability/metric-catalog';
 import { e2eHarness } from '../../local/e2e-context';
 import { createGpuNode, deleteGpuNode, describeInstanceType, GPU_RESOURCE_NAME, seedGpuLabels, type GpuNode } from '../../local/gpu-nodes';
 import { LOCAL_AWS_REGION } from '../../local/moto';
@@ -19,6 +18,7 @@ import { markPodRunning } from '../../local/pod-status';
 import { LOCAL_ACCOUNT_ID } from '../../local/start/event-bridge';
 import { LocalLambda } from '../../local/start/local-lambda';
 import { waitFor } from '../../local/wait';
+import { emfByDimension, emfValues } from './emf-records';
 import { cloudWatch, createReadyReplicaSet, PAUSE_IMAGE, publishPodMetrics, reconcilerEnv } from './reconciler-fixtures';
 
 const harness = e2eHarness();
@@ -34,32 +34,9 @@ let namespace = '';
 const nodes: GpuNode[] = [];
 let reconciler: LocalLambda;
 
-interface EmfValue {
-  readonly value: unknown;
-  readonly dimensions: Record<string, string>;
-}
-
-/** Every value of `metric` in the EMF lines written, with its dimensions besides `service`. */
-function emf(metric: string): EmfValue[] {
-  const found: EmfValue[] = [];
-  for (const record of records) {
-    const aws = record._aws as { CloudWatchMetrics?: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] } | undefined;
-    for (const directive of aws?.CloudWatchMetrics ?? []) {
-      if (directive.Namespace !== METRICS_NAMESPACE || !directive.Metrics.some((m) => m.Name === metric)) continue;
-      const names = (directive.Dimensions[0] ?? []).filter((name) => name !== 'service');
-      found.push({ value: record[metric], dimensions: Object.fromEntries(names.map((name) => [name, String(record[name])])) });
-    }
-  }
-  return found;
-}
-
+const emf = (metric: string) => emfValues(records, metric);
 const values = (metric: string): unknown[] => emf(metric).map((v) => v.value);
-const byDimension = (metric: string, key: string, filter: Record<string, string> = {}): Record<string, unknown> =>
-  Object.fromEntries(
-    emf(metric)
-      .filter((v) => Object.entries(filter).every(([k, value]) => v.dimensions[k] === value))
-      .map((v) => [v.dimensions[key], v.value]),
-  );
+const byDimension = (metric: string, key: string, filter: Record<string, string> = {}): Record<string, unknown> => emfByDimension(records, metric, key, filter);
 
 function gpuPod(name: string, gpus: number, spec: { nodeName?: string; schedulerName?: string }): V1Pod {
   return {

@@ -42,8 +42,13 @@ export const LAMBDA_KUBERNETES_ACCESS = {
   },
   reconciler: {
     group: 'gpu-scheduling-reconciler',
-    // Writes GPU utilization onto nodes for the extender's score.
-    rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'patch'] }],
+    // Writes GPU utilization onto nodes for the extender's score. Lists
+    // NVIDIA's ResourceSlices once per run (no watch) for the GPUs of DRA
+    // nodes in the outcome metrics.
+    rules: [
+      { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'patch'] },
+      { apiGroups: ['resource.k8s.io'], resources: ['resourceslices'], verbs: ['list'] },
+    ],
     // Lists opted-in pods and writes their pod-deletion-cost annotation, in
     // the reconciler's POD_NAMESPACES only when that is set.
     namespacedRules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'patch'] }],

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { NodeGateway, PodGateway } from '../../../../lambdas/kube';
 import { reconcilerConfigFromEnv } from '../../../../lambdas/reconciler/config';
 import type { MetricReader } from '../../../../lambdas/reconciler/cloudwatch-metric-reader';
-import type { AnnotationWriter, PatchOutcome } from '../../../../lambdas/reconciler/kube-objects';
+import type { AnnotationWriter, ClusterReader, PatchOutcome } from '../../../../lambdas/reconciler/kube-objects';
 import { kubeAnnotationWriter } from '../../../../lambdas/reconciler/kube-objects';
 import { reconcile, runFailed } from '../../../../lambdas/reconciler/reconcile';
 
@@ -44,7 +44,11 @@ function recordingWriter(outcome: PatchOutcome = 'written'): AnnotationWriter & 
   };
 }
 
-const cluster = (pods: V1Pod[]) => ({ listPods: async () => ({ optedIn: pods, all: pods }), listNodes: async (): Promise<V1Node[]> => [] });
+const cluster = (pods: V1Pod[]): ClusterReader => ({
+  listPods: async () => ({ optedIn: pods, all: pods }),
+  listNodes: async (): Promise<V1Node[]> => [],
+  listGpuResourceSlices: async () => [],
+});
 
 describe('reconcile under faults', () => {
   it('writes nothing when the metric read fails: no data must not look like "every pod went idle"', async () => {
@@ -68,7 +72,7 @@ describe('reconcile under faults', () => {
   it('a listing failure is a failed run and writes nothing', async () => {
     const writer = recordingWriter();
     const summary = await reconcile(settings, {
-      cluster: { listPods: () => Promise.reject(new Error('Forbidden')), listNodes: async () => [] },
+      cluster: { ...cluster([]), listPods: () => Promise.reject(new Error('Forbidden')) },
       writer,
       metrics: { latestValues: async () => new Map() },
       now: () => now,
@@ -76,6 +80,26 @@ describe('reconcile under faults', () => {
     expect(writer.calls).toEqual([]);
     expect(summary.errors[0]).toMatchObject({ kind: 'Kubernetes', step: 'listPods' });
     expect(runFailed(summary)).toBe(true);
+  });
+
+  it('a failed ResourceSlice listing is a counted Kubernetes error; the outcome still counts the device-plugin GPUs and the run goes on', async () => {
+    const writer = recordingWriter();
+    const node: V1Node = { metadata: { name: 'p4d', labels: { 'gpu.nvidia.com/model': 'A100' } }, status: { allocatable: { 'nvidia.com/gpu': '8' } } };
+    const summary = await reconcile(settings, {
+      cluster: {
+        ...cluster([runningPod('a', { annotations: { 'controller.kubernetes.io/pod-deletion-cost': '800' } })]),
+        listNodes: async () => [node],
+        listGpuResourceSlices: () => Promise.reject(Object.assign(new Error('resourceslices.resource.k8s.io is forbidden'), { code: 403 })),
+      },
+      writer,
+      metrics: { latestValues: async () => new Map() },
+      now: () => now,
+    });
+    expect(summary.errors).toEqual([{ kind: 'Kubernetes', step: 'listResourceSlices', message: 'resourceslices.resource.k8s.io is forbidden' }]);
+    expect(summary.outcome?.gpus).toMatchObject({ nodes: 1, allocatable: 8 });
+    // The deletion costs are still written: slices feed the outcome only.
+    expect(writer.calls).toEqual(['serving/a controller.kubernetes.io/pod-deletion-cost=0']);
+    expect(runFailed(summary)).toBe(false);
   });
 
   it('counts pods that vanished before their patch, without failing the run', async () => {

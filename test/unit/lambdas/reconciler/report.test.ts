@@ -9,6 +9,8 @@ function summary(overrides: Partial<ReconcileSummary> = {}): ReconcileSummary {
   return { ...emptySummary(), podsEvaluated: 3, deletionCostsWritten: 1, skippedUnchanged: 2, metricQueries: 9, ...overrides };
 }
 
+const NO_INVALID_NODES = { count: 0, examples: [] };
+
 function spiedTelemetry() {
   const telemetry = createTelemetry(SERVICE.reconciler);
   const record = vi.spyOn(telemetry, 'record').mockImplementation(() => undefined);
@@ -60,6 +62,7 @@ describe('recordReconcile: cluster outcome and deletion costs', () => {
           gpus: gpus(20, 12, 1),
           byModel: { A100: gpus(8, 6, 1), X1: gpus(4, 2, 0), Y2: gpus(4, 4, 0), unknown: gpus(4, 0, 0) },
           pending: { count: 0, oldestSeconds: undefined, reasons: [] },
+          invalidNodes: NO_INVALID_NODES,
         },
       }),
     );
@@ -76,12 +79,23 @@ describe('recordReconcile: cluster outcome and deletion costs', () => {
   it('writes pending GPU pods, the oldest age and the reasons', () => {
     const { telemetry, record } = spiedTelemetry();
     const pending = { count: 3, oldestSeconds: 420, reasons: [{ code: 'InsufficientGpus', pods: 2 } as const, { code: 'Other', pods: 1 } as const] };
-    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(0, 0, 0), byModel: {}, pending } }));
+    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(0, 0, 0), byModel: {}, pending, invalidNodes: NO_INVALID_NODES } }));
     expect([calls(record, 'GpuPodsPending'), calls(record, 'OldestPendingGpuPodAge')]).toEqual([[3], [420]]);
     expect(calls(record, 'GpuPodsPendingByReason')).toEqual([
       [2, { Reason: 'InsufficientGpus' }],
       [1, { Reason: 'Other' }],
     ]);
+  });
+
+  it('warns once, naming a few, about nodes whose GPUs are left out for invalid data; not when there are none', () => {
+    const { telemetry, warn } = spiedTelemetry();
+    const pending = { count: 0, oldestSeconds: undefined, reasons: [] };
+    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(8, 0, 0), byModel: {}, pending, invalidNodes: NO_INVALID_NODES } }));
+    expect(warn).not.toHaveBeenCalled();
+    const examples = [{ node: 'p5-a', reason: 'ResourceSlices of gpu.nvidia.com: device "gpu-0" has no productName' }];
+    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(8, 0, 0), byModel: {}, pending, invalidNodes: { count: 7, examples } } }));
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]?.[1]).toEqual({ nodes: 7, examples });
   });
 
   it('writes no outcome when a listing failed, and the cost ranges only when pods were evaluated', () => {

@@ -5,6 +5,8 @@ import { LAMBDA_KUBERNETES_ACCESS } from '../../../../../cdk/lib/access/lambda-r
 const { reconciler, labeler, extender } = LAMBDA_KUBERNETES_ACCESS;
 const PODS = { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'patch'] };
 const NODES = { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'patch'] };
+/** The reconciler's outcome reads NVIDIA's slices once per run: list only, no watch, no get. */
+const SLICES_LIST = { apiGroups: ['resource.k8s.io'], resources: ['resourceslices'], verbs: ['list'] };
 
 const summary = (objects: Record<string, unknown>[]) =>
   objects.map((o) => {
@@ -22,10 +24,10 @@ describe('lambdaRbacManifests', () => {
     ]);
   });
 
-  it('grants the reconciler pods cluster-wide when it is limited to no namespace', () => {
+  it('grants the reconciler pods cluster-wide when it is limited to no namespace, and only list on ResourceSlices', () => {
     const objects = lambdaRbacManifests(reconciler, []);
     expect(summary(objects)).toEqual(['ClusterRole gpu-scheduling-reconciler', 'ClusterRoleBinding gpu-scheduling-reconciler']);
-    expect(objects[0]?.rules).toEqual([NODES, PODS]);
+    expect(objects[0]?.rules).toEqual([NODES, SLICES_LIST, PODS]);
   });
 
   it('grants pods only in the listed namespaces, nodes (cluster-scoped) still through the ClusterRole', () => {
@@ -38,7 +40,7 @@ describe('lambdaRbacManifests', () => {
       'Role batch/gpu-scheduling-reconciler',
       'RoleBinding batch/gpu-scheduling-reconciler',
     ]);
-    expect(objects[0]?.rules).toEqual([NODES]);
+    expect(objects[0]?.rules).toEqual([NODES, SLICES_LIST]);
     for (const role of objects.filter((o) => o.kind === 'Role')) expect(role.rules).toEqual([PODS]);
     for (const binding of objects.filter((o) => o.kind === 'RoleBinding')) {
       expect(binding).toMatchObject({
