@@ -8,9 +8,17 @@
 // the extender, which must see the DRA nodes' GPUs from their slices, and
 // allocates the devices itself (the pod's extendedResourceClaimStatus names
 // the claim it made). Asserted on what kube-scheduler did: spec.nodeName or
-// the FailedScheduling message, and on the extender's own ranking.
+// the FailedScheduling message, and on the extender's own ranking. Last, the
+// reconciler (its Lambda module, as its least-privilege identity) must count
+// the same GPUs in its outcome metrics: the DRA nodes' devices allocatable,
+// the bound pods' nvidia.com/gpu allocated, per model.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
+import { LAMBDA_ENTRIES } from '../../cdk/lib/functions/lambda-entries';
 import type { ExtenderRanking } from '../../lambdas/extender/decision';
 import { e2eHarness } from '../../local/e2e-context';
 import { DRA_GPUS, installDraGpuDriver, nvidiaGpuDevice, type DraGpuDriver } from '../../local/dra-gpu-driver';
@@ -18,9 +26,14 @@ import { createGpuNode, describeInstanceType, seedGpuLabels, type GpuNode, type 
 import type { ManagedProcess } from '../../local/managed-process';
 import { waitForPodEvent, waitForPodScheduled } from '../../local/pod-status';
 import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
-import { sleep } from '../../local/wait';
+import { LOCAL_AWS_REGION } from '../../local/moto';
+import { LOCAL_ACCOUNT_ID } from '../../local/start/event-bridge';
+import { LocalLambda } from '../../local/start/local-lambda';
+import { sleep, waitFor } from '../../local/wait';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
+import { emfByDimension, emfValues } from './emf-records';
 import { KARPENTER_P4D } from './real-node-labels';
+import { reconcilerEnv } from './reconciler-fixtures';
 
 const harness = e2eHarness();
 const { core } = harness;
@@ -32,7 +45,9 @@ const CACHE_TTL_MS = 1000;
 let extender: RecordingExtender | undefined;
 let scheduler: ManagedProcess | undefined;
 let driver: DraGpuDriver | undefined;
+let reconciler: LocalLambda | undefined;
 let namespace = '';
+const logDir = mkdtempSync(join(tmpdir(), 'dra-outcome-'));
 
 const nodes: Record<'draH100' | 'draA10g' | 'pluginA100' | 'packA' | 'packB' | 'contradicting' | 'hostile', GpuNode | undefined> = {
   draH100: undefined,
@@ -128,8 +143,10 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  await reconciler?.stop();
   await harness.tearDown(namespace, scheduler, extender);
   await driver?.uninstall();
+  rmSync(logDir, { recursive: true, force: true });
 });
 
 describe('GPUs from a DRA driver (KEP-5004) under the real kube-scheduler v1.36', () => {
@@ -173,5 +190,53 @@ describe('GPUs from a DRA driver (KEP-5004) under the real kube-scheduler v1.36'
       'Node reports impossible GPU data: labellers disagree on the GPU model: karpenter.k8s.aws/instance-gpu-name="a100", ResourceSlice productName="NVIDIA H100 80GB HBM3"',
     );
     expect(await failedScheduling('on-hostile')).toContain('Node reports impossible GPU data: ResourceSlices of gpu.nvidia.com: device "gpu-0" has no productName');
+  });
+
+  it("counts the DRA nodes' GPUs and their bound pods' in the reconciler's outcome metrics, per model, beside the device-plugin node", async () => {
+    // Runs after the tests above: bound by kube-scheduler are h100-80gi (1, draH100), a10g-24gi (1, draA10g),
+    // a100 (2, pluginA100, device plugin), six and two (8, packA); h100-96gi, on-contradicting and on-hostile wait.
+    const records: Record<string, unknown>[] = [];
+    reconciler = await LocalLambda.start({
+      functionName: 'dra-outcome-reconciler',
+      entry: LAMBDA_ENTRIES.reconciler,
+      environment: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        TZ: 'UTC',
+        ...reconcilerEnv(harness.info, namespace, {
+          GPU_SCHEDULER_NAME,
+          NODE_UTILIZATION_ENABLED: 'false',
+          // This file's nodes; the DRA ones carry no GPU labels, so the default selector (the labeller's count label) would miss them here.
+          NODE_SELECTOR: `${CASE_LABEL} in (mixed,pack,contradicting,hostile)`,
+        }),
+      },
+      kubeconfig: harness.info.controlPlane.lambdaKubeconfigs.reconciler,
+      timeoutMs: APP_CONFIG_DEFAULTS.reconciler.timeoutSeconds * 1000,
+      memoryMiB: APP_CONFIG_DEFAULTS.reconciler.memorySizeMiB,
+      region: LOCAL_AWS_REGION,
+      accountId: LOCAL_ACCOUNT_ID,
+      logFile: join(logDir, 'reconciler.log'),
+      onLogRecord: (record) => records.push(record),
+    });
+    await reconciler.invoke({ id: 'dra-outcome-1', time: new Date().toISOString() });
+    const values = (metric: string): unknown[] => emfValues(records, metric).map((v) => v.value);
+    const byModel = (state: string): Record<string, unknown> => emfByDimension(records, 'GpusByModel', 'GpuModel', { State: state });
+    await waitFor('the EMF line with the GPU totals', async () => (values('GpusAllocatable').length > 0 ? true : undefined));
+
+    // 8 + 8 + 8 H100 and 4 A10G from slices, 8 A100 from the device plugin; the contradicting and hostile nodes count none.
+    expect([values('GpusAllocatable'), values('GpusAllocated'), values('GpusIdle')]).toEqual([[36], [12], [24]]);
+    expect(byModel('Allocatable')).toEqual({ A100: 8, A10G: 4, H100: 24 });
+    expect(byModel('Allocated')).toEqual({ A100: 2, A10G: 1, H100: 9 });
+    expect(byModel('Idle')).toEqual({ A100: 6, A10G: 3, H100: 15 });
+    expect(values('GpuPodsPending')).toEqual([3]);
+    // Listing the slices worked under the reconciler's RBAC (list on resourceslices): no Kubernetes error.
+    expect(values('ReconcilerErrors')).toEqual([]);
+    const warning = records.find((r) => r.message === 'nodes left out of the GPU counts: their GPU data (labels or ResourceSlices) cannot be trusted');
+    expect(warning).toMatchObject({ nodes: 2 });
+    expect(warning?.examples).toEqual(
+      expect.arrayContaining([
+        { node: nodeName('hostile'), reason: expect.stringContaining('has no productName') },
+        { node: nodeName('contradicting'), reason: expect.stringContaining('labellers disagree on the GPU model') },
+      ]),
+    );
   });
 });
