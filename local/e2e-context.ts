@@ -11,6 +11,7 @@ import { fileTail } from './managed-process';
 import { awsClientConfig, awsEnvironment } from './moto';
 import { GPU_SCHEDULER_NAME, type ExtenderSettings } from './scheduler-config';
 import type { NodeClients } from './gpu-nodes';
+import { waitFor } from './wait';
 
 export interface LocalHarnessInfo {
   controlPlane: ControlPlaneInfo;
@@ -130,6 +131,15 @@ export function e2eHarness(): E2eHarness {
       for (const process of running) await process?.stop();
       if (namespace) await core.deleteNamespace({ name: namespace });
       await resetCluster();
+      // The namespace controller deletes the pods of a deleted namespace in
+      // its own time; a pod still Pending then would sit in the next file's
+      // gpu-scheduler queue (and its metrics), so the file ends only when
+      // none is left.
+      if (namespace) {
+        await waitFor(`the pods of namespace ${namespace} deleted`, async () => ((await core.listNamespacedPod({ namespace })).items.length === 0 ? true : undefined), {
+          timeoutMs: 60_000,
+        });
+      }
     },
     resetCluster,
   };
