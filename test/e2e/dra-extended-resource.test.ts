@@ -17,28 +17,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
-import { LAMBDA_ENTRIES } from '../../cdk/lib/functions/lambda-entries';
 import type { ExtenderRanking } from '../../lambdas/extender/decision';
 import { e2eHarness } from '../../local/e2e-context';
 import { DRA_GPUS, installDraGpuDriver, nvidiaGpuDevice, type DraGpuDriver } from '../../local/dra-gpu-driver';
-import { createGpuNode, describeInstanceType, seedGpuLabels, type GpuNode, type GpuNodeSpec } from '../../local/gpu-nodes';
+import { describeInstanceType, seedGpuLabels, type GpuNode, type GpuNodeSpec } from '../../local/gpu-nodes';
 import type { ManagedProcess } from '../../local/managed-process';
 import { waitForPodEvent, waitForPodScheduled } from '../../local/pod-status';
 import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
-import { LOCAL_AWS_REGION } from '../../local/moto';
-import { LOCAL_ACCOUNT_ID } from '../../local/start/event-bridge';
-import { LocalLambda } from '../../local/start/local-lambda';
+import type { LocalLambda } from '../../local/start/local-lambda';
 import { sleep, waitFor } from '../../local/wait';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
 import { emfByDimension, emfValues } from './emf-records';
 import { KARPENTER_P4D } from './real-node-labels';
-import { reconcilerEnv } from './reconciler-fixtures';
+import { reconcilerEnv, startReconcilerLambda } from './reconciler-fixtures';
+import { CASE_LABEL, createCaseNode, createdNodeName, inCase } from './case-nodes';
 
 const harness = e2eHarness();
 const { core } = harness;
 
-const CASE_LABEL = 'e2e.gpu-scheduling/case';
 const WAIT_MS = 90_000;
 const CACHE_TTL_MS = 1000;
 
@@ -59,17 +55,9 @@ const nodes: Record<'draH100' | 'draA10g' | 'pluginA100' | 'packA' | 'packB' | '
   hostile: undefined,
 };
 
-function nodeName(key: keyof typeof nodes): string {
-  const node = nodes[key];
-  if (!node) throw new Error(`node ${key} was not created`);
-  return node.name;
-}
+const nodeName = (key: keyof typeof nodes): string => createdNodeName(nodes, key);
+const gpuNode = (caseName: string, spec: GpuNodeSpec): Promise<GpuNode> => createCaseNode(harness.nodeClients, caseName, spec);
 
-async function gpuNode(caseName: string, spec: GpuNodeSpec): Promise<GpuNode> {
-  return createGpuNode(harness.nodeClients, { ...spec, labels: { [CASE_LABEL]: caseName, ...spec.labels } });
-}
-
-const inCase = (caseName: string): Record<string, string> => ({ [CASE_LABEL]: caseName });
 const onNode = (key: keyof typeof nodes): Record<string, string> => ({ 'kubernetes.io/hostname': nodeName(key) });
 
 function gpuPod(name: string, gpus: number, nodeSelector: Record<string, string>, annotations: Record<string, string> = {}): V1Pod {
@@ -196,25 +184,15 @@ describe('GPUs from a DRA driver (KEP-5004) under the real kube-scheduler v1.36'
     // Runs after the tests above: bound by kube-scheduler are h100-80gi (1, draH100), a10g-24gi (1, draA10g),
     // a100 (2, pluginA100, device plugin), six and two (8, packA); h100-96gi, on-contradicting and on-hostile wait.
     const records: Record<string, unknown>[] = [];
-    reconciler = await LocalLambda.start({
+    reconciler = await startReconcilerLambda(harness.info, {
       functionName: 'dra-outcome-reconciler',
-      entry: LAMBDA_ENTRIES.reconciler,
-      environment: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        TZ: 'UTC',
-        ...reconcilerEnv(harness.info, namespace, {
-          GPU_SCHEDULER_NAME,
-          NODE_UTILIZATION_ENABLED: 'false',
-          // This file's nodes; the DRA ones carry no GPU labels, so the default selector (the labeller's count label) would miss them here.
-          NODE_SELECTOR: `${CASE_LABEL} in (mixed,pack,contradicting,hostile)`,
-        }),
-      },
-      kubeconfig: harness.info.controlPlane.lambdaKubeconfigs.reconciler,
-      timeoutMs: APP_CONFIG_DEFAULTS.reconciler.timeoutSeconds * 1000,
-      memoryMiB: APP_CONFIG_DEFAULTS.reconciler.memorySizeMiB,
-      region: LOCAL_AWS_REGION,
-      accountId: LOCAL_ACCOUNT_ID,
-      logFile: join(logDir, 'reconciler.log'),
+      environment: reconcilerEnv(harness.info, namespace, {
+        GPU_SCHEDULER_NAME,
+        NODE_UTILIZATION_ENABLED: 'false',
+        // This file's nodes; the DRA ones carry no GPU labels, so the default selector (the labeller's count label) would miss them here.
+        NODE_SELECTOR: `${CASE_LABEL} in (mixed,pack,contradicting,hostile)`,
+      }),
+      logDir,
       onLogRecord: (record) => records.push(record),
     });
     await reconciler.invoke({ id: 'dra-outcome-1', time: new Date().toISOString() });

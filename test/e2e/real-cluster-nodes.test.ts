@@ -15,17 +15,17 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DecisionSummary } from '../../lambdas/extender/decision';
 import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode, describeInstanceType, seedGpuLabels, type GpuNode, type GpuNodeSpec } from '../../local/gpu-nodes';
+import { describeInstanceType, seedGpuLabels, type GpuNode, type GpuNodeSpec } from '../../local/gpu-nodes';
 import type { ManagedProcess } from '../../local/managed-process';
 import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
 import { podEvents, waitForPodEvent, waitForPodScheduled } from '../../local/pod-status';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
 import { AUTO_MODE_P5, GFD_G5_RENAMED, GFD_G5_TIME_SLICED, GFD_P4D, GFD_P4D_MIG_MIXED, GFD_P4D_MIG_SINGLE, GFD_P5, KARPENTER_P4D, MIG_MIXED_RESOURCES, RENAMED_RESOURCES } from './real-node-labels';
+import { createCaseNode, createdNodeName, inCase } from './case-nodes';
 
 const harness = e2eHarness();
 const { core } = harness;
 
-const CASE_LABEL = 'e2e.gpu-scheduling/case';
 const WAIT_MS = 90_000;
 
 const IMPOSSIBLE_GPU_COUNT = '2147483648';
@@ -50,15 +50,8 @@ const nodes: Record<NodeKey, GpuNode | undefined> = {
 };
 const nodeCount = Object.keys(nodes).length;
 
-function nodeName(key: keyof typeof nodes): string {
-  const node = nodes[key];
-  if (!node) throw new Error(`node ${key} was not created`);
-  return node.name;
-}
-
-async function gpuNode(caseName: string, spec: GpuNodeSpec): Promise<GpuNode> {
-  return createGpuNode(harness.nodeClients, { ...spec, labels: { [CASE_LABEL]: caseName, ...spec.labels } });
-}
+const nodeName = (key: keyof typeof nodes): string => createdNodeName(nodes, key);
+const gpuNode = (caseName: string, spec: GpuNodeSpec): Promise<GpuNode> => createCaseNode(harness.nodeClients, caseName, spec);
 
 interface PodSpec {
   name: string;
@@ -82,7 +75,6 @@ function gpuPod({ name, gpus, resource, annotations, nodeSelector }: PodSpec): V
 
 const A100_40GI = { 'gpu.nvidia.com/model': 'A100', 'gpu.nvidia.com/memory': '40Gi' };
 const H100_80GI = { 'gpu.nvidia.com/model': 'H100', 'gpu.nvidia.com/memory': '80Gi' };
-const inCase = (caseName: string): Record<string, string> => ({ [CASE_LABEL]: caseName });
 
 const scheduledOn = (name: string): Promise<string> => waitForPodScheduled(core, { namespace, name }, WAIT_MS);
 

@@ -5,10 +5,15 @@ import { CloudWatchClient, PutMetricDataCommand, type MetricDatum } from '@aws-s
 import type { AppsV1Api, CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import { OPT_IN_LABEL } from '../../lambdas/reconciler/config';
 import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view';
+import { join } from 'node:path';
+import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
+import { LAMBDA_ENTRIES } from '../../cdk/lib/functions/lambda-entries';
 import type { LocalHarnessInfo } from '../../local/e2e-context';
 import { LOCAL_CLUSTER_NAME } from '../../local/gpu-nodes';
 import { kubeconfigOverrides } from '../../local/kubeconfig-connection';
-import { awsClientConfig, awsEnvironment } from '../../local/moto';
+import { awsClientConfig, awsEnvironment, LOCAL_AWS_REGION } from '../../local/moto';
+import { LOCAL_ACCOUNT_ID } from '../../local/start/event-bridge';
+import { LocalLambda } from '../../local/start/local-lambda';
 import { markPodRunning } from '../../local/pod-status';
 import { createReplicaSetPods } from '../../local/replica-set-pods';
 
@@ -31,6 +36,29 @@ export function reconcilerEnv(info: LocalHarnessInfo, namespace: string, overrid
     WARMUP_PERIOD: '0s',
     ...overrides,
   };
+}
+
+/**
+ * The reconciler's bundle as Lambda runs it (its own process, its deployed
+ * timeout and memory, its least-privilege identity), with `environment` on
+ * top of PATH and TZ; each EMF and log record it writes goes to `onLogRecord`.
+ */
+export function startReconcilerLambda(
+  info: LocalHarnessInfo,
+  options: { functionName: string; environment: Record<string, string>; logDir: string; onLogRecord: (record: Record<string, unknown>) => void },
+): Promise<LocalLambda> {
+  return LocalLambda.start({
+    functionName: options.functionName,
+    entry: LAMBDA_ENTRIES.reconciler,
+    environment: { PATH: process.env.PATH ?? '/usr/bin:/bin', TZ: 'UTC', ...options.environment },
+    kubeconfig: info.controlPlane.lambdaKubeconfigs.reconciler,
+    timeoutMs: APP_CONFIG_DEFAULTS.reconciler.timeoutSeconds * 1000,
+    memoryMiB: APP_CONFIG_DEFAULTS.reconciler.memorySizeMiB,
+    region: LOCAL_AWS_REGION,
+    accountId: LOCAL_ACCOUNT_ID,
+    logFile: join(options.logDir, 'reconciler.log'),
+    onLogRecord: options.onLogRecord,
+  });
 }
 
 /**

@@ -9,17 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
-import { LAMBDA_ENTRIES } from '../../cdk/lib/functions/lambda-entries';
 import { e2eHarness } from '../../local/e2e-context';
 import { createGpuNode, deleteGpuNode, describeInstanceType, GPU_RESOURCE_NAME, seedGpuLabels, type GpuNode } from '../../local/gpu-nodes';
-import { LOCAL_AWS_REGION } from '../../local/moto';
 import { markPodRunning } from '../../local/pod-status';
-import { LOCAL_ACCOUNT_ID } from '../../local/start/event-bridge';
-import { LocalLambda } from '../../local/start/local-lambda';
+import type { LocalLambda } from '../../local/start/local-lambda';
 import { waitFor } from '../../local/wait';
 import { emfByDimension, emfValues } from './emf-records';
-import { cloudWatch, createReadyReplicaSet, PAUSE_IMAGE, publishPodMetrics, reconcilerEnv } from './reconciler-fixtures';
+import { cloudWatch, createReadyReplicaSet, PAUSE_IMAGE, publishPodMetrics, reconcilerEnv, startReconcilerLambda } from './reconciler-fixtures';
 
 const harness = e2eHarness();
 const { core, apps } = harness;
@@ -87,20 +83,10 @@ beforeAll(async () => {
   expect(silent).toBeDefined();
   await publishPodMetrics(cw, namespace, new Map([[busy, { activeRequests: 120 }]]));
 
-  reconciler = await LocalLambda.start({
+  reconciler = await startReconcilerLambda(harness.info, {
     functionName: 'reconciler-outcome',
-    entry: LAMBDA_ENTRIES.reconciler,
-    environment: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      TZ: 'UTC',
-      ...reconcilerEnv(harness.info, namespace, { GPU_SCHEDULER_NAME: SCHEDULER, NODE_UTILIZATION_ENABLED: 'false' }),
-    },
-    kubeconfig: harness.info.controlPlane.lambdaKubeconfigs.reconciler,
-    timeoutMs: APP_CONFIG_DEFAULTS.reconciler.timeoutSeconds * 1000,
-    memoryMiB: APP_CONFIG_DEFAULTS.reconciler.memorySizeMiB,
-    region: LOCAL_AWS_REGION,
-    accountId: LOCAL_ACCOUNT_ID,
-    logFile: join(logDir, 'reconciler.log'),
+    environment: reconcilerEnv(harness.info, namespace, { GPU_SCHEDULER_NAME: SCHEDULER, NODE_UTILIZATION_ENABLED: 'false' }),
+    logDir,
     onLogRecord: (record) => records.push(record),
   });
 });
