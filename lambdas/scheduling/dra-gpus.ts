@@ -1,4 +1,5 @@
 import { canonicalModel, REPORTED_MEMORY_TOLERANCE } from './gpu-model';
+import { GPU_NODE_LIMITS } from './gpu-node-limits';
 import { isRecord, metadataOf, stringField } from './kube-json';
 import { parseBytes } from './quantity';
 
@@ -30,9 +31,6 @@ export const NVIDIA_DRA_DEVICE = {
 
 /** A slice's device has this many devices at most (the API server's limit per ResourceSlice is 128); more is not a real slice. */
 const MAX_DEVICES_PER_SLICE = 128;
-/** Physical GPUs one node can hold (gpu-node-facts.ts GPU_NODE_LIMITS.physicalGpus; repeated, not imported, to keep this module free of cycles). */
-const MAX_GPUS = 64;
-const MAX_MEMORY_MIB = 1024 * 1024;
 
 /** One full-GPU device of a slice, as the inventory reads it. */
 export interface DraGpuDevice {
@@ -145,10 +143,10 @@ function readNode(slices: readonly DraGpuSlice[]): DraNodeGpus {
     if (slice.invalid !== undefined) problems.push(slice.invalid);
     else gpus.push(...slice.gpus);
   }
-  if (gpus.length > MAX_GPUS) problems.push(`${gpus.length} GPU devices in ResourceSlices is more than ${MAX_GPUS}`);
+  if (gpus.length > GPU_NODE_LIMITS.physicalGpus) problems.push(`${gpus.length} GPU devices in ResourceSlices is more than ${GPU_NODE_LIMITS.physicalGpus}`);
   let model: string | undefined;
   let memoryMiB: number | undefined;
-  for (const gpu of gpus.slice(0, MAX_GPUS)) {
+  for (const gpu of gpus.slice(0, GPU_NODE_LIMITS.physicalGpus)) {
     if (gpu.productName === undefined) {
       problems.push(`device ${JSON.stringify(gpu.name)} has no ${NVIDIA_DRA_DEVICE.productAttribute}`);
       continue;
@@ -160,7 +158,7 @@ function readNode(slices: readonly DraGpuSlice[]): DraNodeGpus {
     // Bytes, as the driver writes them (a bare number is bytes here, not MiB as in our labels).
     const bytes = gpu.memory === undefined ? undefined : parseBytes(gpu.memory);
     const mib = bytes === undefined ? undefined : Math.ceil(bytes / 2 ** 20);
-    if (mib === undefined || !(mib > 0 && mib <= MAX_MEMORY_MIB)) {
+    if (mib === undefined || !(mib > 0 && mib <= GPU_NODE_LIMITS.memoryMiB)) {
       problems.push(`device ${JSON.stringify(gpu.name)} has ${gpu.memory === undefined ? 'no' : `an impossible (${JSON.stringify(gpu.memory)})`} ${NVIDIA_DRA_DEVICE.memoryCapacity} capacity`);
       continue;
     }

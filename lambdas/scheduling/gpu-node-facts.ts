@@ -3,6 +3,7 @@ import { canonicalModel, REPORTED_MEMORY_TOLERANCE } from './gpu-model';
 import { AUTO_MODE_LABEL, GFD_LABEL, GPU_RESOURCE, KARPENTER_LABEL, MIG_RESOURCE_PREFIX, NODE_LABEL, SHARED_GPU_RESOURCE } from './keys';
 import { parseCount, parseMiB } from './quantity';
 import { NVIDIA_DRA_DEVICE, NVIDIA_DRA_DRIVER as DRA_DRIVER_NAME } from './dra-gpus';
+import { GPU_NODE_LIMITS } from './gpu-node-limits';
 
 const DRA_PRODUCT = NVIDIA_DRA_DEVICE.productAttribute;
 const DRA_MEMORY = NVIDIA_DRA_DEVICE.memoryCapacity;
@@ -43,16 +44,6 @@ export interface GpuNodeFacts {
   readonly invalid: string | undefined;
 }
 
-/** Physical bounds; a node beyond them reports nonsense (any node can write its own status). */
-export const GPU_NODE_LIMITS = {
-  physicalGpus: 64,
-  /** MIG devices with the `single` strategy: 7 per GPU at most. */
-  devices: 64 * 7,
-  /** Units of a shared resource (time-slicing replicas × GPUs). */
-  sharedUnits: 64 * 1024,
-  replicas: 1024,
-  memoryMiB: 1024 * 1024,
-} as const;
 
 const MIG_PRODUCT_SUFFIX = /-MIG-(\d+g\.\d+gb)$/i;
 const MIG_PROFILE = /^(\d+)g\.(\d+)gb$/i;

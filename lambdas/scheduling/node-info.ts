@@ -1,7 +1,8 @@
 import { canonicalModel, marketedSizesOf, modelId, modelKey, modelTokens, usableGpuMemoryMiB } from './gpu-model';
 import type { DraNodeGpus } from './dra-gpus';
 import type { GpuSharing, MigLayout } from './gpu-node-facts';
-import { GPU_NODE_LIMITS, migProfileMemoryMiB, readGpuNodeFacts } from './gpu-node-facts';
+import { migProfileMemoryMiB, readGpuNodeFacts } from './gpu-node-facts';
+import { GPU_NODE_LIMITS } from './gpu-node-limits';
 import { GPU_MILLI, GPU_RESOURCE, MIG_RESOURCE_PREFIX, NODE_ANNOTATION, NODE_LABEL } from './keys';
 import { metadataOf, isRecord, stringField, stringMap } from './kube-json';
 import { localityKeysOf } from './network-topology';

@@ -17,7 +17,7 @@ export const GPU_FIT_NAME = 'GpuFit' as const;
 interface FitMemo {
   /** Indexed by NodeInfo.gpuModelId. */
   readonly byModel: (FilterStatus | undefined)[];
-  /** Keyed by the node's usable MiB × 2^21 + reported MiB (both below 2^21 by GPU_NODE_LIMITS). */
+  /** Keyed by the node's usable MiB × 2^21 + reported MiB (both below 2^21 by GPU_NODE_LIMITS, gpu-node-limits.ts). */
   readonly byMemory: Map<number, FilterRejection>;
   readonly byFree: Map<number, FilterRejection>;
   noModelLabel: FilterRejection | undefined;

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { GPU_NODE_LIMITS, migProfileMemoryMiB, readGpuNodeFacts } from '../../../../lambdas/scheduling/gpu-node-facts';
+import { migProfileMemoryMiB, readGpuNodeFacts } from '../../../../lambdas/scheduling/gpu-node-facts';
+import { GPU_NODE_LIMITS } from '../../../../lambdas/scheduling/gpu-node-limits';
 
 // Label sets as the real labellers write them (DESIGN.md; NVIDIA GFD README
 // "Generated Labels" and its MIG single/mixed tables; Karpenter's AWS provider).
