@@ -25,7 +25,7 @@ export interface ExtenderOverrides {
   /**
    * The API server to list and watch, in place of the EKS cluster that
    * CLUSTER_NAME names: local hosts pass the connection of a kubeconfig file
-   * (local/kube-config-file.ts). Gives the extender cluster access.
+   * (local/kubeconfig-connection.ts). Gives the extender cluster access.
    */
   readonly kubeConnection?: () => Promise<KubeConnection>;
   readonly observer?: ExtenderObserver;
