@@ -118,3 +118,63 @@ export async function installDraGpuDriver(admin: KubeConfig): Promise<DraGpuDriv
     },
   };
 }
+
+/** A CEL selector of NVIDIA's devices by product name, as the driver's examples write it. */
+export const productNameIs = (productName: string): string => `device.attributes['${NVIDIA_DRA_DRIVER}'].productName == '${productName}'`;
+
+/** A CEL selector of NVIDIA's devices with at least `quantity` of memory (e.g. `20Gi`). */
+export const memoryAtLeast = (quantity: string): string => `device.capacity['${NVIDIA_DRA_DRIVER}'].memory.compareTo(quantity('${quantity}')) >= 0`;
+
+/** A ResourceClaimTemplate for `count` of NVIDIA's full GPUs (the driver's DeviceClass), narrowed by CEL `selectors`. */
+export function nvidiaGpuClaimTemplate(name: string, count: number, selectors: readonly string[] = []): Record<string, unknown> {
+  return {
+    apiVersion: DRA_API,
+    kind: 'ResourceClaimTemplate',
+    metadata: { name },
+    spec: {
+      spec: {
+        devices: {
+          requests: [
+            {
+              name: 'gpus',
+              exactly: { deviceClassName: NVIDIA_DRA_DRIVER, allocationMode: 'ExactCount', count, selectors: selectors.map((expression) => ({ cel: { expression } })) },
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/**
+ * A ResourceClaim as the resourceclaim controller makes it from a template of
+ * nvidiaGpuClaimTemplate, and, with `allocation`, as kube-scheduler leaves it
+ * once it allocated `devices` of the node's pool (the driver names the pool
+ * after the node).
+ */
+export function nvidiaGpuClaim(
+  name: string,
+  namespace: string,
+  count: number,
+  selectors: readonly string[] = [],
+  allocation?: { readonly node: string; readonly devices: readonly string[] },
+): Record<string, unknown> {
+  const template = nvidiaGpuClaimTemplate(name, count, selectors) as { spec: { spec: unknown } };
+  const results = allocation?.devices.map((device) => ({ request: 'gpus', driver: NVIDIA_DRA_DRIVER, pool: allocation.node, device }));
+  return {
+    apiVersion: DRA_API,
+    kind: 'ResourceClaim',
+    metadata: { name, namespace },
+    spec: template.spec.spec,
+    ...(allocation === undefined
+      ? {}
+      : {
+          status: {
+            allocation: {
+              devices: { results },
+              nodeSelector: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [allocation.node] }] }] },
+            },
+          },
+        }),
+  };
+}

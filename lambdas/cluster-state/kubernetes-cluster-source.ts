@@ -1,8 +1,18 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeConnection, KubeHttpClient, KubeHttpClientOptions } from '../kube/kube-http-client';
 import { createKubeHttpClient } from '../kube/kube-http-client';
-import type { DraGpuSlice, DraNodeGpus, NodeInfo, PodInfo, Snapshot } from '../scheduling';
-import { draGpusByNode, draGpuSliceFromKubernetes, GPU_RESOURCE, MirrorSnapshots, nodeInfoFromKubernetes, NVIDIA_DRA_SLICE_FIELD_SELECTOR, podInfoFromKubernetes } from '../scheduling';
+import type { DraGpuSlice, DraInventory, DraNodeGpus, GpuClaim, NodeInfo, PodInfo, Snapshot } from '../scheduling';
+import {
+  draGpusByNode,
+  draGpuSliceFromKubernetes,
+  GPU_RESOURCE,
+  gpuClaimFromKubernetes,
+  MirrorSnapshots,
+  NO_DRA,
+  nodeInfoFromKubernetes,
+  NVIDIA_DRA_SLICE_FIELD_SELECTOR,
+  podInfoFromKubernetes,
+} from '../scheduling';
 import { isRecord, metadataOf, stringField, stringMap } from '../scheduling/kube-json';
 import { kubeStatusCode } from '../kube/kube-errors';
 import type { CollectionSync } from './watched-collection';
@@ -34,6 +44,13 @@ export const RESOURCE_SLICES_PATH = '/apis/resource.k8s.io/v1/resourceslices';
 export const RESOURCE_SLICE_FIELD_SELECTOR = NVIDIA_DRA_SLICE_FIELD_SELECTOR;
 
 /**
+ * All ResourceClaims (no field selector can pick the GPU ones); each is
+ * reduced to its NVIDIA GPUs as it arrives and the others are dropped (see
+ * gpuClaimFromKubernetes), so only GPU claims are held.
+ */
+export const RESOURCE_CLAIMS_PATH = '/apis/resource.k8s.io/v1/resourceclaims';
+
+/**
  * A cluster that does not serve resource.k8s.io/v1 (404) has no DRA GPUs;
  * it is asked again after this long, since serving the group is a
  * control-plane setting that changes with an upgrade, not from one request
@@ -57,7 +74,7 @@ export interface KubernetesClusterSourceOptions {
   /** When a refresh stops reading a watch (see DEFAULT_WATCH_LIMITS). */
   readonly watch?: WatchLimits;
   /** Told when a watch could not resume and a collection was listed again: at 50,000 pods, a cost worth a log line. */
-  readonly onRelist?: (collection: 'nodes' | 'pods' | 'resourceslices', reason: string) => void;
+  readonly onRelist?: (collection: 'nodes' | 'pods' | 'resourceslices' | 'resourceclaims', reason: string) => void;
   /** Injected clock, for tests (when to ask again for a group the API server did not serve). */
   readonly now?: () => number;
 }
@@ -134,32 +151,40 @@ export function kubernetesClusterSource(connection: () => Promise<KubeConnection
       { path: RESOURCE_SLICES_PATH, pageSize, fieldSelector: RESOURCE_SLICE_FIELD_SELECTOR, key: sliceKey, reduce: draGpuSliceFromKubernetes },
       limits,
     );
+  const claimCollection = () =>
+    new WatchedCollection<GpuClaim>({ path: RESOURCE_CLAIMS_PATH, pageSize, key: claimKey, reduce: gpuClaimFromKubernetes }, limits);
   let slices = sliceCollection();
+  let claims = claimCollection();
   /** Until when resource.k8s.io/v1 counts as not served (it answered 404). */
   let draAbsentUntil = Number.NEGATIVE_INFINITY;
-  let draGpus: ReadonlyMap<string, DraNodeGpus> = new Map();
+  let dra: DraInventory = NO_DRA;
   /** Per mirrored node with DRA GPUs, the NodeInfo read against them, made again only when either changes. */
   let withDra = new WeakMap<MirroredNode, { readonly dra: DraNodeGpus; readonly info: NodeInfo }>();
   const snapshots = new MirrorSnapshots();
   let built: Snapshot | undefined;
   let inFlight: Promise<Snapshot> | undefined;
 
-  /** The slices' changes, nothing when the group is known absent; a 404 empties them (the group is gone). */
-  async function syncSlices(kube: KubeHttpClient): Promise<CollectionSync | undefined> {
+  /**
+   * The slices' and claims' changes, nothing when the group is known absent;
+   * a 404 from either empties both (the group is gone).
+   */
+  async function syncDra(kube: KubeHttpClient): Promise<readonly CollectionSync[] | undefined> {
     if (now() < draAbsentUntil) return undefined;
     try {
-      return await slices.sync(kube);
+      return await Promise.all([slices.sync(kube), claims.sync(kube)]);
     } catch (error) {
       if (kubeStatusCode(error) !== 404) throw error;
-      return {
+      const gone: CollectionSync = {
         how: 'listed',
         commit: () => {
           draAbsentUntil = now() + DRA_ABSENT_RECHECK_MS;
-          const had = slices.size > 0;
+          const had = slices.size > 0 || claims.size > 0;
           slices = sliceCollection();
+          claims = claimCollection();
           return had;
         },
       };
+      return [gone];
     }
   }
 
@@ -167,16 +192,16 @@ export function kubernetesClusterSource(connection: () => Promise<KubeConnection
     const infos: NodeInfo[] = [];
     const next = new WeakMap<MirroredNode, { readonly dra: DraNodeGpus; readonly info: NodeInfo }>();
     for (const node of nodes.values()) {
-      const dra = node.allocatable === undefined ? undefined : draGpus.get(node.info.name);
-      if (dra === undefined) {
+      const gpus = node.allocatable === undefined ? undefined : dra.gpusByNode.get(node.info.name);
+      if (gpus === undefined) {
         infos.push(node.info);
         continue;
       }
       let held = withDra.get(node);
-      if (held === undefined || !isDeepStrictEqual(held.dra, dra)) {
+      if (held === undefined || !isDeepStrictEqual(held.dra, gpus)) {
         const { name, labels, annotations } = node.info;
-        const info = nodeInfoFromKubernetes({ metadata: { name, labels, annotations }, status: { allocatable: node.allocatable } }, () => dra) ?? node.info;
-        held = { dra, info };
+        const info = nodeInfoFromKubernetes({ metadata: { name, labels, annotations }, status: { allocatable: node.allocatable } }, () => gpus) ?? node.info;
+        held = { dra: gpus, info };
       }
       next.set(node, held);
       infos.push(held.info);
@@ -187,20 +212,25 @@ export function kubernetesClusterSource(connection: () => Promise<KubeConnection
 
   async function refresh(): Promise<Snapshot> {
     const kube = await connect();
-    const [nodeSync, podSync, sliceSync] = await Promise.all([nodes.sync(kube), pods.sync(kube), syncSlices(kube)]);
+    const [nodeSync, podSync, draSyncs] = await Promise.all([nodes.sync(kube), pods.sync(kube), syncDra(kube)]);
     // All fetched: apply them at once, so a failure of any leaves all as they were.
     const nodesChanged = nodeSync.commit();
     const podsChanged = podSync.commit();
     let draChanged = false;
-    if (sliceSync?.commit() === true) {
-      const next = draGpusByNode(slices.values());
-      draChanged = !isDeepStrictEqual(next, draGpus);
-      draGpus = next;
+    // Both commits run: each applies its own collection's changes.
+    if (draSyncs?.map((sync) => sync.commit()).includes(true) === true) {
+      const claimsByKey = new Map<string, GpuClaim>();
+      for (const claim of claims.values()) claimsByKey.set(claim.key, claim);
+      const next: DraInventory = { gpusByNode: draGpusByNode(slices.values(), claimsByKey.values()), claims: claimsByKey };
+      draChanged = !isDeepStrictEqual(next, dra);
+      dra = next;
     }
     if (nodeSync.relistReason !== undefined) options.onRelist?.('nodes', nodeSync.relistReason);
     if (podSync.relistReason !== undefined) options.onRelist?.('pods', podSync.relistReason);
+    const [sliceSync, claimSync] = draSyncs?.length === 2 ? draSyncs : [];
     if (sliceSync?.relistReason !== undefined) options.onRelist?.('resourceslices', sliceSync.relistReason);
-    if (built === undefined || nodesChanged || podsChanged || draChanged) built = snapshots.build(nodeInfos(), pods.values(), draGpus);
+    if (claimSync?.relistReason !== undefined) options.onRelist?.('resourceclaims', claimSync.relistReason);
+    if (built === undefined || nodesChanged || podsChanged || draChanged) built = snapshots.build(nodeInfos(), pods.values(), dra);
     return built;
   }
 
@@ -218,6 +248,12 @@ export function kubernetesClusterSource(connection: () => Promise<KubeConnection
 function sliceKey(slice: unknown): string | undefined {
   const name = stringField(metadataOf(slice).name);
   return name === '' ? undefined : name;
+}
+
+function claimKey(claim: unknown): string | undefined {
+  const metadata = metadataOf(claim);
+  const name = stringField(metadata.name);
+  return name === undefined || name === '' ? undefined : `${stringField(metadata.namespace) ?? 'default'}/${name}`;
 }
 
 function nodeKey(node: unknown): string | undefined {

@@ -23,6 +23,15 @@ export const NO_CLUSTER_ACCESS =
 /** A request naming nodes the snapshot lacks refreshes it if it is older than this. */
 export const UNKNOWN_NODE_REFRESH_MS = 1_000;
 
+/**
+ * A pod whose ResourceClaims the snapshot lacks refreshes it if it is older
+ * than this. kube-scheduler tries a pod only once its claims exist, often
+ * within milliseconds of the claim being made from its template, so a
+ * snapshot from before the request usually lacks them; the bound keeps a
+ * claim that is gone from turning every request into a refresh.
+ */
+export const UNSEEN_CLAIM_REFRESH_MS = 250;
+
 /** How far past the expected position a name is looked for before falling back to the index. */
 const LOOKAHEAD = 8;
 
@@ -33,23 +42,40 @@ interface LastOrder {
   readonly positions: Map<NodeInfo, number>;
 }
 
-export type CandidateResolver = (input: NodeInput, warn: (message: string, details: Readonly<Record<string, unknown>>) => void) => Promise<ResolvedCandidates>;
+export type CandidateResolver = (
+  input: NodeInput,
+  warn: (message: string, details: Readonly<Record<string, unknown>>) => void,
+  /** The pod's ResourceClaims (`namespace/name`), which the snapshot must know to read what they ask (see podGpuClaimKeys). */
+  claimKeys?: readonly string[],
+) => Promise<ResolvedCandidates>;
 
 /**
  * Turns a request's Nodes or NodeNames into the nodes to decide on. Full
  * Nodes are parsed and laid over the cached cluster (when there is one);
  * NodeNames are looked up in the cache, which is refreshed once when a name
- * is missing (a node that registered after the last refresh).
+ * is missing (a node that registered after the last refresh), and so is a
+ * snapshot that lacks one of the pod's ResourceClaims.
  */
 export function createCandidateResolver(cache: ClusterCache | undefined): CandidateResolver {
   const lastOrders = new WeakMap<Snapshot, LastOrder>();
 
-  return async function resolveCandidates(input, warn) {
+  /** The snapshot, or a fresher one when it lacks one of the claims. */
+  async function withClaims(cluster: ClusterCache, snapshot: Snapshot, claimKeys: readonly string[], warn: Parameters<CandidateResolver>[1]): Promise<Snapshot> {
+    if (claimKeys.every((key) => snapshot.dra.claims.has(key))) return snapshot;
+    try {
+      return await cluster.snapshot({ maxAgeMs: UNSEEN_CLAIM_REFRESH_MS });
+    } catch (error) {
+      warn('cluster cache refresh for unseen ResourceClaims failed; deciding with the cached snapshot', { error: errorMessage(error) });
+      return snapshot;
+    }
+  }
+
+  return async function resolveCandidates(input, warn, claimKeys = []) {
     if (input.mode === 'Nodes') {
       let base: Snapshot | undefined;
       if (cache !== undefined) {
         try {
-          base = await cache.snapshot();
+          base = await withClaims(cache, await cache.snapshot(), claimKeys, warn);
         } catch (error) {
           // Full Node objects are enough to decide on model and memory; GPU
           // counts then come from allocatable alone (kube-scheduler still
@@ -58,7 +84,7 @@ export function createCandidateResolver(cache: ClusterCache | undefined): Candid
         }
       }
       // A Node object does not say what GPUs its ResourceSlices hold: the cached cluster does.
-      const draGpus = base?.draGpus;
+      const draGpus = base?.dra.gpusByNode;
       const draGpusOf = draGpus === undefined || draGpus.size === 0 ? undefined : (name: string) => draGpus.get(name);
       const nodes: NodeInfo[] = [];
       const raw: unknown[] = [];
@@ -78,6 +104,7 @@ export function createCandidateResolver(cache: ClusterCache | undefined): Candid
     } catch (error) {
       return { ok: false, error: `cluster cache unavailable: ${errorMessage(error)}` };
     }
+    snapshot = await withClaims(cache, snapshot, claimKeys, warn);
     let resolved = resolveNames(snapshot, input.names);
     if (resolved.unknown.length > 0) {
       // Rejecting a node that registered after the last refresh would park

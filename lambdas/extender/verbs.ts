@@ -1,6 +1,6 @@
 import { errorMessage } from '../common/error-message';
 import type { CycleState, NodeInfo, Profile, RejectedNode, ScoreBreakdown, Snapshot } from '../scheduling';
-import { choiceIndices, explainIndices, metadataOf, parsePodRequirements, stringField } from '../scheduling';
+import { choiceIndices, explainIndices, metadataOf, parsePodRequirements, podGpuClaimKeys, stringField } from '../scheduling';
 import type { CandidateResolver } from './candidate-nodes';
 import type { ClusterCache } from '../cluster-state/cluster-cache';
 import type { DecisionSummary, ExtenderRanking } from './decision';
@@ -84,11 +84,11 @@ function tallied(tally: RejectionTally, rejected: readonly RejectedNode[]): void
 
 export async function filterVerb(ctx: ExtenderContext, args: FilterArgs): Promise<VerbResult> {
   const pod = podName(args.pod);
-  const resolved = await ctx.candidates(args.nodes, warnFor(ctx, pod));
+  const resolved = await ctx.candidates(args.nodes, warnFor(ctx, pod), podGpuClaimKeys(args.pod));
   if (!resolved.ok) return unavailable(resolved.error);
   const { snapshot, nodes, raw, unknown } = resolved.value;
   const profile = ctx.profile;
-  const state = profile.startCycle(snapshot, parsePodRequirements(args.pod));
+  const state = profile.startCycle(snapshot, parsePodRequirements(args.pod, snapshot.gpuClaim));
 
   const tally = new RejectionTally();
   tally.addNotFound(unknown.length);
@@ -157,10 +157,10 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
     nodes = feasible;
     unknown = [];
   } else {
-    const resolved = await ctx.candidates(args.nodes, warnFor(ctx, pod));
+    const resolved = await ctx.candidates(args.nodes, warnFor(ctx, pod), podGpuClaimKeys(args.pod));
     if (!resolved.ok) return unavailable(resolved.error);
     ({ nodes, unknown } = resolved.value);
-    state = profile.startCycle(resolved.value.snapshot, parsePodRequirements(args.pod));
+    state = profile.startCycle(resolved.value.snapshot, parsePodRequirements(args.pod, resolved.value.snapshot.gpuClaim));
     tally.addNotFound(unknown.length);
     // Scores only mean something where the pod fits; the rest get 0.
     const outcome = profile.filter(state, nodes);
@@ -266,7 +266,7 @@ export async function preemptVerb(ctx: ExtenderContext, args: PreemptArgs): Prom
     return unavailable(`cluster cache unavailable: ${errorMessage(error)}`);
   }
 
-  const state = ctx.profile.startCycle(snapshot, parsePodRequirements(args.pod));
+  const state = ctx.profile.startCycle(snapshot, parsePodRequirements(args.pod, snapshot.gpuClaim));
   const tally = new RejectionTally();
   let keptCount = 0;
   for (const [name, victims] of args.victims) {

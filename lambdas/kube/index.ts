@@ -22,6 +22,6 @@ export { createNodeGateway, DEFAULT_PAGE_SIZE } from './node-gateway';
 export { collectPages, paginate } from './paginate';
 export type { ListOptions, NodeGateway } from './node-gateway';
 export { createPodGateway } from './pod-gateway';
-export { createResourceSliceGateway } from './resource-slice-gateway';
-export type { ResourceSliceGateway, ResourceSliceListOptions } from './resource-slice-gateway';
+export { createDraGateway } from './dra-gateway';
+export type { DraGateway, DraListOptions } from './dra-gateway';
 export type { PodGateway, PodListOptions } from './pod-gateway';

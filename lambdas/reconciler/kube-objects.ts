@@ -1,5 +1,5 @@
-import type { V1Node, V1Pod, V1ResourceSlice } from '@kubernetes/client-node';
-import type { NodeGateway, PodGateway, ResourceSliceGateway } from '../kube';
+import type { V1Node, V1Pod, ResourceV1ResourceClaim, V1ResourceSlice } from '@kubernetes/client-node';
+import type { NodeGateway, PodGateway, DraGateway } from '../kube';
 import { isKubeConflict, isKubeNotFound } from '../kube';
 import { NVIDIA_DRA_SLICE_FIELD_SELECTOR } from '../scheduling/dra-gpus';
 import type { LabelSelector } from '../scheduling/label-selector';
@@ -23,6 +23,12 @@ export interface ClusterReader {
    * serve the group.
    */
   listGpuResourceSlices(): Promise<V1ResourceSlice[]>;
+  /**
+   * Every ResourceClaim (no selector picks the GPU ones): the GPUs pods
+   * hold through claims, and what pending pods' claims ask. Empty on a
+   * cluster that does not serve resource.k8s.io/v1.
+   */
+  listResourceClaims(): Promise<ResourceV1ResourceClaim[]>;
 }
 
 /** 404: the object is gone; 409: it changed under us. Both are settled by the next run. */
@@ -53,7 +59,7 @@ export interface ClusterSelection {
 // pending and unknown pods before running ones whatever their cost.
 const UNFINISHED_PODS = 'status.phase!=Succeeded,status.phase!=Failed';
 
-export function kubeClusterReader(pods: PodGateway, nodes: NodeGateway, slices: ResourceSliceGateway, selection: ClusterSelection): ClusterReader {
+export function kubeClusterReader(pods: PodGateway, nodes: NodeGateway, dra: DraGateway, selection: ClusterSelection): ClusterReader {
   const podOptions = { fieldSelector: UNFINISHED_PODS, pageSize: selection.pageSize };
   return {
     async listPods() {
@@ -68,8 +74,11 @@ export function kubeClusterReader(pods: PodGateway, nodes: NodeGateway, slices: 
     },
     async listGpuResourceSlices() {
       // All of NVIDIA's slices, not only those of NODE_SELECTOR's nodes: a slice selects its node by a field, not by labels; slices of unlisted nodes are never looked up.
-      const listed = await slices.listResourceSlices({ pageSize: selection.pageSize, fieldSelector: NVIDIA_DRA_SLICE_FIELD_SELECTOR });
+      const listed = await dra.listResourceSlices({ pageSize: selection.pageSize, fieldSelector: NVIDIA_DRA_SLICE_FIELD_SELECTOR });
       return listed ?? [];
+    },
+    async listResourceClaims() {
+      return (await dra.listResourceClaims({ pageSize: selection.pageSize })) ?? [];
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { V1Node, V1Pod, V1ResourceSlice } from '@kubernetes/client-node';
+import type { V1Node, V1Pod, ResourceV1ResourceClaim, V1ResourceSlice } from '@kubernetes/client-node';
 import type { GpuOutcome } from '../scheduling/cluster-outcome';
 import { clusterOutcome } from '../scheduling/cluster-outcome';
 import type { PendingGpuPods } from '../scheduling/pending-gpu-pods';
@@ -33,16 +33,17 @@ export interface ReconcileOutcome {
  * benchmark optimises. A node served by NVIDIA's DRA driver has no
  * nvidia.com/gpu in allocatable: its GPUs come from its slices, read by the
  * same function as the extender's, and its bound pods' nvidia.com/gpu
- * requests (KEP-5004) count against them as on a device-plugin node.
+ * requests (KEP-5004) count against them as on a device-plugin node, and
+ * so do the GPUs ResourceClaims hold there (pods that claim GPUs directly).
  */
 export function reconcileOutcome(
   nodes: readonly V1Node[],
   pods: readonly V1Pod[],
-  resourceSlices: readonly V1ResourceSlice[],
+  dra: { readonly resourceSlices: readonly V1ResourceSlice[]; readonly resourceClaims: readonly ResourceV1ResourceClaim[] },
   schedulerName: string,
   now: Date,
 ): ReconcileOutcome {
-  const snapshot = snapshotFromKubernetes(nodes, pods, resourceSlices);
+  const snapshot = snapshotFromKubernetes(nodes, pods, dra.resourceSlices, dra.resourceClaims);
   const o = clusterOutcome(snapshot);
   const gpus = { nodes: o.nodes, allocatable: o.allocatable, allocated: o.allocated, idle: o.idle, stranded: o.stranded };
   const invalid = snapshot.nodes.filter((node) => node.invalid !== undefined);
@@ -50,5 +51,5 @@ export function reconcileOutcome(
     count: invalid.length,
     examples: invalid.slice(0, INVALID_NODE_EXAMPLES).map((node) => ({ node: node.name, reason: node.invalid ?? '' })),
   };
-  return { gpus, byModel: o.byModel, pending: pendingGpuPods(pods, schedulerName, now.getTime(), PENDING_REASON_LIMIT), invalidNodes };
+  return { gpus, byModel: o.byModel, pending: pendingGpuPods(pods, schedulerName, now.getTime(), PENDING_REASON_LIMIT, snapshot.gpuClaim), invalidNodes };
 }

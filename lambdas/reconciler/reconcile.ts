@@ -44,7 +44,7 @@ export interface ReconcileDeps {
 export type ReconcileErrorKind = 'CloudWatch' | 'Kubernetes' | 'Unknown';
 
 /** Where a failure happened; a failed pod or node list or metric read means the run did nothing useful. */
-export type ReconcileStep = 'listPods' | 'listNodes' | 'listResourceSlices' | 'readMetrics' | 'patchPod' | 'patchNode';
+export type ReconcileStep = 'listPods' | 'listNodes' | 'listResourceSlices' | 'listResourceClaims' | 'readMetrics' | 'patchPod' | 'patchNode';
 
 export interface ReconcileError {
   readonly kind: ReconcileErrorKind;
@@ -124,8 +124,9 @@ export async function reconcile(settings: ReconcilerSettings, deps: ReconcileDep
     // Only the outcome reads them: if they cannot be listed, the error is
     // counted and the outcome holds the device-plugin GPUs alone (DRA nodes
     // then show none) rather than no outcome at all.
-    const slices = (await attempt(summary, 'listResourceSlices', () => deps.cluster.listGpuResourceSlices())) ?? [];
-    summary.outcome = reconcileOutcome(listedNodes, listed.all, slices, settings.schedulerName, now);
+    const resourceSlices = (await attempt(summary, 'listResourceSlices', () => deps.cluster.listGpuResourceSlices())) ?? [];
+    const resourceClaims = (await attempt(summary, 'listResourceClaims', () => deps.cluster.listResourceClaims())) ?? [];
+    summary.outcome = reconcileOutcome(listedNodes, listed.all, { resourceSlices, resourceClaims }, settings.schedulerName, now);
   }
   const pods = listed?.optedIn;
   const nodes = settings.nodes.enabled ? listedNodes : undefined;
@@ -230,6 +231,7 @@ const STEP_KIND: Readonly<Record<ReconcileStep, ReconcileErrorKind>> = {
   listPods: 'Kubernetes',
   listNodes: 'Kubernetes',
   listResourceSlices: 'Kubernetes',
+  listResourceClaims: 'Kubernetes',
   readMetrics: 'CloudWatch',
   patchPod: 'Kubernetes',
   patchNode: 'Kubernetes',

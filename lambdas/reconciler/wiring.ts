@@ -1,7 +1,7 @@
 import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import type { Env } from '../env';
 import { awsClientConfigFromEnv, createCloudWatchClient } from '../aws';
-import { createNodeGateway, createPodGateway, createResourceSliceGateway, kubeConfigFromEnvironment, kubeConfigOf } from '../kube';
+import { createNodeGateway, createPodGateway, createDraGateway, kubeConfigFromEnvironment, kubeConfigOf } from '../kube';
 import type { KubeConnection } from '../kube/kube-http-client';
 import { cloudWatchMetricReader } from './cloudwatch-metric-reader';
 import type { ReconcilerConfig } from './config';
@@ -43,7 +43,7 @@ export async function wireReconciler(env: Env, overrides: ReconcilerOverrides = 
   return {
     config,
     deps: {
-      cluster: kubeClusterReader(pods, nodes, createResourceSliceGateway(kc), config.selection),
+      cluster: kubeClusterReader(pods, nodes, createDraGateway(kc), config.selection),
       writer: kubeAnnotationWriter(pods, nodes),
       metrics: cloudWatchMetricReader(cloudWatch),
       now: () => new Date(),

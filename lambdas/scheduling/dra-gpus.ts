@@ -1,3 +1,4 @@
+import type { GpuClaim } from './dra-claims';
 import { canonicalModel, REPORTED_MEMORY_TOLERANCE } from './gpu-model';
 import { GPU_NODE_LIMITS } from './gpu-node-limits';
 import { isRecord, metadataOf, stringField } from './kube-json';
@@ -56,6 +57,13 @@ export interface DraGpuSlice {
 export interface DraNodeGpus {
   /** Full GPUs in the newest generation of each of the node's pools. */
   readonly devices: number;
+  /**
+   * Of those, the GPUs allocated to ResourceClaims (see dra-claims.ts), each
+   * counted once however many pods share its claim; not the claims
+   * kube-scheduler makes for KEP-5004 requests, whose pods' `nvidia.com/gpu`
+   * requests count them.
+   */
+  readonly claimed: number;
   /** productName as the driver wrote it (the same on every device, else `invalid`). */
   readonly model: string | undefined;
   /** Memory per GPU in MiB (NVML's total). */
@@ -118,7 +126,7 @@ export function draGpuSliceFromKubernetes(slice: unknown): DraGpuSlice | undefin
  * (within REPORTED_MEMORY_TOLERANCE) one size; counts and sizes outside
  * physical bounds make the node invalid, never another node.
  */
-export function draGpusByNode(slices: Iterable<DraGpuSlice>): ReadonlyMap<string, DraNodeGpus> {
+export function draGpusByNode(slices: Iterable<DraGpuSlice>, claims: Iterable<GpuClaim> = []): ReadonlyMap<string, DraNodeGpus> {
   const newest = new Map<string, Map<string, DraGpuSlice[]>>();
   for (const slice of slices) {
     let pools = newest.get(slice.nodeName);
@@ -128,15 +136,42 @@ export function draGpusByNode(slices: Iterable<DraGpuSlice>): ReadonlyMap<string
     if (heldGeneration === undefined || slice.generation > heldGeneration) pools.set(slice.pool, [slice]);
     else if (slice.generation === heldGeneration) held?.push(slice);
   }
+  const claimed = claimedByNode(newest, claims);
   const result = new Map<string, DraNodeGpus>();
   for (const [nodeName, pools] of newest) {
     const current = [...pools.values()].flat().sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    result.set(nodeName, readNode(current));
+    const node = readNode(current);
+    result.set(nodeName, { ...node, claimed: Math.min(node.devices, claimed.get(nodeName)?.size ?? 0) });
   }
   return result;
 }
 
-function readNode(slices: readonly DraGpuSlice[]): DraNodeGpus {
+/**
+ * Per node, the full GPUs (`pool/device`) that claims hold: a claim's
+ * allocation names the pool and the device, and only a device the pool's
+ * current slices list as a full GPU counts (a MIG device or a stale name
+ * takes no GPU here).
+ */
+function claimedByNode(newest: ReadonlyMap<string, ReadonlyMap<string, readonly DraGpuSlice[]>>, claims: Iterable<GpuClaim>): Map<string, Set<string>> {
+  const gpusOfPool = new Map<string, { readonly node: string; readonly names: ReadonlySet<string> }>();
+  for (const [node, pools] of newest) {
+    for (const [pool, slices] of pools) gpusOfPool.set(pool, { node, names: new Set(slices.flatMap((s) => s.gpus.map((g) => g.name))) });
+  }
+  const byNode = new Map<string, Set<string>>();
+  for (const claim of claims) {
+    if (claim.extendedResource) continue;
+    for (const { pool, device } of claim.allocated) {
+      const gpus = gpusOfPool.get(pool);
+      if (gpus === undefined || !gpus.names.has(device)) continue;
+      let held = byNode.get(gpus.node);
+      if (held === undefined) byNode.set(gpus.node, (held = new Set()));
+      held.add(`${pool}/${device}`);
+    }
+  }
+  return byNode;
+}
+
+function readNode(slices: readonly DraGpuSlice[]): Omit<DraNodeGpus, 'claimed'> {
   const problems: string[] = [];
   const gpus: DraGpuDevice[] = [];
   for (const slice of slices) {

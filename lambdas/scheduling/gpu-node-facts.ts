@@ -38,6 +38,8 @@ export interface GpuNodeFacts {
   readonly memoryMiB: number | undefined;
   /** Devices the placement model tracks: physical GPUs, or MIG devices with MIG `single`. */
   readonly devices: number;
+  /** Of the devices, those ResourceClaims hold (DRA nodes only; see DraNodeGpus.claimed). */
+  readonly claimed: number;
   readonly sharing: GpuSharing | undefined;
   readonly mig: MigLayout | undefined;
   /** Set when a number is outside physical bounds: the node is then rejected for GPU pods (InvalidNodeData), with these problems as the detail. */
@@ -239,6 +241,7 @@ export function readGpuNodeFacts(
     model,
     memoryMiB,
     devices: invalid === undefined ? Math.floor(devices) : 0,
+    claimed: invalid === undefined && fromDra ? dra.claimed : 0,
     sharing: invalid === undefined ? sharing : undefined,
     mig: invalid === undefined ? mig : undefined,
     invalid,

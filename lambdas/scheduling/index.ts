@@ -8,6 +8,7 @@ export * from './quantity';
 export * from './gpu-model';
 export * from './gpu-node-facts';
 export * from './dra-gpus';
+export * from './dra-claims';
 export * from './label-selector';
 export * from './kube-json';
 export * from './resources';

@@ -1,6 +1,6 @@
-import type { DraNodeGpus } from './dra-gpus';
 import type { NodeInfo } from './node-info';
 import type { PodInfo } from './pod-info';
+import type { DraInventory } from './snapshot';
 import { Snapshot } from './snapshot';
 
 interface BoundCopy {
@@ -26,7 +26,7 @@ export class MirrorSnapshots {
   private previous = new Map<NodeInfo, BoundCopy>();
 
   /** The snapshot of `nodes` (unique names, as a mirror keyed by name has them) with `pods` bound. */
-  build(nodes: Iterable<NodeInfo>, pods: Iterable<PodInfo>, draGpus?: ReadonlyMap<string, DraNodeGpus>): Snapshot {
+  build(nodes: Iterable<NodeInfo>, pods: Iterable<PodInfo>, dra?: DraInventory): Snapshot {
     const all: PodInfo[] = [];
     const byNode = new Map<string, PodInfo[]>();
     for (const pod of pods) {
@@ -42,7 +42,7 @@ export class MirrorSnapshots {
       return new Snapshot(
         mirrors.map((node) => node.clone()),
         all,
-        draGpus,
+        dra,
       );
     }
     const next = new Map<NodeInfo, BoundCopy>();
@@ -61,7 +61,7 @@ export class MirrorSnapshots {
       copies.push(copy);
     }
     this.previous = next;
-    return Snapshot.ofBoundNodes(copies, all, draGpus);
+    return Snapshot.ofBoundNodes(copies, all, dra);
   }
 }
 

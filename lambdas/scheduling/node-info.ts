@@ -28,6 +28,8 @@ export interface NodeSpec {
   /** Time-slicing or MPS: gpuCount is then the physical GPUs, each advertised as replicas. */
   readonly gpuSharing?: GpuSharing;
   readonly mig?: MigLayout;
+  /** GPUs held by ResourceClaims (DRA), taken from the first devices before any pod binds. */
+  readonly claimedGpus?: number;
   /** Why the node's GPU data cannot be trusted (the problems, without the InvalidNodeData phrase); GPU pods are rejected here. */
   readonly invalid?: string;
 }
@@ -80,6 +82,8 @@ export class NodeInfo {
   /** MIG `mixed`: free devices per MIG resource (nvidia.com/mig-<profile>). */
   readonly migFree: Map<string, number>;
   readonly invalid: string | undefined;
+  /** GPUs held by ResourceClaims: devices no pod of ours accounts for, so no unbind frees them. */
+  readonly claimedGpus: number;
 
   /** Free share of each GPU device, 0..1000. */
   readonly devices: Int32Array;
@@ -124,9 +128,11 @@ export class NodeInfo {
     // Bounded: a count nobody can have must not become a huge allocation.
     const count = spec.invalid === undefined && spec.gpuCount <= GPU_NODE_LIMITS.devices ? Math.max(0, Math.floor(spec.gpuCount)) : 0;
     this.devices = new Int32Array(count).fill(GPU_MILLI);
-    this.freeWholeGpus = count;
-    this.freeGpuMilli = count * GPU_MILLI;
-    this.maxDeviceFreeMilli = count > 0 ? GPU_MILLI : 0;
+    this.claimedGpus = Math.min(count, Math.max(0, Math.floor(spec.claimedGpus ?? 0)));
+    this.devices.fill(0, 0, this.claimedGpus);
+    this.freeWholeGpus = count - this.claimedGpus;
+    this.freeGpuMilli = this.freeWholeGpus * GPU_MILLI;
+    this.maxDeviceFreeMilli = this.freeWholeGpus > 0 ? GPU_MILLI : 0;
   }
 
   /** Marketed sizes a device may be: the MIG `single` slice's profile, else the model's (all known sizes without a known model). */
@@ -246,6 +252,7 @@ export class NodeInfo {
       ...(this.gpuUtilization === undefined ? {} : { gpuUtilization: this.gpuUtilization }),
       ...(this.gpuSharing === undefined ? {} : { gpuSharing: this.gpuSharing }),
       ...(this.mig === undefined ? {} : { mig: this.mig }),
+      ...(this.claimedGpus === 0 ? {} : { claimedGpus: this.claimedGpus }),
       ...(this.invalid === undefined ? {} : { invalid: this.invalid }),
     });
     for (const pod of this.pods) copy.addPod(pod, this.assignments.get(pod.uid));
@@ -334,6 +341,7 @@ export function nodeInfoFromKubernetes(node: unknown, draGpusOf?: DraGpusLookup)
     ...(utilization === undefined ? {} : { gpuUtilization: utilization }),
     ...(gpu.sharing === undefined ? {} : { gpuSharing: gpu.sharing }),
     ...(gpu.mig === undefined ? {} : { mig: gpu.mig }),
+    ...(gpu.claimed === 0 ? {} : { claimedGpus: gpu.claimed }),
     ...(gpu.invalid === undefined ? {} : { invalid: gpu.invalid }),
   });
 }

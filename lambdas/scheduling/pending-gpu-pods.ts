@@ -1,12 +1,13 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { SchedulingReasonCode } from './failed-scheduling';
 import { failedSchedulingCodes } from './failed-scheduling';
+import type { GpuClaimLookup } from './dra-claims';
 import { parsePodRequirements } from './pod-requirements';
 
-/** Whether a pod is waiting for `schedulerName` and asks for a GPU resource. */
-export function isPendingGpuPod(pod: V1Pod, schedulerName: string): boolean {
+/** Whether a pod is waiting for `schedulerName` and asks for a GPU resource or claims a GPU (`claimOf` finds its claims). */
+export function isPendingGpuPod(pod: V1Pod, schedulerName: string, claimOf?: GpuClaimLookup): boolean {
   if (pod.spec?.schedulerName !== schedulerName || (pod.spec.nodeName ?? '') !== '' || pod.status?.phase !== 'Pending') return false;
-  return parsePodRequirements(pod).demand.gpuCount > 0;
+  return parsePodRequirements(pod, claimOf).demand.gpuCount > 0;
 }
 
 /** The scheduler's last word on an unscheduled pod (the FailedScheduling event's text), if it has tried. */
@@ -29,8 +30,8 @@ export interface PendingGpuPods {
  * PodScheduled=False message (pods the scheduler has not tried yet count
  * under no reason).
  */
-export function pendingGpuPods(pods: readonly V1Pod[], schedulerName: string, nowMs: number, reasonLimit = 5): PendingGpuPods {
-  const pending = pods.filter((p) => isPendingGpuPod(p, schedulerName));
+export function pendingGpuPods(pods: readonly V1Pod[], schedulerName: string, nowMs: number, reasonLimit = 5, claimOf?: GpuClaimLookup): PendingGpuPods {
+  const pending = pods.filter((p) => isPendingGpuPod(p, schedulerName, claimOf));
   const created = pending.map((p) => (p.metadata?.creationTimestamp ? new Date(p.metadata.creationTimestamp).getTime() : Number.NaN)).filter(Number.isFinite);
   const oldestSeconds = created.length === 0 ? undefined : Math.max(0, Math.round((nowMs - Math.min(...created)) / 1000));
   const byCode = new Map<SchedulingReasonCode, number>();

@@ -1,3 +1,5 @@
+import type { GpuClaimLookup } from './dra-claims';
+import { claimedGpuDemand } from './dra-claims';
 import { modelTokens, splitModelAlternatives } from './gpu-model';
 import { GPU_MILLI, MAX_GROUP_SIZE, POD_ANNOTATION } from './keys';
 import type { KubePod } from './kube-json';
@@ -80,13 +82,23 @@ export function createPodRequirements(input: PodSpecInput): PodRequirements {
   };
 }
 
-/** Parses a Kubernetes Pod. Never throws: problems land in `invalid`. */
-export function parsePodRequirements(pod: KubePod | unknown): PodRequirements {
+/**
+ * Parses a Kubernetes Pod. Never throws: problems land in `invalid`. GPUs
+ * the pod claims through ResourceClaims (`claimOf` finds them) add to its
+ * whole-GPU demand, and their selectors' model and memory apply where the
+ * pod's annotations say nothing (see dra-claims.ts).
+ */
+export function parsePodRequirements(pod: KubePod | unknown, claimOf?: GpuClaimLookup): PodRequirements {
   const metadata = metadataOf(pod);
   const annotations = stringMap(metadata.annotations);
   const namespace = stringField(metadata.namespace) ?? 'default';
   const name = stringField(metadata.name) ?? '';
-  const { demand, problem } = podDemand(pod);
+  const requested = podDemand(pod);
+  const { problem } = requested;
+  const claimed = claimedGpuDemand(pod, claimOf);
+  // Claimed devices are whole GPUs: they add to whole-GPU requests, never to a share of one.
+  const addsClaims = claimed.count > 0 && requested.demand.gpuMilli >= GPU_MILLI && requested.demand.gpuResource === undefined;
+  const demand: ResourceDemand = addsClaims ? { ...requested.demand, gpuCount: requested.demand.gpuCount + claimed.count } : requested.demand;
   let invalid: InvalidRequirement | undefined = problem && {
     field: problem.field,
     value: problem.value,
@@ -94,7 +106,7 @@ export function parsePodRequirements(pod: KubePod | unknown): PodRequirements {
   };
 
   const modelText = annotations[POD_ANNOTATION.gpuModel];
-  const models = modelText === undefined ? undefined : splitModelAlternatives(modelText);
+  const models = modelText === undefined ? (addsClaims ? claimed.models : undefined) : splitModelAlternatives(modelText);
   const modelTokenLists = (models ?? []).map(modelTokens);
   if (models !== undefined && (models.length === 0 || modelTokenLists.some((tokens) => tokens.length === 0))) {
     invalid ??= badAnnotation(POD_ANNOTATION.gpuModel, modelText ?? '', 'names no model');
@@ -107,6 +119,8 @@ export function parsePodRequirements(pod: KubePod | unknown): PodRequirements {
     if (parsed === undefined) invalid ??= badAnnotation(POD_ANNOTATION.gpuMemory, memoryText, 'is not MiB or a quantity such as 40Gi');
     else if (parsed < 0) invalid ??= badAnnotation(POD_ANNOTATION.gpuMemory, memoryText, 'is negative');
     else gpuMemoryMiB = parsed;
+  } else if (addsClaims) {
+    gpuMemoryMiB = claimed.minMemoryMiB;
   }
 
   const selectorText = annotations[POD_ANNOTATION.peerSelector];

@@ -1,3 +1,5 @@
+import type { GpuClaim } from './dra-claims';
+import { gpuClaimFromKubernetes } from './dra-claims';
 import type { DraGpuSlice, DraNodeGpus } from './dra-gpus';
 import { draGpusByNode, draGpuSliceFromKubernetes } from './dra-gpus';
 import { isRecord } from './kube-json';
@@ -6,7 +8,15 @@ import { nodeInfoFromKubernetes } from './node-info';
 import type { PodInfo } from './pod-info';
 import { podInfoFromKubernetes } from './pod-info';
 
-const NO_DRA_GPUS: ReadonlyMap<string, DraNodeGpus> = new Map();
+/** What Dynamic Resource Allocation says of the cluster's GPUs. */
+export interface DraInventory {
+  /** Each node's GPUs in NVIDIA's ResourceSlices, claimed ones counted (see draGpusByNode). */
+  readonly gpusByNode: ReadonlyMap<string, DraNodeGpus>;
+  /** ResourceClaims for NVIDIA GPUs by `namespace/name`, for what a pending pod's claims ask (claimedGpuDemand). */
+  readonly claims: ReadonlyMap<string, GpuClaim>;
+}
+
+export const NO_DRA: DraInventory = { gpusByNode: new Map(), claims: new Map() };
 
 /**
  * The cluster as the plugins see it during one scheduling cycle: nodes with
@@ -30,9 +40,10 @@ export class Snapshot {
     /**
      * The GPUs NVIDIA's ResourceSlices give each node, as the nodes were
      * built with: request Node objects (Nodes mode) are read against it,
-     * since a Node object alone does not say what a DRA node has.
+     * since a Node object alone does not say what a DRA node has; and the
+     * GPU claims pending pods reference.
      */
-    readonly draGpus: ReadonlyMap<string, DraNodeGpus> = NO_DRA_GPUS,
+    readonly dra: DraInventory = NO_DRA,
   ) {
     for (const node of nodes) this.byName.set(node.name, node);
     for (const pod of pods) this.bind(pod);
@@ -46,7 +57,7 @@ export class Snapshot {
    * the pod indexes are the base's. The base is never modified.
    */
   static overlay(base: Snapshot, nodes: readonly NodeInfo[]): Snapshot {
-    const view = new Snapshot(nodes, [], base.draGpus);
+    const view = new Snapshot(nodes, [], base.dra);
     for (const node of nodes) {
       const previous = base.getNode(node.name);
       if (previous === undefined || previous === node) continue;
@@ -65,11 +76,14 @@ export class Snapshot {
    * also those on nodes it does not hold: what the constructor builds, without
    * binding anything again.
    */
-  static ofBoundNodes(nodes: readonly NodeInfo[], pods: readonly PodInfo[], draGpus: ReadonlyMap<string, DraNodeGpus> = NO_DRA_GPUS): Snapshot {
-    const snapshot = new Snapshot(nodes, [], draGpus);
+  static ofBoundNodes(nodes: readonly NodeInfo[], pods: readonly PodInfo[], dra: DraInventory = NO_DRA): Snapshot {
+    const snapshot = new Snapshot(nodes, [], dra);
     for (const pod of pods) snapshot.indexPod(pod);
     return snapshot;
   }
+
+  /** A GPU ResourceClaim by `namespace/name` (see GpuClaimLookup). */
+  readonly gpuClaim = (key: string): GpuClaim | undefined => this.dra.claims.get(key);
 
   /** Any known node by name. */
   getNode(name: string): NodeInfo | undefined {
@@ -131,15 +145,21 @@ export class Snapshot {
 }
 
 /**
- * Builds a snapshot from Kubernetes Node, Pod and ResourceSlice JSON (list
- * items); malformed items are skipped, and slices of other drivers ignored.
+ * Builds a snapshot from Kubernetes Node, Pod, ResourceSlice and
+ * ResourceClaim JSON (list items); malformed items are skipped, and slices
+ * of other drivers and claims for other devices ignored.
  */
-export function snapshotFromKubernetes(nodes: readonly unknown[], pods: readonly unknown[] = [], resourceSlices: readonly unknown[] = []): Snapshot {
-  const dra = draGpusFromKubernetes(resourceSlices);
+export function snapshotFromKubernetes(
+  nodes: readonly unknown[],
+  pods: readonly unknown[] = [],
+  resourceSlices: readonly unknown[] = [],
+  resourceClaims: readonly unknown[] = [],
+): Snapshot {
+  const dra = draInventoryFromKubernetes(resourceSlices, resourceClaims);
   const infos: NodeInfo[] = [];
   for (const node of nodes) {
     if (!isRecord(node)) continue;
-    const info = nodeInfoFromKubernetes(node, (name) => dra.get(name));
+    const info = nodeInfoFromKubernetes(node, (name) => dra.gpusByNode.get(name));
     if (info !== undefined) infos.push(info);
   }
   const bound: PodInfo[] = [];
@@ -150,12 +170,17 @@ export function snapshotFromKubernetes(nodes: readonly unknown[], pods: readonly
   return new Snapshot(infos, bound, dra);
 }
 
-/** What NVIDIA's ResourceSlices (JSON list items) say per node. */
-export function draGpusFromKubernetes(resourceSlices: readonly unknown[]): ReadonlyMap<string, DraNodeGpus> {
+/** What NVIDIA's ResourceSlices and the GPU ResourceClaims (JSON list items) say. */
+export function draInventoryFromKubernetes(resourceSlices: readonly unknown[], resourceClaims: readonly unknown[] = []): DraInventory {
   const slices: DraGpuSlice[] = [];
   for (const item of resourceSlices) {
     const slice = draGpuSliceFromKubernetes(item);
     if (slice !== undefined) slices.push(slice);
   }
-  return draGpusByNode(slices);
+  const claims = new Map<string, GpuClaim>();
+  for (const item of resourceClaims) {
+    const claim = gpuClaimFromKubernetes(item);
+    if (claim !== undefined) claims.set(claim.key, claim);
+  }
+  return { gpusByNode: draGpusByNode(slices, claims.values()), claims };
 }

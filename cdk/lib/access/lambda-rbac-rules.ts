@@ -29,10 +29,11 @@ export const LAMBDA_KUBERNETES_ACCESS = {
     group: 'gpu-scheduling-extender',
     // Reads the cluster to answer filter/prioritize/preempt: lists nodes and pods once per
     // container, then watches for the changes since (never a single-object get); writes nothing.
-    // ResourceSlices (only NVIDIA's, by field selector) say how many GPUs a DRA node has.
+    // ResourceSlices (only NVIDIA's, by field selector) say how many GPUs a DRA node has;
+    // ResourceClaims, which of them are taken and what a pending pod's claims ask.
     rules: [
       { apiGroups: [''], resources: ['nodes', 'pods'], verbs: ['list', 'watch'] },
-      { apiGroups: ['resource.k8s.io'], resources: ['resourceslices'], verbs: ['list', 'watch'] },
+      { apiGroups: ['resource.k8s.io'], resources: ['resourceslices', 'resourceclaims'], verbs: ['list', 'watch'] },
     ],
   },
   labeler: {
@@ -43,11 +44,11 @@ export const LAMBDA_KUBERNETES_ACCESS = {
   reconciler: {
     group: 'gpu-scheduling-reconciler',
     // Writes GPU utilization onto nodes for the extender's score. Lists
-    // NVIDIA's ResourceSlices once per run (no watch) for the GPUs of DRA
-    // nodes in the outcome metrics.
+    // NVIDIA's ResourceSlices and all ResourceClaims once per run (no watch)
+    // for the GPUs of DRA nodes, and those claims hold, in the outcome metrics.
     rules: [
       { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'patch'] },
-      { apiGroups: ['resource.k8s.io'], resources: ['resourceslices'], verbs: ['list'] },
+      { apiGroups: ['resource.k8s.io'], resources: ['resourceslices', 'resourceclaims'], verbs: ['list'] },
     ],
     // Lists opted-in pods and writes their pod-deletion-cost annotation, in
     // the reconciler's POD_NAMESPACES only when that is set.

@@ -26,33 +26,6 @@ export const SECURE_PORT = 10259;
 export const ALWAYS_ALLOW_PATHS = ['/healthz', '/readyz', '/livez', '/metrics'] as const;
 
 /**
- * MIG profiles of the NVIDIA MIG user guide's supported-profiles tables (A30,
- * A100 40/80 GB, H100 80/94 GB, H200, B200), as the device plugin's `mixed`
- * strategy advertises them: `nvidia.com/mig-<profile>`. managedResources takes
- * exact names, no patterns, so a profile missing here is not sent to the
- * extender (its pods are then placed by the in-tree plugins alone).
- */
-const MIG_PROFILES = [
-  '1g.6gb', '2g.12gb', '4g.24gb',
-  '1g.5gb', '2g.10gb', '3g.20gb', '4g.20gb', '7g.40gb',
-  '1g.10gb', '1g.20gb', '2g.20gb', '3g.40gb', '4g.40gb', '7g.80gb',
-  '1g.12gb', '1g.24gb', '2g.24gb', '3g.47gb', '4g.47gb', '7g.94gb',
-  '1g.18gb', '1g.35gb', '2g.35gb', '3g.71gb', '4g.71gb', '7g.141gb',
-  '1g.23gb', '1g.45gb', '2g.45gb', '3g.90gb', '4g.90gb', '7g.180gb',
-] as const;
-
-/**
- * The resources whose pods the scheduler sends the extender: whole GPUs,
- * renamed time-slicing/MPS replicas, and MIG devices; the extender only
- * matters for GPU pods.
- */
-export const EXTENDER_MANAGED_RESOURCES: readonly string[] = [
-  'nvidia.com/gpu',
-  'nvidia.com/gpu.shared',
-  ...[...new Set(MIG_PROFILES)].map((profile) => `nvidia.com/mig-${profile}`),
-];
-
-/**
  * The gpu-scheduler profile leaves on only the in-tree scores that carry
  * intent — the pod's own preferred node affinity, preferred inter-pod
  * affinity and topology spread constraints, and PreferNoSchedule taints —
@@ -156,12 +129,14 @@ export function extenderConfiguration(settings: ExtenderSettings): KubernetesObj
     nodeCacheCapable: settings.nodeCacheCapable,
     httpTimeout: settings.httpTimeout,
     ignorable: settings.ignorable,
-    // Only GPU pods are sent to the extender. The scheduler keeps counting
-    // GPUs itself (ignoredByScheduler: false): its count includes pods it
-    // has assumed but not yet bound, while the extender's cluster cache can
-    // be up to EXTENDER_CACHE_TTL old, so two GPU pods placed within that
-    // window could otherwise be given the same last free GPU.
-    managedResources: EXTENDER_MANAGED_RESOURCES.map((name) => ({ name, ignoredByScheduler: false })),
+    // No managedResources: every pod of this scheduler's one profile goes
+    // to the extender. A list would send only pods whose containers request
+    // a listed resource, and a pod that claims its GPUs through a
+    // ResourceClaim requests none. kube-scheduler still counts every
+    // resource itself (nothing is ignoredByScheduler): its count includes
+    // pods it has assumed but not yet bound, while the extender's cluster
+    // cache can be up to EXTENDER_CACHE_TTL old, so two GPU pods placed
+    // within that window are never given the same last free GPU.
   };
 }
 

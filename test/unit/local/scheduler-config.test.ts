@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { APP_CONFIG_DEFAULTS } from '../../../cdk/app-config/app-config-defaults';
-import { EXTENDER_MANAGED_RESOURCES, gpuSchedulerProfile } from '../../../cdk/lib/scheduler/second-scheduler-manifests';
+import { gpuSchedulerProfile } from '../../../cdk/lib/scheduler/second-scheduler-manifests';
 import { schedulerConfiguration } from '../../../local/scheduler-config';
 
 describe('schedulerConfiguration', () => {
@@ -34,7 +34,6 @@ describe('schedulerConfiguration', () => {
           weight: 5,
           enableHTTPS: false,
           nodeCacheCapable: true,
-          managedResources: EXTENDER_MANAGED_RESOURCES.map((name) => ({ name, ignoredByScheduler: false })),
           ignorable: false,
           httpTimeout: '5s',
         },

@@ -12,7 +12,7 @@ import { DASHBOARD_LAYOUT_SVG, dashboardBodies } from '../../../../cdk/tools/ren
 import { LAMBDA_KUBERNETES_ACCESS, type LambdaKubernetesAccess } from '../../../../cdk/lib/access/lambda-rbac-rules';
 import { lambdaWriteLimitManifests } from '../../../../cdk/lib/access/write-limit-policy';
 import { schedulerMetricsConfigFromEnv } from '../../../../lambdas/reconciler/scheduler-metrics-config';
-import { EXTENDER_MANAGED_RESOURCES, gpuSchedulerProfile } from '../../../../cdk/lib/scheduler/second-scheduler-manifests';
+import { gpuSchedulerProfile } from '../../../../cdk/lib/scheduler/second-scheduler-manifests';
 import { runCfnLint } from '../support/cfn-lint';
 import { expectOnlyEmittedMetrics, expectOnlyKnownSearches } from '../support/metric-coverage';
 import { alarmReferences, dashboardReferences } from '../support/referenced-metrics';
@@ -139,10 +139,9 @@ describe('second scheduler', () => {
       nodeCacheCapable: true,
       httpTimeout: '5s',
       ignorable: false,
-      managedResources: EXTENDER_MANAGED_RESOURCES.map((name) => ({ name, ignoredByScheduler: false })),
     });
-    // Pods asking for renamed replicas or MIG devices reach the extender too.
-    expect(EXTENDER_MANAGED_RESOURCES).toEqual(expect.arrayContaining(['nvidia.com/gpu', 'nvidia.com/gpu.shared', 'nvidia.com/mig-1g.5gb', 'nvidia.com/mig-3g.40gb', 'nvidia.com/mig-7g.141gb']));
+    // No managedResources: every pod of the profile reaches the extender, also one that claims its GPUs through a ResourceClaim.
+    expect(config.extenders[0]).not.toHaveProperty('managedResources');
   });
 });
 

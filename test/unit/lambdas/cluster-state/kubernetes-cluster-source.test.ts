@@ -9,12 +9,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DRA_ABSENT_RECHECK_MS, kubernetesClusterSource } from '../../../../lambdas/cluster-state/kubernetes-cluster-source';
-import { DRA_GPUS, nvidiaResourceSlice } from '../../../../local/dra-gpu-driver';
+import { DRA_GPUS, nvidiaGpuClaim, nvidiaResourceSlice } from '../../../../local/dra-gpu-driver';
 import type { KubeResponseInfo } from '../../../../lambdas/kube/kube-http-client';
 import type { SelfSignedCert, TlsServer } from '../kube/tls-fixture';
 import { selfSignedCert, startTlsServer } from '../kube/tls-fixture';
 
-type Collection = 'nodes' | 'pods' | 'resourceslices';
+type Collection = 'nodes' | 'pods' | 'resourceslices' | 'resourceclaims';
 type WatchMode = 'events' | 'gone' | 'error-event' | 'fail';
 interface Change {
   rv: number;
@@ -25,20 +25,22 @@ interface Change {
 /** The fake API server's state: objects by key, a change log per collection to serve watches from. */
 class FakeApi {
   rv = 100;
-  readonly objects: Record<Collection, Map<string, Record<string, unknown>>> = { nodes: new Map(), pods: new Map(), resourceslices: new Map() };
-  readonly log: Record<Collection, Change[]> = { nodes: [], pods: [], resourceslices: [] };
-  readonly mode: Record<Collection, WatchMode> = { nodes: 'events', pods: 'events', resourceslices: 'events' };
+  readonly objects: Record<Collection, Map<string, Record<string, unknown>>> = { nodes: new Map(), pods: new Map(), resourceslices: new Map(), resourceclaims: new Map() };
+  readonly log: Record<Collection, Change[]> = { nodes: [], pods: [], resourceslices: [], resourceclaims: [] };
+  readonly mode: Record<Collection, WatchMode> = { nodes: 'events', pods: 'events', resourceslices: 'events', resourceclaims: 'events' };
   readonly requests: { collection: Collection; watch: boolean; resourceVersion: string | null }[] = [];
   /** resource.k8s.io/v1 is served (a cluster with DRA); else its requests are answered 404, as an API server without the group does. */
   draServed = false;
   /** The ResourceSlice requests, apart from `requests` (nodes and pods), with their field selector. */
   readonly sliceRequests: { watch: boolean; fieldSelector: string | null; status: number }[] = [];
+  /** The ResourceClaim requests, apart from `requests`. */
+  readonly claimRequests: { watch: boolean; status: number }[] = [];
 
   change(collection: Collection, type: Change['type'], object: Record<string, unknown>): void {
     this.rv++;
     const metadata: Record<string, unknown> = { ...(object.metadata as Record<string, unknown>), resourceVersion: String(this.rv) };
     const stored = { ...object, metadata };
-    const key = String(metadata.uid ?? metadata.name);
+    const key = String(metadata.uid ?? `${String(metadata.namespace ?? '')}/${String(metadata.name)}`);
     if (type === 'DELETED') this.objects[collection].delete(key);
     else this.objects[collection].set(key, stored);
     this.log[collection].push({ rv: this.rv, type, object: stored });
@@ -46,11 +48,15 @@ class FakeApi {
 
   handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '', 'https://x');
-    const collection = url.pathname.endsWith('/nodes') ? 'nodes' : url.pathname.endsWith('/resourceslices') ? 'resourceslices' : 'pods';
+    const last = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
+    const collection: Collection = last === 'nodes' || last === 'resourceslices' || last === 'resourceclaims' ? last : 'pods';
     const watch = url.searchParams.get('watch') === '1';
     const from = url.searchParams.get('resourceVersion');
     if (collection === 'resourceslices') {
       this.sliceRequests.push({ watch, fieldSelector: url.searchParams.get('fieldSelector'), status: this.draServed ? 200 : 404 });
+      if (!this.draServed) return json(res, 404, { kind: 'Status', code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' });
+    } else if (collection === 'resourceclaims') {
+      this.claimRequests.push({ watch, status: this.draServed ? 200 : 404 });
       if (!this.draServed) return json(res, 404, { kind: 'Status', code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' });
     } else {
       this.requests.push({ collection, watch, resourceVersion: from });
@@ -150,9 +156,13 @@ describe('kubernetesClusterSource', () => {
     expect(third).toBe(second);
     expect(await cluster.load()).toBe(second);
     // The hook saw every call: 2 lists, then 2 watches per refresh; nothing to catch up, nothing read.
-    // (Past the one ResourceSlice list this API server answers 404: it does not serve DRA.)
-    expect(responses.filter((r) => r.request.includes('/resourceslices')).map((r) => r.status)).toEqual([404]);
-    const core = responses.filter((r) => !r.request.includes('/resourceslices'));
+    // (Past the one ResourceSlice list and the one ResourceClaim list this API server answers 404: it does not serve DRA.)
+    const dra = responses.filter((r) => r.request.includes('/apis/resource.k8s.io/'));
+    expect(dra.map((r) => `${r.request.split('?')[0] ?? ''} ${r.status}`).sort()).toEqual([
+      'GET /apis/resource.k8s.io/v1/resourceclaims 404',
+      'GET /apis/resource.k8s.io/v1/resourceslices 404',
+    ]);
+    const core = responses.filter((r) => !r.request.includes('/apis/resource.k8s.io/'));
     expect(core.map((r) => r.watch)).toEqual([false, false, true, true, true, true, true, true]);
     expect(core.slice(0, 2).every((r) => r.bytes > 100)).toBe(true);
     expect(core.slice(-2).map((r) => r.bytes)).toEqual([0, 0]);
@@ -216,7 +226,7 @@ describe('kubernetesClusterSource with ResourceSlices', () => {
     const first = await cluster.load();
     expect(api.sliceRequests).toEqual([{ watch: false, fieldSelector: 'spec.driver=gpu.nvidia.com', status: 200 }]);
     expect(first.getNode('d')).toMatchObject({ gpuCount: 8, freeWholeGpus: 5, gpuModelName: 'H100', gpuMemoryMiB: 81559 });
-    expect(first.draGpus.get('d')?.devices).toBe(8);
+    expect(first.dra.gpusByNode.get('d')?.devices).toBe(8);
     expect(first.getNode('a')?.freeWholeGpus).toBe(6);
 
     // The driver publishes a new generation with one GPU gone: the watch brings it, the old slice is outdone.
@@ -228,6 +238,28 @@ describe('kubernetesClusterSource with ResourceSlices', () => {
 
     // Nothing changed: the snapshot is kept.
     expect(await cluster.load()).toBe(second);
+  });
+
+  it('watches ResourceClaims: GPUs a claim is allocated are taken on the node, and freed when the claim goes', async () => {
+    api.draServed = true;
+    api.change('nodes', 'ADDED', draNode('d'));
+    api.change('resourceslices', 'ADDED', { ...nvidiaResourceSlice('d', 8, DRA_GPUS.h100), metadata: { name: 'd-gpu.nvidia.com-1' } });
+    api.change('resourceclaims', 'ADDED', nvidiaGpuClaim('waiting', 'ml', 2));
+    const cluster = source();
+    const first = await cluster.load();
+    expect(first.gpuClaim('ml/waiting')).toMatchObject({ requests: [{ count: 2 }], isAllocated: false });
+    expect(first.getNode('d')).toMatchObject({ gpuCount: 8, freeWholeGpus: 8 });
+
+    api.change('resourceclaims', 'MODIFIED', nvidiaGpuClaim('waiting', 'ml', 2, [], { node: 'd', devices: ['gpu-0', 'gpu-1'] }));
+    const second = await cluster.load();
+    expect(api.claimRequests.map((r) => (r.watch ? 'watch' : 'list'))).toEqual(['list', 'watch']);
+    expect(second.getNode('d')).toMatchObject({ claimedGpus: 2, freeWholeGpus: 6 });
+    expect(first.getNode('d')?.freeWholeGpus).toBe(8);
+
+    api.change('resourceclaims', 'DELETED', nvidiaGpuClaim('waiting', 'ml', 2, [], { node: 'd', devices: ['gpu-0', 'gpu-1'] }));
+    const third = await cluster.load();
+    expect(third.getNode('d')).toMatchObject({ claimedGpus: 0, freeWholeGpus: 8 });
+    expect(third.gpuClaim('ml/waiting')).toBeUndefined();
   });
 
   it('a 404 on resource.k8s.io means no DRA, not a failure; the group is asked for again only after DRA_ABSENT_RECHECK_MS', async () => {

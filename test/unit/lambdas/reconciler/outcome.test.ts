@@ -1,7 +1,7 @@
-import type { V1Node, V1Pod, V1ResourceSlice } from '@kubernetes/client-node';
+import type { ResourceV1ResourceClaim, V1Node, V1Pod, V1ResourceSlice } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { reconcileOutcome } from '../../../../lambdas/reconciler/outcome';
-import { DRA_GPUS, nvidiaGpuDevice, nvidiaResourceSlice, type DraGpuModel } from '../../../../local/dra-gpu-driver';
+import { DRA_GPUS, nvidiaGpuClaim, nvidiaGpuDevice, nvidiaResourceSlice, type DraGpuModel } from '../../../../local/dra-gpu-driver';
 import { gpuNode, gpuPod } from '../scheduling/kube-objects';
 
 const NOW = new Date('2026-12-01T10:00:00Z');
@@ -20,7 +20,7 @@ describe('reconcileOutcome', () => {
         status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', message: '0/2 nodes are available: 2 Insufficient nvidia.com/gpu.' }] },
       },
     ];
-    const outcome = reconcileOutcome(nodes, pods, [], 'gpu-scheduler', NOW);
+    const outcome = reconcileOutcome(nodes, pods, { resourceSlices: [], resourceClaims: [] }, 'gpu-scheduler', NOW);
     expect(outcome.gpus).toMatchObject({ nodes: 2, allocatable: 12, allocated: 7, idle: 5 });
     expect(Object.keys(outcome.byModel)).toEqual(['A100', 'T4']);
     expect(outcome.byModel.A100).toMatchObject({ allocatable: 8, allocated: 6, idle: 2 });
@@ -43,7 +43,7 @@ describe('reconcileOutcome with GPUs from NVIDIA DRA driver (KEP-5004)', () => {
 
   it('counts a DRA node\'s GPUs from its slices and its bound nvidia.com/gpu pods against them, beside device-plugin nodes', () => {
     const slices = [slice('p5', 8, DRA_GPUS.h100), slice('g5', 4, DRA_GPUS.a10g)];
-    const outcome = reconcileOutcome(nodes, pods, slices, 'gpu-scheduler', NOW);
+    const outcome = reconcileOutcome(nodes, pods, { resourceSlices: slices, resourceClaims: [] }, 'gpu-scheduler', NOW);
     expect(outcome.gpus).toMatchObject({ nodes: 3, allocatable: 20, allocated: 9, idle: 11 });
     expect(Object.keys(outcome.byModel)).toEqual(['A100', 'A10G', 'H100']);
     expect(outcome.byModel.H100).toMatchObject({ nodes: 1, allocatable: 8, allocated: 6, idle: 2 });
@@ -52,8 +52,26 @@ describe('reconcileOutcome with GPUs from NVIDIA DRA driver (KEP-5004)', () => {
     expect(outcome.invalidNodes).toEqual({ count: 0, examples: [] });
   });
 
+  it('counts the GPUs ResourceClaims hold on a DRA node as allocated, and pods waiting on a claim as pending GPU pods', () => {
+    const slices = [slice('p5', 8, DRA_GPUS.h100), slice('g5', 4, DRA_GPUS.a10g)];
+    const claims = [
+      nvidiaGpuClaim('train-gpus', 'ml', 2, [], { node: 'p5', devices: ['gpu-6', 'gpu-7'] }),
+      nvidiaGpuClaim('waiting-gpus', 'ml', 1),
+    ] as unknown as ResourceV1ResourceClaim[];
+    const waiting = {
+      metadata: { name: 'waiting', namespace: 'ml', creationTimestamp: new Date(NOW.getTime() - 60_000) },
+      spec: { schedulerName: 'gpu-scheduler', resourceClaims: [{ name: 'gpus', resourceClaimTemplateName: 't' }], containers: [{ name: 'main' }] },
+      status: { phase: 'Pending', resourceClaimStatuses: [{ name: 'gpus', resourceClaimName: 'waiting-gpus' }] },
+    } as unknown as V1Pod;
+    const outcome = reconcileOutcome(nodes, [...pods, waiting], { resourceSlices: slices, resourceClaims: claims }, 'gpu-scheduler', NOW);
+    // 9 through nvidia.com/gpu as before, and the claim's 2 on p5.
+    expect(outcome.gpus).toMatchObject({ nodes: 3, allocatable: 20, allocated: 11, idle: 9 });
+    expect(outcome.byModel.H100).toMatchObject({ allocatable: 8, allocated: 8, idle: 0 });
+    expect(outcome.pending).toMatchObject({ count: 1, oldestSeconds: 60 });
+  });
+
   it('without slices (none listed, or the listing failed) a DRA node counts no GPUs; device-plugin nodes still do', () => {
-    const outcome = reconcileOutcome(nodes, pods, [], 'gpu-scheduler', NOW);
+    const outcome = reconcileOutcome(nodes, pods, { resourceSlices: [], resourceClaims: [] }, 'gpu-scheduler', NOW);
     expect(outcome.gpus).toMatchObject({ nodes: 1, allocatable: 8, allocated: 2 });
     expect(Object.keys(outcome.byModel)).toEqual(['A100']);
   });
@@ -64,7 +82,7 @@ describe('reconcileOutcome with GPUs from NVIDIA DRA driver (KEP-5004)', () => {
     const tooMany = Array.from({ length: 200 }, (_, minor) => nvidiaGpuDevice(minor, DRA_GPUS.h100));
     const hostile = [...nodes, draNode('huge')];
     const slices = [slice('p5', 1, DRA_GPUS.h100, [nameless]), slice('g5', 4, DRA_GPUS.a10g), slice('huge', 200, DRA_GPUS.h100, tooMany)];
-    const outcome = reconcileOutcome(hostile, [...pods, gpuPod('greedy', { gpus: 64, nodeName: 'huge' }) as V1Pod], slices, 'gpu-scheduler', NOW);
+    const outcome = reconcileOutcome(hostile, [...pods, gpuPod('greedy', { gpus: 64, nodeName: 'huge' }) as V1Pod], { resourceSlices: slices, resourceClaims: [] }, 'gpu-scheduler', NOW);
     expect(outcome.gpus).toMatchObject({ nodes: 2, allocatable: 12, allocated: 3, idle: 9 });
     expect(Object.keys(outcome.byModel)).toEqual(['A100', 'A10G']);
     expect(outcome.invalidNodes.count).toBe(2);

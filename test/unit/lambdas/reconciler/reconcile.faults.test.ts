@@ -48,6 +48,7 @@ const cluster = (pods: V1Pod[]): ClusterReader => ({
   listPods: async () => ({ optedIn: pods, all: pods }),
   listNodes: async (): Promise<V1Node[]> => [],
   listGpuResourceSlices: async () => [],
+  listResourceClaims: async () => [],
 });
 
 describe('reconcile under faults', () => {

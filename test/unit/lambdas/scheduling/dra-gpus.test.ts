@@ -34,7 +34,7 @@ function pod(name: string, nodeName: string, gpus: number): Record<string, unkno
 describe('draGpusByNode: NVIDIA ResourceSlices', () => {
   it('counts the full GPUs of a node, with the model and NVML memory the driver publishes', () => {
     const gpus = draGpusByNode(reduced(slice('p5', 8)));
-    expect(gpus.get('p5')).toEqual({ devices: 8, model: 'NVIDIA H100 80GB HBM3', memoryMiB: 81559, invalid: undefined });
+    expect(gpus.get('p5')).toEqual({ devices: 8, claimed: 0, model: 'NVIDIA H100 80GB HBM3', memoryMiB: 81559, invalid: undefined });
   });
 
   it('ignores other drivers, slices without a node, and MIG devices', () => {
@@ -124,7 +124,7 @@ describe('snapshotFromKubernetes with ResourceSlices', () => {
     expect(dra).toMatchObject({ gpuCount: 8, freeWholeGpus: 5, gpuModelName: 'H100', gpuMemoryMiB: 81559, gpuUsableMemoryMiB: 81920 });
     expect(snapshot.getNode('plugin-a100')).toMatchObject({ gpuCount: 8, freeWholeGpus: 6 });
     expect(snapshot.getNode('cpu')?.gpuCount).toBe(0);
-    expect(snapshot.draGpus.get('dra-h100')?.devices).toBe(8);
+    expect(snapshot.dra.gpusByNode.get('dra-h100')?.devices).toBe(8);
     expect(podInfoFromKubernetes(pods[0])?.demand.gpuCount).toBe(3);
   });
 });

@@ -6,7 +6,7 @@ const { reconciler, labeler, extender } = LAMBDA_KUBERNETES_ACCESS;
 const PODS = { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'patch'] };
 const NODES = { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'patch'] };
 /** The reconciler's outcome reads NVIDIA's slices once per run: list only, no watch, no get. */
-const SLICES_LIST = { apiGroups: ['resource.k8s.io'], resources: ['resourceslices'], verbs: ['list'] };
+const SLICES_LIST = { apiGroups: ['resource.k8s.io'], resources: ['resourceslices', 'resourceclaims'], verbs: ['list'] };
 
 const summary = (objects: Record<string, unknown>[]) =>
   objects.map((o) => {
@@ -15,16 +15,16 @@ const summary = (objects: Record<string, unknown>[]) =>
   });
 
 describe('lambdaRbacManifests', () => {
-  it('lets the extender list and watch nodes, pods and ResourceSlices (its cache lists once, then watches), and nothing else', () => {
+  it('lets the extender list and watch nodes, pods, ResourceSlices and ResourceClaims (its cache lists once, then watches), and nothing else', () => {
     const objects = lambdaRbacManifests(extender);
     expect(summary(objects)).toEqual(['ClusterRole gpu-scheduling-extender', 'ClusterRoleBinding gpu-scheduling-extender']);
     expect(objects[0]?.rules).toEqual([
       { apiGroups: [''], resources: ['nodes', 'pods'], verbs: ['list', 'watch'] },
-      { apiGroups: ['resource.k8s.io'], resources: ['resourceslices'], verbs: ['list', 'watch'] },
+      { apiGroups: ['resource.k8s.io'], resources: ['resourceslices', 'resourceclaims'], verbs: ['list', 'watch'] },
     ]);
   });
 
-  it('grants the reconciler pods cluster-wide when it is limited to no namespace, and only list on ResourceSlices', () => {
+  it('grants the reconciler pods cluster-wide when it is limited to no namespace, and only list on ResourceSlices and ResourceClaims', () => {
     const objects = lambdaRbacManifests(reconciler, []);
     expect(summary(objects)).toEqual(['ClusterRole gpu-scheduling-reconciler', 'ClusterRoleBinding gpu-scheduling-reconciler']);
     expect(objects[0]?.rules).toEqual([NODES, SLICES_LIST, PODS]);
