@@ -2,26 +2,28 @@
 // Go module with the kwok cloud provider (local/build-karpenter.ts), its CRDs
 // from the same module, a KWOKNodeClass and a NodePool, and an instance-type
 // list read from EC2 (local/karpenter-instance-types.ts). Karpenter creates a
-// NodeClaim and a Node for each launch; with no kubelet, a stand-in here
-// reports each launched node's capacity (GPUs included) and readiness.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// NodeClaim and a Node for each launch; with no kubelet, a stand-in
+// (local/karpenter-node-boot.ts) reports each launched node's capacity (GPUs
+// included) and readiness.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EC2Client } from '@aws-sdk/client-ec2';
-import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type V1CustomResourceDefinition, type V1Node } from '@kubernetes/client-node';
-import { parse } from 'yaml';
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Node } from '@kubernetes/client-node';
 import type { KarpenterBinaries } from './build-karpenter';
 import { httpGet } from './http-probe';
+import { installKarpenterCrds } from './karpenter-crds';
 import { describeKarpenterInstanceTypes, DEFAULT_KARPENTER_INSTANCE_TYPES, type KarpenterInstanceType, type KarpenterInstanceTypeSpec } from './karpenter-instance-types';
+import { NODEPOOL_LABEL, startNodeBoot, type NodeBoot } from './karpenter-node-boot';
 import { ManagedProcess } from './managed-process';
 import { freeLoopbackPort } from './ports';
-import { sleep, waitFor } from './wait';
+import { waitFor } from './wait';
+
+export { NODEPOOL_LABEL } from './karpenter-node-boot';
 
 const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 const KARPENTER = { group: 'karpenter.sh', version: 'v1' } as const;
 const KWOK = { group: 'karpenter.kwok.sh', version: 'v1alpha1' } as const;
-export const NODEPOOL_LABEL = 'karpenter.sh/nodepool';
-const INSTANCE_TYPE_LABEL = 'node.kubernetes.io/instance-type';
 
 export interface NodeSelectorRequirement {
   key: string;
@@ -94,25 +96,6 @@ export interface Karpenter {
   stop(): Promise<void>;
 }
 
-/** Installs (or keeps) the CRDs of the built module and waits until each is Established. */
-export async function installKarpenterCrds(kubeConfig: KubeConfig, binaries: KarpenterBinaries): Promise<void> {
-  const api = kubeConfig.makeApiClient(ApiextensionsV1Api);
-  for (const file of binaries.crdFiles) {
-    const crd = parse(readFileSync(file, 'utf8')) as V1CustomResourceDefinition;
-    const name = crd.metadata?.name;
-    if (!name) throw new Error(`${file} is not a CustomResourceDefinition with a name`);
-    try {
-      await api.createCustomResourceDefinition({ body: crd });
-    } catch (error) {
-      if (!/409|AlreadyExists/i.test(String(error))) throw new Error(`installing CRD ${name} from ${file}: ${String(error)}`);
-    }
-    await waitFor(`CRD ${name} Established`, async () => {
-      const current = await api.readCustomResourceDefinition({ name });
-      return current.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
-    });
-  }
-}
-
 function nodePoolBody(name: string, nodeClassName: string, options: NodePoolOptions): object {
   return {
     apiVersion: `${KARPENTER.group}/${KARPENTER.version}`,
@@ -139,41 +122,6 @@ function nodePoolBody(name: string, nodeClassName: string, options: NodePoolOpti
   };
 }
 
-function isReady(node: V1Node): boolean {
-  return node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-}
-
-/**
- * What a kubelet with NVIDIA's device plugin does when a launched instance
- * boots: report the instance type's capacity (nvidia.com/gpu included) and
- * Ready. Karpenter then finds the node initialized and lifts its taint.
- */
-async function bootLaunchedNodes(core: CoreV1Api, nodePoolName: string, types: ReadonlyMap<string, KarpenterInstanceType>): Promise<void> {
-  const nodes = await core.listNode({ labelSelector: `${NODEPOOL_LABEL}=${nodePoolName}` });
-  for (const node of nodes.items) {
-    const name = node.metadata?.name;
-    if (!name || isReady(node) || node.metadata?.deletionTimestamp) continue;
-    const typeName = node.metadata?.labels?.[INSTANCE_TYPE_LABEL] ?? '';
-    const type = types.get(typeName);
-    if (!type) throw new Error(`Karpenter launched node ${name} of instance type "${typeName}", which is not in its instance-type list`);
-    const now = new Date().toISOString();
-    await core.patchNodeStatus(
-      {
-        name,
-        body: {
-          status: {
-            capacity: type.capacity,
-            allocatable: type.capacity,
-            conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'local harness: launched by Karpenter', lastHeartbeatTime: now, lastTransitionTime: now }],
-            addresses: [{ type: 'Hostname', address: name }],
-          },
-        },
-      },
-      MERGE_PATCH,
-    );
-  }
-}
-
 /** Installs the CRDs, NodeClass and NodePool, writes the instance-type list, starts Karpenter and waits for /readyz. */
 export async function startKarpenter(options: KarpenterOptions): Promise<Karpenter> {
   const { kubeConfig } = options;
@@ -181,68 +129,18 @@ export async function startKarpenter(options: KarpenterOptions): Promise<Karpent
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   const nodePoolName = options.nodePool?.name ?? 'gpu';
   const nodeClassName = nodePoolName;
+  const nodeClasses = { ...KWOK, plural: 'kwoknodeclasses' };
 
   const instanceTypes = await describeKarpenterInstanceTypes(
     options.ec2,
     options.instanceTypes ?? DEFAULT_KARPENTER_INSTANCE_TYPES.map((instanceType) => ({ instanceType })),
   );
-  const byName = new Map(instanceTypes.map((type) => [type.kwok.name, type]));
   mkdirSync(options.workDir, { recursive: true });
   const instanceTypesFile = join(options.workDir, `karpenter-${nodePoolName}-instance-types.json`);
   writeFileSync(instanceTypesFile, JSON.stringify(instanceTypes.map((type) => type.kwok), null, 2));
 
-  await installKarpenterCrds(kubeConfig, options.binaries);
-  const nodeClasses = { ...KWOK, plural: 'kwoknodeclasses' };
-  await custom.createClusterCustomObject({
-    ...nodeClasses,
-    body: { apiVersion: `${KWOK.group}/${KWOK.version}`, kind: 'KWOKNodeClass', metadata: { name: nodeClassName }, spec: {} },
-  });
-  // The kwok provider runs no NodeClass controller; a cloud provider's would
-  // mark its class Ready once resolved, and Karpenter launches only for a
-  // NodePool whose class is Ready.
-  const now = new Date().toISOString();
-  await custom.patchClusterCustomObjectStatus(
-    {
-      ...nodeClasses,
-      name: nodeClassName,
-      body: { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: now, observedGeneration: 1 }] } },
-    },
-    MERGE_PATCH,
-  );
-  await custom.createClusterCustomObject({ ...KARPENTER, plural: 'nodepools', body: nodePoolBody(nodePoolName, nodeClassName, options.nodePool ?? {}) });
-
-  const metricsPort = await freeLoopbackPort();
-  const healthPort = await freeLoopbackPort();
-  const proc = new ManagedProcess({
-    name: `karpenter-${nodePoolName}`,
-    command: options.binaries.binary,
-    args: [],
-    logFile: join(options.workDir, `karpenter-${nodePoolName}.log`),
-    env: {
-      ...process.env,
-      KUBECONFIG: options.kubeconfigPath,
-      INSTANCE_TYPES_FILE_PATH: instanceTypesFile,
-      DISABLE_LEADER_ELECTION: 'true',
-      METRICS_PORT: String(metricsPort),
-      HEALTH_PROBE_PORT: String(healthPort),
-      BATCH_IDLE_DURATION: options.batchIdle ?? '500ms',
-      BATCH_MAX_DURATION: options.batchMax ?? '3s',
-      LOG_LEVEL: 'debug',
-    },
-  });
-
-  let booting = true;
-  let bootError: unknown;
-  const bootLoop = (async () => {
-    while (booting) {
-      try {
-        await bootLaunchedNodes(core, nodePoolName, byName);
-      } catch (error) {
-        bootError = error;
-      }
-      await sleep(250);
-    }
-  })();
+  let proc: ManagedProcess | undefined;
+  let boot: NodeBoot | undefined;
 
   const listNodeClaims = async (): Promise<NodeClaim[]> => {
     const list = (await custom.listClusterCustomObject({ ...KARPENTER, plural: 'nodeclaims', labelSelector: `${NODEPOOL_LABEL}=${nodePoolName}` })) as { items: NodeClaim[] };
@@ -250,67 +148,109 @@ export async function startKarpenter(options: KarpenterOptions): Promise<Karpent
   };
   const listNodes = async (): Promise<V1Node[]> => (await core.listNode({ labelSelector: `${NODEPOOL_LABEL}=${nodePoolName}` })).items;
 
-  const removeFinalizersAndDelete = async (kind: string, patch: () => Promise<unknown>, remove: () => Promise<unknown>): Promise<void> => {
+  /** Removes the object's finalizers, then deletes it; one already gone is fine. */
+  const forceDelete = async (what: string, patch: () => Promise<unknown>, remove: () => Promise<unknown>): Promise<void> => {
     for (const step of [patch, remove]) {
       await step().catch((error: unknown) => {
-        if (!/404|not found/i.test(String(error))) throw new Error(`deleting ${kind}: ${String(error)}`);
+        if (!/404|not found/i.test(String(error))) throw new Error(`deleting ${what}: ${String(error)}`);
       });
     }
   };
+  const noFinalizers = { metadata: { finalizers: null } };
 
   const stop = async (): Promise<void> => {
-    await proc.stop();
-    booting = false;
-    await bootLoop;
+    await proc?.stop();
+    await boot?.stop();
     for (const claim of await listNodeClaims()) {
       const name = claim.metadata.name;
-      await removeFinalizersAndDelete(
+      await forceDelete(
         `NodeClaim ${name}`,
-        () => custom.patchClusterCustomObject({ ...KARPENTER, plural: 'nodeclaims', name, body: { metadata: { finalizers: null } } }, MERGE_PATCH),
+        () => custom.patchClusterCustomObject({ ...KARPENTER, plural: 'nodeclaims', name, body: noFinalizers }, MERGE_PATCH),
         () => custom.deleteClusterCustomObject({ ...KARPENTER, plural: 'nodeclaims', name }),
       );
     }
     for (const node of await listNodes()) {
       const name = node.metadata?.name ?? '';
-      await removeFinalizersAndDelete(
+      await forceDelete(
         `Node ${name}`,
-        () => core.patchNode({ name, body: { metadata: { finalizers: null } } }, MERGE_PATCH),
+        () => core.patchNode({ name, body: noFinalizers }, MERGE_PATCH),
         () => core.deleteNode({ name }),
       );
     }
-    await removeFinalizersAndDelete(
+    await forceDelete(
       `NodePool ${nodePoolName}`,
-      () => custom.patchClusterCustomObject({ ...KARPENTER, plural: 'nodepools', name: nodePoolName, body: { metadata: { finalizers: null } } }, MERGE_PATCH),
+      () => custom.patchClusterCustomObject({ ...KARPENTER, plural: 'nodepools', name: nodePoolName, body: noFinalizers }, MERGE_PATCH),
       () => custom.deleteClusterCustomObject({ ...KARPENTER, plural: 'nodepools', name: nodePoolName }),
     );
-    await removeFinalizersAndDelete(
+    await forceDelete(
       `KWOKNodeClass ${nodeClassName}`,
-      () => custom.patchClusterCustomObject({ ...nodeClasses, name: nodeClassName, body: { metadata: { finalizers: null } } }, MERGE_PATCH),
+      () => custom.patchClusterCustomObject({ ...nodeClasses, name: nodeClassName, body: noFinalizers }, MERGE_PATCH),
       () => custom.deleteClusterCustomObject({ ...nodeClasses, name: nodeClassName }),
     );
   };
 
   try {
+    await installKarpenterCrds(kubeConfig, options.binaries);
+    await custom.createClusterCustomObject({
+      ...nodeClasses,
+      body: { apiVersion: `${KWOK.group}/${KWOK.version}`, kind: 'KWOKNodeClass', metadata: { name: nodeClassName }, spec: {} },
+    });
+    // The kwok provider runs no NodeClass controller; a cloud provider's would
+    // mark its class Ready once resolved, and Karpenter launches only for a
+    // NodePool whose class is Ready.
+    await custom.patchClusterCustomObjectStatus(
+      {
+        ...nodeClasses,
+        name: nodeClassName,
+        body: { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: new Date().toISOString(), observedGeneration: 1 }] } },
+      },
+      MERGE_PATCH,
+    );
+    await custom.createClusterCustomObject({ ...KARPENTER, plural: 'nodepools', body: nodePoolBody(nodePoolName, nodeClassName, options.nodePool ?? {}) });
+
+    const healthPort = await freeLoopbackPort();
+    const started = new ManagedProcess({
+      name: `karpenter-${nodePoolName}`,
+      command: options.binaries.binary,
+      args: [],
+      logFile: join(options.workDir, `karpenter-${nodePoolName}.log`),
+      env: {
+        ...process.env,
+        KUBECONFIG: options.kubeconfigPath,
+        INSTANCE_TYPES_FILE_PATH: instanceTypesFile,
+        DISABLE_LEADER_ELECTION: 'true',
+        METRICS_PORT: String(await freeLoopbackPort()),
+        HEALTH_PROBE_PORT: String(healthPort),
+        BATCH_IDLE_DURATION: options.batchIdle ?? '500ms',
+        BATCH_MAX_DURATION: options.batchMax ?? '3s',
+        LOG_LEVEL: 'debug',
+      },
+    });
+    proc = started;
+    boot = startNodeBoot(core, nodePoolName, instanceTypes);
     await waitFor(
       `Karpenter /readyz on port ${healthPort}`,
       async () => ((await httpGet(`http://127.0.0.1:${healthPort}/readyz`)).status === 200 ? true : undefined),
-      { timeoutMs: 90_000, failFast: () => proc.assertRunning() },
+      { timeoutMs: 90_000, failFast: () => started.assertRunning() },
     );
   } catch (error) {
+    const tail = proc ? `\n--- Karpenter log tail ---\n${proc.logTail()}` : '';
     await stop().catch(() => undefined);
-    throw new Error(`${String(error instanceof Error ? error.message : error)}\n--- Karpenter log tail ---\n${proc.logTail()}`);
+    throw new Error(`Karpenter (NodePool ${nodePoolName}) did not start: ${error instanceof Error ? error.message : String(error)}${tail}`);
   }
+  const running = proc;
+  const nodeBoot = boot;
 
   return {
-    process: proc,
+    process: running,
     nodePoolName,
     nodeClassName,
     instanceTypes,
     listNodeClaims,
     listNodes,
     logTail: (lines = 40) => {
-      const stall = bootError === undefined ? '' : `\n(node stand-in's last error: ${String(bootError)})`;
-      return proc.logTail(lines) + stall;
+      const bootError = nodeBoot.lastError === undefined ? '' : `\n(node stand-in's last error: ${String(nodeBoot.lastError)})`;
+      return running.logTail(lines) + bootError;
     },
     stop,
   };

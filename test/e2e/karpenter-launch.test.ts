@@ -71,6 +71,9 @@ beforeAll(async () => {
 afterAll(async () => {
   if (karpenter) console.log(`--- Karpenter log tail ---\n${karpenter.logTail(20)}`);
   await karpenter?.stop();
+  // stop() leaves nothing of Karpenter's behind for the next file.
+  if (karpenter) expect(await karpenter.listNodes()).toEqual([]);
+  if (karpenter) expect(await karpenter.listNodeClaims()).toEqual([]);
   await harness.tearDown(namespace, scheduler, adapter);
 }, 120_000);
 
