@@ -3,14 +3,15 @@
 // Kubernetes version pinned in local/kube-binaries/go.mod.
 //
 //   npx tsx local/build-binaries.ts      # prints the directory holding the binaries
-import { spawn, spawnSync } from 'node:child_process';
+//
+// Run directly, it then builds Karpenter's kwok provider too (local/build-karpenter.ts).
 import { existsSync, mkdirSync, readFileSync, rmSync, renameSync, cpSync, accessSync, constants } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { LOCALLY_BUILT_MINOR, locallyBuiltRelease } from '../cdk/app-config/kubernetes-releases';
 import { errorMessage } from '../lambdas/common/error-message';
+import { ensureKarpenterBinaries } from './build-karpenter';
+import { cacheRoot, requireGo, runGo } from './go-build';
 
 export const KUBE_BINARY_NAMES = ['kube-apiserver', 'kube-scheduler', 'kube-controller-manager', 'etcd'] as const;
 export type KubeBinaryName = (typeof KUBE_BINARY_NAMES)[number];
@@ -50,11 +51,6 @@ export function pinnedKubernetesVersion(): string {
   return match[1];
 }
 
-export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.EKS_GPU_SCHEDULING_CACHE) return resolve(env.EKS_GPU_SCHEDULING_CACHE);
-  return join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'eks-gpu-scheduling');
-}
-
 function binariesIn(binDir: string, version: string): KubeBinaries {
   const path = Object.fromEntries(KUBE_BINARY_NAMES.map((name) => [name, join(binDir, name)])) as Record<
     KubeBinaryName,
@@ -81,19 +77,6 @@ export function findKubeBinaries(env: NodeJS.ProcessEnv = process.env): KubeBina
   return isComplete(binaries) ? binaries : undefined;
 }
 
-function requireGo(): string {
-  const probe = spawnSync('go', ['version'], { encoding: 'utf8' });
-  if (probe.error || probe.status !== 0) {
-    throw new Error(
-      'Go is required to build the local Kubernetes control plane (kube-apiserver, kube-scheduler, ' +
-        'kube-controller-manager, etcd) but `go version` failed: ' +
-        (probe.error?.message ?? probe.stderr.trim()) +
-        '. Install Go >= 1.26 (https://go.dev/dl/; k8s.io/kubernetes v1.36 needs it) and make sure `go` is on PATH.',
-    );
-  }
-  return probe.stdout.trim();
-}
-
 function ldflags(version: string): string {
   const [major, minor] = version.replace(/^v/, '').split('.');
   const x = (pkg: string, key: string, value: string): string => `-X ${pkg}.${key}=${value}`;
@@ -104,29 +87,6 @@ function ldflags(version: string): string {
     x(pkg, 'gitTreeState', 'clean'),
   ];
   return ['-s', '-w', ...stamp('k8s.io/component-base/version'), ...stamp('k8s.io/client-go/pkg/version')].join(' ');
-}
-
-function runGo(args: string[], cwd: string, onLine: (line: string) => void): Promise<void> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn('go', args, {
-      cwd,
-      env: { ...process.env, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=readonly', CGO_ENABLED: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const tail: string[] = [];
-    const collect = (line: string): void => {
-      tail.push(line);
-      if (tail.length > 40) tail.shift();
-      onLine(line);
-    };
-    createInterface({ input: child.stdout }).on('line', collect);
-    createInterface({ input: child.stderr }).on('line', collect);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) resolvePromise();
-      else reject(new Error(`go ${args[0]} exited with ${code}:\n${tail.join('\n')}`));
-    });
-  });
 }
 
 async function countPackages(workDir: string): Promise<number> {
@@ -146,7 +106,7 @@ export async function ensureKubeBinaries(log: (message: string) => void = consol
   const cached = findKubeBinaries();
   if (cached) return cached;
 
-  const goVersion = requireGo();
+  const goVersion = requireGo('the local Kubernetes control plane (kube-apiserver, kube-scheduler, kube-controller-manager, etcd)');
   const version = pinnedKubernetesVersion();
   const root = cacheRoot();
   const finalDir = join(root, `k8s-${version}`);
@@ -201,8 +161,12 @@ const invokedDirectly = process.argv[1] !== undefined && resolve(process.argv[1]
 if (invokedDirectly) {
   const started = Date.now();
   ensureKubeBinaries()
-    .then((binaries) => {
+    .then(async (binaries) => {
       console.log(`[kube-binaries] ready in ${((Date.now() - started) / 1000).toFixed(1)}s: ${binaries.binDir}`);
+      // Karpenter (its kwok provider) runs in the e2e tests beside the control plane.
+      const karpenterStarted = Date.now();
+      const karpenter = await ensureKarpenterBinaries();
+      console.log(`[karpenter] ready in ${((Date.now() - karpenterStarted) / 1000).toFixed(1)}s: ${karpenter.binary}`);
     })
     .catch((error: unknown) => {
       console.error(errorMessage(error));

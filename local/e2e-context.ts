@@ -4,6 +4,7 @@
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { beforeEach, inject, onTestFailed } from 'vitest';
+import type { KarpenterBinaries } from './build-karpenter';
 import type { ControlPlaneInfo } from './control-plane';
 import { startKubeScheduler } from './kube-scheduler';
 import type { ManagedProcess } from './managed-process';
@@ -16,6 +17,8 @@ import { waitFor } from './wait';
 export interface LocalHarnessInfo {
   controlPlane: ControlPlaneInfo;
   motoUrl: string;
+  /** Karpenter's kwok provider and CRDs (local/build-karpenter.ts); files start it with local/karpenter.ts. */
+  karpenter: KarpenterBinaries;
 }
 
 declare module 'vitest' {
