@@ -22,9 +22,9 @@ import { markPodRunning } from '../../local/pod-status';
 
 const harness = e2eHarness();
 const { core } = harness;
-// The extender's own least-privilege identity: list and watch nodes, pods and ResourceSlices, nothing else.
-/** Nodes, bound pods and NVIDIA's ResourceSlices: this API server serves resource.k8s.io/v1, so each is listed, then watched. */
-const COLLECTIONS = 3;
+// The extender's own least-privilege identity: list and watch nodes, pods, ResourceSlices and ResourceClaims, nothing else.
+/** Nodes, bound pods, NVIDIA's ResourceSlices and ResourceClaims: this API server serves resource.k8s.io/v1, so each is listed, then watched. */
+const COLLECTIONS = 4;
 const kubeconfig = harness.info.controlPlane.lambdaKubeconfigs.extender;
 /** As EXTENDER_NODE_LABEL_SELECTOR would be set: a node that loses the label leaves the watch. */
 const NODE_SELECTOR = 'gpu.nvidia.com/model';
