@@ -17,7 +17,7 @@ const PROBE_NAMESPACE = 'gpu-intent-probe';
 export async function installGpuIntentPolicies(admin: KubeConfig, annotationCheck: AnnotationCheckAction = APP_CONFIG_DEFAULTS.admission.gpuAnnotations): Promise<void> {
   const schedulerName = APP_CONFIG_DEFAULTS.scheduler.name;
   const objects = KubernetesObjectApi.makeApiClient(admin);
-  for (const manifest of gpuIntentManifests({ schedulerName, annotationCheck })) await objects.create(manifest as KubernetesObject);
+  for (const manifest of gpuIntentManifests({ schedulerName, annotationCheck, kubernetesVersion: APP_CONFIG_DEFAULTS.kubernetesVersion })) await objects.create(manifest as KubernetesObject);
 
   const core = admin.makeApiClient(CoreV1Api);
   await core.createNamespace({ body: { metadata: { name: PROBE_NAMESPACE, labels: { [NAMESPACE_OPT_IN.key]: NAMESPACE_OPT_IN.value } } } });

@@ -117,7 +117,11 @@ export class GpuSchedulingStack extends Stack {
     // What the writing Lambdas' patches may change, enforced by the API server itself.
     target.cluster.addManifest('LambdaWriteLimits', ...lambdaWriteLimitManifests());
     // GPU intent at admission: opt-in namespaces, node affinity every scheduler and autoscaler reads, annotation checks.
-    target.cluster.addManifest('GpuIntentPolicies', ...gpuIntentManifests({ schedulerName: config.scheduler.name, annotationCheck: config.admission.gpuAnnotations }));
+    target.cluster.addManifest('GpuIntentPolicies', ...gpuIntentManifests({
+        schedulerName: config.scheduler.name,
+        annotationCheck: config.admission.gpuAnnotations,
+        kubernetesVersion: config.kubernetesVersion,
+      }));
 
     new SecondScheduler(this, 'SecondScheduler', {
       target,

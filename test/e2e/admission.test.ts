@@ -176,7 +176,7 @@ describe('GPU annotation checks, in every namespace', () => {
       await admission.replaceValidatingAdmissionPolicyBinding({ name, body: { ...binding, spec: { ...binding.spec, validationActions: actions } } });
     };
     // The binding the app deploys with deny, applied over the harness's.
-    const denyBinding = gpuIntentManifests({ schedulerName: GPU_SCHEDULER_NAME, annotationCheck: 'deny' }).find((o) => o.kind === 'ValidatingAdmissionPolicyBinding');
+    const denyBinding = gpuIntentManifests({ schedulerName: GPU_SCHEDULER_NAME, annotationCheck: 'deny', kubernetesVersion: '1.36' }).find((o) => o.kind === 'ValidatingAdmissionPolicyBinding');
     const denyActions = (denyBinding?.spec as { validationActions: string[] }).validationActions;
     await setActions(denyActions);
     try {
@@ -212,7 +212,7 @@ describe('the policies are the deploying identity\'s alone', () => {
       const kc = new KubeConfig();
       kc.loadFromFile(h.info.controlPlane.lambdaKubeconfigs[component]);
       const objects = KubernetesObjectApi.makeApiClient(kc);
-      for (const manifest of gpuIntentManifests({ schedulerName: GPU_SCHEDULER_NAME, annotationCheck: 'warn' })) {
+      for (const manifest of gpuIntentManifests({ schedulerName: GPU_SCHEDULER_NAME, annotationCheck: 'warn', kubernetesVersion: '1.36' })) {
         const error = await objects.delete({ apiVersion: String(manifest.apiVersion), kind: String(manifest.kind), metadata: { name: (manifest.metadata as { name: string }).name } }, undefined, 'All').then(
           () => undefined,
           (e: unknown) => e,

@@ -15,6 +15,7 @@
 // All act on CREATE only: a running pod's spec cannot change, and updates
 // by the reconciler (deletion cost) must never be judged here.
 import { MAX_GROUP_SIZE, POD_ANNOTATION, GPU_RESOURCE, SHARED_GPU_RESOURCE, MIG_RESOURCE_PREFIX } from '../../../lambdas/scheduling/keys';
+import type { KubernetesMinorVersion } from '../../app-config/app-config';
 import type { KubernetesObject } from '../scheduler/second-scheduler-manifests';
 import {
   AFFINITY_LABELLERS,
@@ -39,7 +40,16 @@ export interface GpuIntentOptions {
   /** The GPU scheduler's profile name (scheduler.name). */
   readonly schedulerName: string;
   readonly annotationCheck: AnnotationCheckAction;
+  /**
+   * The cluster's minor version. MutatingAdmissionPolicy is GA from 1.36;
+   * on 1.35 it is beta and off (EKS enables no beta API), so there the
+   * mutating policies are left out: creating them would fail the deploy.
+   */
+  readonly kubernetesVersion: KubernetesMinorVersion;
 }
+
+/** The first minor version that serves admissionregistration.k8s.io/v1 MutatingAdmissionPolicy. */
+const MUTATING_POLICY_GA = '1.36';
 
 export const GPU_INTENT_POLICY_NAMES = {
   optIn: 'gpu-scheduling-gpu-scheduler-opt-in',
@@ -249,14 +259,19 @@ const binding = (kind: 'MutatingAdmissionPolicyBinding' | 'ValidatingAdmissionPo
   spec: { policyName: name, ...spec },
 });
 
-/** The three policies and their bindings, in the order to apply them. */
+/** The three policies and their bindings (only the validating one before 1.36), in the order to apply them. */
 export function gpuIntentManifests(options: GpuIntentOptions): KubernetesObject[] {
   const { optIn, affinity, annotationCheck } = GPU_INTENT_POLICY_NAMES;
+  const mutating = Number(options.kubernetesVersion.split('.')[1]) >= Number(MUTATING_POLICY_GA.split('.')[1]);
   return [
-    optInPolicy(options),
-    binding('MutatingAdmissionPolicyBinding', optIn, { matchResources: OPTED_IN_NAMESPACES }),
-    affinityPolicy(options),
-    binding('MutatingAdmissionPolicyBinding', affinity, { matchResources: OPTED_IN_NAMESPACES }),
+    ...(mutating
+      ? [
+          optInPolicy(options),
+          binding('MutatingAdmissionPolicyBinding', optIn, { matchResources: OPTED_IN_NAMESPACES }),
+          affinityPolicy(options),
+          binding('MutatingAdmissionPolicyBinding', affinity, { matchResources: OPTED_IN_NAMESPACES }),
+        ]
+      : []),
     annotationCheckPolicy(),
     binding('ValidatingAdmissionPolicyBinding', annotationCheck, { validationActions: [options.annotationCheck === 'deny' ? 'Deny' : 'Warn'] }),
   ];

@@ -366,7 +366,7 @@ describe('least privilege', () => {
       .filter((o) => /^(Mutating|Validating)AdmissionPolicy/.test(String(o.kind)))
       .filter((o) => (Object.values(GPU_INTENT_POLICY_NAMES) as string[]).includes((o.metadata as { name: string }).name))
       .map(withoutPruneLabel);
-    expect(deployed).toEqual(gpuIntentManifests({ schedulerName: APP_CONFIG_DEFAULTS.scheduler.name, annotationCheck: 'warn' }));
+    expect(deployed).toEqual(gpuIntentManifests({ schedulerName: APP_CONFIG_DEFAULTS.scheduler.name, annotationCheck: 'warn', kubernetesVersion: APP_CONFIG_DEFAULTS.kubernetesVersion }));
     expect(deployed.find((o) => o.kind === 'ValidatingAdmissionPolicyBinding')?.spec).toMatchObject({ validationActions: ['Warn'] });
   });
 });

@@ -6,7 +6,7 @@ import { memoryBandsByModel } from '../../../../../lambdas/scheduling/gpu-memory
 import { KARPENTER_LABEL } from '../../../../../lambdas/scheduling/keys';
 
 type Manifest = { kind: string; metadata: { name: string }; spec: Record<string, unknown> };
-const manifests = (annotationCheck: 'warn' | 'deny') => gpuIntentManifests({ schedulerName: 'gpu-scheduler', annotationCheck }) as unknown as Manifest[];
+const manifests = (annotationCheck: 'warn' | 'deny') => gpuIntentManifests({ schedulerName: 'gpu-scheduler', annotationCheck, kubernetesVersion: '1.36' }) as unknown as Manifest[];
 
 describe('the GPU-intent admission policies', () => {
   it('are two mutating policies bound to opted-in namespaces and one validating policy bound everywhere, each with its binding', () => {
@@ -29,6 +29,11 @@ describe('the GPU-intent admission policies', () => {
     }
   });
 
+  it('on 1.35, where MutatingAdmissionPolicy is beta and off, only the validating policy and its binding', () => {
+    const objects = gpuIntentManifests({ schedulerName: 'gpu-scheduler', annotationCheck: 'warn', kubernetesVersion: '1.35' }) as unknown as Manifest[];
+    expect(objects.map((o) => o.kind)).toEqual(['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
+  });
+
   it('warn or deny, as admission.gpuAnnotations says', () => {
     const actions = (check: 'warn' | 'deny') => manifests(check).find((o) => o.kind === 'ValidatingAdmissionPolicyBinding')?.spec.validationActions;
     expect(actions('warn')).toEqual(['Warn']);
@@ -36,7 +41,7 @@ describe('the GPU-intent admission policies', () => {
   });
 
   it('name the configured scheduler', () => {
-    const text = JSON.stringify(gpuIntentManifests({ schedulerName: 'team-gpu', annotationCheck: 'warn' }));
+    const text = JSON.stringify(gpuIntentManifests({ schedulerName: 'team-gpu', annotationCheck: 'warn', kubernetesVersion: '1.36' }));
     expect(text).toContain('schedulerName: \\"team-gpu\\"');
     expect(text).not.toContain('gpu-scheduler\\"');
   });
