@@ -7,7 +7,8 @@
 import type { V1Affinity, V1NodeSelectorTerm, V1Pod } from '@kubernetes/client-node';
 import { AdmissionregistrationV1Api, CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AFFINITY_LABELLERS } from '../../cdk/lib/admission/gpu-intent-cel';
+import { AFFINITY_LABELLERS, knownModelValues } from '../../cdk/lib/admission/gpu-intent-cel';
+import { modelMatches, modelTokens } from '../../lambdas/scheduling/gpu-model';
 import { GPU_INTENT_POLICY_NAMES, GPU_NODE_TAINT_KEY, gpuIntentManifests, NAMESPACE_OPT_IN } from '../../cdk/lib/admission/gpu-intent-policies';
 import { kubeStatusCode } from '../../lambdas/kube';
 import { modelLabelValues } from '../../lambdas/scheduling/gpu-label-values';
@@ -119,6 +120,26 @@ describe('in a namespace labelled gpu.nvidia.com/scheduler=enabled', () => {
     expect(ourTolerations(shared)).toEqual([{ key: GPU_NODE_TAINT_KEY, operator: 'Equal', effect: 'NoSchedule' }]);
   });
 
+  it('whatever of the pod\'s affinity exists is kept: pod anti-affinity only, or preferred node affinity only', async () => {
+    const antiAffinity = { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'x' } } }] };
+    const withAnti = await create(optedIn, { annotations: { 'gpu.nvidia.com/memory': '16Gi' }, affinity: { podAntiAffinity: antiAffinity } });
+    expect(withAnti.spec?.affinity?.podAntiAffinity).toEqual(antiAffinity);
+    expect(required(withAnti)).toEqual(expectedTerms([], 16 * 1024));
+    const preferred = [{ weight: 5, preference: { matchExpressions: [{ key: 'example.com/spot', operator: 'DoesNotExist' }] } }];
+    const withPreferred = await create(optedIn, { annotations: { 'gpu.nvidia.com/memory': '16Gi' }, affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: preferred } } });
+    expect(withPreferred.spec?.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution).toEqual(preferred);
+    expect(required(withPreferred)).toEqual(expectedTerms([], 16 * 1024));
+  });
+
+  it('a model named in several words matches only the labels holding every word, as the extender matches names', async () => {
+    const created = await create(optedIn, { annotations: { 'gpu.nvidia.com/model': 'NVIDIA A100 40GB' } });
+    const wanted = modelTokens('NVIDIA A100 40GB');
+    const gfdValues = knownModelValues().filter((k) => k.labeller === 'gfd' && modelMatches(wanted, k.tokens)).map((k) => k.value);
+    expect(gfdValues).toEqual(['NVIDIA-A100-SXM4-40GB', 'NVIDIA-A100-SXM4-40GB-SHARED']);
+    // Karpenter, Auto Mode and our labeler write only `a100` / `A100`: no term of theirs could hold a 40GB A100 by name.
+    expect(required(created)).toEqual([{ matchExpressions: [{ key: 'nvidia.com/gpu.product', operator: 'In', values: gfdValues }] }]);
+  });
+
   it('a model outside the tables is left to the extender (no model term), its memory still translated', async () => {
     const created = await create(optedIn, { annotations: { 'gpu.nvidia.com/model': 'X999', 'gpu.nvidia.com/memory': '40960' } });
     expect(required(created)).toEqual(expectedTerms([], 40960));
@@ -162,7 +183,10 @@ describe('GPU annotation checks, in every namespace', () => {
       'gpu.nvidia.com/memory=lots is not memory per GPU: write MiB as a number (81920) or a quantity such as 80Gi',
     );
     expect(await warningOf(other, { annotations: { 'gpu.nvidia.com/model': 'nvidia|' } })).toContain('gpu.nvidia.com/model=nvidia| names no GPU model');
-    expect(await warningOf(other, { annotations: { 'gpu.nvidia.com/group-size': '0' } })).toContain('gpu.nvidia.com/group-size=0 is not a whole number of pods from 1 to 100000');
+    expect(await warningOf(other, { annotations: { 'gpu.nvidia.com/group-size': '0', 'gpu.nvidia.com/peer-selector': 'job=a' } })).toContain(
+      'gpu.nvidia.com/group-size=0 is not a whole number of pods from 1 to 100000',
+    );
+    expect(await warningOf(other, { annotations: { 'gpu.nvidia.com/group-size': '4' } })).toContain('gpu.nvidia.com/group-size=4 needs gpu.nvidia.com/peer-selector');
     // Well-formed values, in every accepted form, draw none.
     for (const memory of ['80Gi', '81920', '40960.5', '42G']) {
       expect(await warningOf(other, { annotations: { 'gpu.nvidia.com/memory': memory, 'gpu.nvidia.com/model': 'a100, H100' } })).toBe('');

@@ -13,20 +13,16 @@
 //   `gpu.nvidia.com/*` keys and malformed values get a warning, or a
 //   refusal with `admission.gpuAnnotations: deny`.
 // All act on CREATE only: a running pod's spec cannot change, and updates
-// by the reconciler (deletion cost) must never be judged here.
-import { MAX_GROUP_SIZE, POD_ANNOTATION, GPU_RESOURCE, SHARED_GPU_RESOURCE, MIG_RESOURCE_PREFIX } from '../../../lambdas/scheduling/keys';
+// by the reconciler (deletion cost) must never be judged here. All have
+// failurePolicy Ignore: a policy that cannot be evaluated lets the pod
+// through unchanged rather than stopping pod creation across the cluster.
+// The mutating two exist from Kubernetes 1.36 (GA) only.
+import { GPU_RESOURCE, MIG_RESOURCE_PREFIX, POD_ANNOTATION, SHARED_GPU_RESOURCE } from '../../../lambdas/scheduling/keys';
 import type { KubernetesMinorVersion } from '../../app-config/app-config';
 import type { KubernetesObject } from '../scheduler/second-scheduler-manifests';
-import {
-  AFFINITY_LABELLERS,
-  alternativeTokensCel,
-  celString,
-  celStrings,
-  knownModelValuesCel,
-  memoryBandsCel,
-  memoryMiBCel,
-  rawAlternativesCel,
-} from './gpu-intent-cel';
+import { annotationCheckPolicy } from './gpu-annotation-check';
+import { AFFINITY_LABELLERS, alternativeTokensCel, celString, knownModelValuesCel, memoryBandsCel, memoryMiBCel } from './gpu-intent-cel';
+import { ANNOTATION_PREFIX, annotationCel, ANNOTATIONS_VARIABLE, GPU_INTENT_POLICY_NAMES, POD_CREATE, POLICY_API_VERSION, POLICY_LABELS } from './policy-common';
 
 /** The namespace label that opts a namespace's GPU pods in to the GPU scheduler. */
 export const NAMESPACE_OPT_IN = { key: 'gpu.nvidia.com/scheduler', value: 'enabled' } as const;
@@ -51,18 +47,9 @@ export interface GpuIntentOptions {
 /** The first minor version that serves admissionregistration.k8s.io/v1 MutatingAdmissionPolicy. */
 const MUTATING_POLICY_GA = '1.36';
 
-export const GPU_INTENT_POLICY_NAMES = {
-  optIn: 'gpu-scheduling-gpu-scheduler-opt-in',
-  affinity: 'gpu-scheduling-gpu-intent-affinity',
-  annotationCheck: 'gpu-scheduling-gpu-annotations',
-} as const;
+export { GPU_INTENT_POLICY_NAMES };
 
-const LABELS = { 'app.kubernetes.io/part-of': 'gpu-scheduling' };
-const API_VERSION = 'admissionregistration.k8s.io/v1';
-const POD_CREATE = { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }] };
 const OPTED_IN_NAMESPACES = { namespaceSelector: { matchLabels: { [NAMESPACE_OPT_IN.key]: NAMESPACE_OPT_IN.value } } };
-const ANNOTATION_PREFIX = 'gpu.nvidia.com/';
-const ALLOWED_ANNOTATIONS = Object.values(POD_ANNOTATION);
 
 const isGpuResource = (r: string): string =>
   `${r} == ${celString(GPU_RESOURCE)} || ${r} == ${celString(SHARED_GPU_RESOURCE)} || ${r}.startsWith(${celString(MIG_RESOURCE_PREFIX)})`;
@@ -79,15 +66,13 @@ const GPU_POD = [
 /** The API server defaults an empty schedulerName to default-scheduler before admission. */
 const DEFAULT_SCHEDULER = `!has(object.spec.schedulerName) || object.spec.schedulerName in ["", "default-scheduler"]`;
 
-const annotation = (key: string): string => `(${celString(key)} in variables.annotations ? variables.annotations[${celString(key)}] : "")`;
-const ANNOTATIONS_VARIABLE = { name: 'annotations', expression: 'has(object.metadata.annotations) ? object.metadata.annotations : {}' };
 
 function optInPolicy(options: GpuIntentOptions): KubernetesObject {
   const toleration = `{"key": ${celString(GPU_NODE_TAINT_KEY)}, "operator": "Exists", "effect": "NoSchedule"}`;
   return {
-    apiVersion: API_VERSION,
+    apiVersion: POLICY_API_VERSION,
     kind: 'MutatingAdmissionPolicy',
-    metadata: { name: GPU_INTENT_POLICY_NAMES.optIn, labels: LABELS },
+    metadata: { name: GPU_INTENT_POLICY_NAMES.optIn, labels: POLICY_LABELS },
     spec: {
       failurePolicy: 'Ignore',
       reinvocationPolicy: 'Never',
@@ -144,9 +129,9 @@ function affinityPolicy(options: GpuIntentOptions): KubernetesObject {
     ];
   });
   return {
-    apiVersion: API_VERSION,
+    apiVersion: POLICY_API_VERSION,
     kind: 'MutatingAdmissionPolicy',
-    metadata: { name: GPU_INTENT_POLICY_NAMES.affinity, labels: LABELS },
+    metadata: { name: GPU_INTENT_POLICY_NAMES.affinity, labels: POLICY_LABELS },
     spec: {
       failurePolicy: 'Ignore',
       reinvocationPolicy: 'Never',
@@ -160,7 +145,7 @@ function affinityPolicy(options: GpuIntentOptions): KubernetesObject {
       ],
       variables: [
         ANNOTATIONS_VARIABLE,
-        { name: 'alternatives', expression: alternativeTokensCel(annotation(POD_ANNOTATION.gpuModel)) },
+        { name: 'alternatives', expression: alternativeTokensCel(annotationCel(POD_ANNOTATION.gpuModel)) },
         { name: 'known', expression: knownModelValuesCel() },
         { name: 'matched', expression: 'variables.known.filter(e, variables.alternatives.exists(a, a.all(t, t in e.t)))' },
         {
@@ -168,7 +153,7 @@ function affinityPolicy(options: GpuIntentOptions): KubernetesObject {
           name: 'modelTranslated',
           expression: 'size(variables.alternatives) > 0 && variables.alternatives.all(a, variables.known.exists(e, a.all(t, t in e.t)))',
         },
-        { name: 'memoryText', expression: `${annotation(POD_ANNOTATION.gpuMemory)}.trim()` },
+        { name: 'memoryText', expression: `${annotationCel(POD_ANNOTATION.gpuMemory)}.trim()` },
         { name: 'memoryMiB', expression: `variables.memoryText == "" ? -1 : (${memoryMiBCel('variables.memoryText')})` },
         { name: 'memoryTranslated', expression: 'variables.memoryMiB > 0' },
         { name: 'bands', expression: memoryBandsCel() },
@@ -206,56 +191,10 @@ function affinityPolicy(options: GpuIntentOptions): KubernetesObject {
   };
 }
 
-function annotationCheckPolicy(): KubernetesObject {
-  const model = POD_ANNOTATION.gpuModel;
-  const memory = POD_ANNOTATION.gpuMemory;
-  const group = POD_ANNOTATION.groupSize;
-  const quoted = (key: string): string => `${celString(`${key}=`)} + ${annotation(key)}`;
-  return {
-    apiVersion: API_VERSION,
-    kind: 'ValidatingAdmissionPolicy',
-    metadata: { name: GPU_INTENT_POLICY_NAMES.annotationCheck, labels: LABELS },
-    spec: {
-      failurePolicy: 'Ignore',
-      matchConstraints: POD_CREATE,
-      matchConditions: [
-        { name: 'gpu-annotations', expression: `has(object.metadata.annotations) && object.metadata.annotations.exists(k, k.startsWith(${celString(ANNOTATION_PREFIX)}))` },
-      ],
-      variables: [
-        ANNOTATIONS_VARIABLE,
-        { name: 'unknownKeys', expression: `variables.annotations.filter(k, k.startsWith(${celString(ANNOTATION_PREFIX)}) && !(k in ${celStrings(ALLOWED_ANNOTATIONS)}))` },
-        { name: 'memoryText', expression: `${annotation(memory)}.trim()` },
-      ],
-      validations: [
-        {
-          expression: 'size(variables.unknownKeys) == 0',
-          messageExpression: `"unknown GPU annotation " + variables.unknownKeys.join(", ") + " (the GPU scheduler ignores it); allowed keys: ${ALLOWED_ANNOTATIONS.join(', ')}"`,
-          reason: 'Invalid',
-        },
-        {
-          expression: `!(${celString(model)} in variables.annotations) || (size(${rawAlternativesCel(annotation(model))}) > 0 && size(${alternativeTokensCel(annotation(model))}) == size(${rawAlternativesCel(annotation(model))}))`,
-          messageExpression: `${quoted(model)} + " names no GPU model; write one model or alternatives separated by | such as H100|A100"`,
-          reason: 'Invalid',
-        },
-        {
-          expression: `!(${celString(memory)} in variables.annotations) || (variables.memoryText != "" && (${memoryMiBCel('variables.memoryText')}) >= 0)`,
-          messageExpression: `${quoted(memory)} + " is not memory per GPU: write MiB as a number (81920) or a quantity such as 80Gi"`,
-          reason: 'Invalid',
-        },
-        {
-          expression: `!(${celString(group)} in variables.annotations) || (${annotation(group)}.trim().matches("^[0-9]{1,6}$") && int(${annotation(group)}.trim()) >= 1 && int(${annotation(group)}.trim()) <= ${MAX_GROUP_SIZE})`,
-          messageExpression: `${quoted(group)} + " is not a whole number of pods from 1 to ${MAX_GROUP_SIZE}"`,
-          reason: 'Invalid',
-        },
-      ],
-    },
-  };
-}
-
 const binding = (kind: 'MutatingAdmissionPolicyBinding' | 'ValidatingAdmissionPolicyBinding', name: string, spec: Record<string, unknown>): KubernetesObject => ({
-  apiVersion: API_VERSION,
+  apiVersion: POLICY_API_VERSION,
   kind,
-  metadata: { name, labels: LABELS },
+  metadata: { name, labels: POLICY_LABELS },
   spec: { policyName: name, ...spec },
 });
 
