@@ -13,6 +13,7 @@ import { startKubeScheduler } from './kube-scheduler';
 import { writeKubeconfig } from './kubeconfig-file';
 import { applyLambdaRbac } from './lambda-rbac';
 import { installWriteLimitPolicies } from './write-limit-policy';
+import { installGpuIntentPolicies } from './gpu-intent-policies';
 import { ManagedProcess } from './managed-process';
 import { freeLoopbackPort } from './ports';
 import { waitFor } from './wait';
@@ -183,6 +184,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     admin.loadFromFile(adminKubeconfig);
     await applyLambdaRbac(admin);
     await installWriteLimitPolicies(admin, lambdaKubeconfigs);
+    await installGpuIntentPolicies(admin);
 
     const kcmPort = await freeLoopbackPort();
     const kcm = new ManagedProcess({

@@ -1,4 +1,5 @@
 import type {
+  AdmissionConfig,
   AlarmsConfig,
   AppConfig,
   CloudWatchObservabilityConfig,
@@ -56,6 +57,7 @@ export interface AppConfigDefaults extends Pick<AppConfig, 'stackName' | 'cluste
   readonly labeler: ScheduledFunctionConfig;
   readonly reconciler: ScheduledFunctionConfig;
   readonly alarms: Omit<AlarmsConfig, 'email' | 'topicArn'>;
+  readonly admission: AdmissionConfig;
 }
 
 /**
@@ -148,6 +150,7 @@ export const APP_CONFIG_DEFAULTS: AppConfigDefaults = {
   },
   labeler: { scheduleMinutes: 5, memorySizeMiB: 256, timeoutSeconds: 240, maxEventAgeSeconds: 3600, retryAttempts: 2, environment: {} },
   reconciler: { scheduleMinutes: 1, memorySizeMiB: 512, timeoutSeconds: 50, maxEventAgeSeconds: 60, retryAttempts: 0, environment: {} },
+  admission: { gpuAnnotations: 'warn' },
   alarms: {
     createSnsTopic: false,
     extender5xxThreshold: 1,

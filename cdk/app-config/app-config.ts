@@ -299,6 +299,16 @@ export interface AlarmsConfig {
   readonly strandedGpuPercent: number;
 }
 
+export interface AdmissionConfig {
+  /**
+   * What the API server does with a pod whose `gpu.nvidia.com/*` annotation keys are unknown or whose
+   * values are malformed: `warn` admits it with a warning kubectl prints; `deny` refuses it (docs/deploy.md).
+   *
+   * @default "warn"
+   */
+  readonly gpuAnnotations: 'warn' | 'deny';
+}
+
 export interface AppConfig {
   /** @default "GpuScheduling" */
   readonly stackName: string;
@@ -322,6 +332,8 @@ export interface AppConfig {
   readonly reconciler: ScheduledFunctionConfig;
   /** @default - the AlarmsConfig defaults */
   readonly alarms: AlarmsConfig;
+  /** @default - the AdmissionConfig defaults */
+  readonly admission: AdmissionConfig;
   /** @default - `<clusterName>-gpu-scheduling` */
   readonly dashboardName: string;
 }

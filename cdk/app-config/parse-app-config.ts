@@ -1,5 +1,6 @@
 import type {
   AddonsConfig,
+  AdmissionConfig,
   AlarmsConfig,
   AppConfig,
   ExistingClusterConfig,
@@ -67,6 +68,7 @@ export function parseAppConfig(raw: unknown): AppConfig {
     labeler: parseScheduled(root.child('labeler'), DEFAULTS.labeler),
     reconciler: parseScheduled(root.child('reconciler'), DEFAULTS.reconciler),
     alarms: parseAlarms(root.child('alarms')),
+    admission: parseAdmission(root.child('admission')),
     dashboardName: root.string('dashboardName', {
       default: `${clusterName}${DEFAULTS.dashboardNameSuffix}`,
       pattern: /^[A-Za-z0-9_-]{1,255}$/,
@@ -374,4 +376,10 @@ function parseAlarms(reader: ConfigReader): AlarmsConfig {
   };
   reader.done();
   return alarms;
+}
+
+function parseAdmission(reader: ConfigReader): AdmissionConfig {
+  const admission: AdmissionConfig = { gpuAnnotations: reader.oneOf('gpuAnnotations', ['warn', 'deny'] as const, DEFAULTS.admission.gpuAnnotations) };
+  reader.done();
+  return admission;
 }

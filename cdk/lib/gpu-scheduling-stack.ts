@@ -8,6 +8,7 @@ import { podNamespacesFromEnv } from '../../lambdas/reconciler/pod-namespaces';
 import { LambdaClusterAccess } from './access/cluster-access';
 import { LAMBDA_KUBERNETES_ACCESS } from './access/lambda-rbac-rules';
 import { lambdaWriteLimitManifests } from './access/write-limit-policy';
+import { gpuIntentManifests } from './admission/gpu-intent-policies';
 import { AttachedCluster } from './cluster/attached-cluster';
 import { ClusterAddons } from './cluster/cluster-addons';
 import type { ClusterTarget } from './cluster/cluster-target';
@@ -115,6 +116,12 @@ export class GpuSchedulingStack extends Stack {
     }
     // What the writing Lambdas' patches may change, enforced by the API server itself.
     target.cluster.addManifest('LambdaWriteLimits', ...lambdaWriteLimitManifests());
+    // GPU intent at admission: opt-in namespaces, node affinity every scheduler and autoscaler reads, annotation checks.
+    target.cluster.addManifest('GpuIntentPolicies', ...gpuIntentManifests({
+        schedulerName: config.scheduler.name,
+        annotationCheck: config.admission.gpuAnnotations,
+        kubernetesVersion: config.kubernetesVersion,
+      }));
 
     new SecondScheduler(this, 'SecondScheduler', {
       target,

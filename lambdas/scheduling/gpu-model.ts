@@ -8,7 +8,9 @@
  * match `A10G` or `A100`.
  */
 
-const VENDOR_WORDS = new Set(['nvidia', 'tesla', 'geforce']);
+/** Words of a model name that name the maker or a product line, not the GPU; exported for the admission policy's copy of modelTokens. */
+export const MODEL_VENDOR_WORDS: readonly string[] = ['nvidia', 'tesla', 'geforce'];
+const VENDOR_WORDS = new Set(MODEL_VENDOR_WORDS);
 
 /** Normalised tokens of a model name: lower case, vendor words dropped. */
 export function modelTokens(name: string): readonly string[] {

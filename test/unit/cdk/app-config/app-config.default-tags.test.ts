@@ -69,6 +69,7 @@ const TABLES: Readonly<Record<string, readonly (readonly [setting: string, table
     ['reconciler', D.reconciler],
   ],
   AlarmsConfig: [['', D.alarms]],
+  AdmissionConfig: [['', D.admission]],
 };
 
 /** Table entries that feed a default derived from another setting, with the tag that documents them. */

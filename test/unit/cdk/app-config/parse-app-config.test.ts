@@ -73,6 +73,8 @@ describe('parseAppConfig rejects bad values, naming the key and what is allowed'
     [{ reconciler: { timeoutSeconds: 60 } }, 'reconciler.timeoutSeconds', 'cannot overlap'],
     [{ labeler: { retryAttempts: 3 } }, 'labeler.retryAttempts', 'from 0 to 2'],
     [{ alarms: { email: 'ops@example.com' } }, 'alarms.email', 'createSnsTopic'],
+    [{ admission: { gpuAnnotations: 'block' } }, 'admission.gpuAnnotations', 'must be one of "warn", "deny", got "block"'],
+    [{ admission: { gpuAnotations: 'deny' } }, 'admission.gpuAnotations', 'gpuAnnotations'],
     [{ alarms: { extenderP99LatencyMs: 5000 } }, 'alarms.extenderP99LatencyMs', 'httpTimeoutSeconds'],
     [{ alarms: { gpuPodPendingMinutes: 0 } }, 'alarms.gpuPodPendingMinutes', 'integer from 1 to 1440'],
     [{ alarms: { strandedGpuPercent: 101 } }, 'alarms.strandedGpuPercent', 'integer from 1 to 100'],
@@ -80,6 +82,13 @@ describe('parseAppConfig rejects bad values, naming the key and what is allowed'
     const message = errorOf(raw);
     expect(message).toContain(`${key}:`);
     expect(message).toContain(allowed);
+  });
+});
+
+describe('admission', () => {
+  it('warns on unknown or malformed GPU annotations by default and refuses them when asked', () => {
+    expect(parseAppConfig(undefined).admission).toEqual({ gpuAnnotations: 'warn' });
+    expect(parseAppConfig({ admission: { gpuAnnotations: 'deny' } }).admission).toEqual({ gpuAnnotations: 'deny' });
   });
 });
 

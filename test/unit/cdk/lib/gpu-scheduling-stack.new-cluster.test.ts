@@ -11,6 +11,7 @@ import { dashboardLayoutSvg } from '../../../../cdk/tools/dashboard-layout';
 import { DASHBOARD_LAYOUT_SVG, dashboardBodies } from '../../../../cdk/tools/render-dashboard-layout';
 import { LAMBDA_KUBERNETES_ACCESS, type LambdaKubernetesAccess } from '../../../../cdk/lib/access/lambda-rbac-rules';
 import { lambdaWriteLimitManifests } from '../../../../cdk/lib/access/write-limit-policy';
+import { GPU_INTENT_POLICY_NAMES, gpuIntentManifests } from '../../../../cdk/lib/admission/gpu-intent-policies';
 import { schedulerMetricsConfigFromEnv } from '../../../../lambdas/reconciler/scheduler-metrics-config';
 import { gpuSchedulerProfile } from '../../../../cdk/lib/scheduler/second-scheduler-manifests';
 import { runCfnLint } from '../support/cfn-lint';
@@ -31,6 +32,13 @@ afterAll(() => {
 });
 
 const lambdaNames = ['Extender', 'Labeler', 'Reconciler'] as const;
+
+// The CDK adds a prune label to every object it applies; everything else is the harness's object.
+const withoutPruneLabel = (object: Record<string, unknown>): Record<string, unknown> => {
+  const metadata = object.metadata as { labels: Record<string, string> };
+  const labels = Object.fromEntries(Object.entries(metadata.labels).filter(([key]) => !key.startsWith('aws.cdk.eks/prune-')));
+  return { ...object, metadata: { ...metadata, labels } };
+};
 
 function ourFunctions(): [string, Record<string, unknown>][] {
   return resourcesOfType(synth.json, 'AWS::Lambda::Function').filter(([id]) => lambdaNames.some((name) => id.startsWith(`${name}Function`)));
@@ -343,18 +351,22 @@ describe('least privilege', () => {
 
   it('deploys the write-limit admission policies and their bindings as the local harness installs them', () => {
     const objects = kubernetesObjects(synth.json);
-    // The CDK adds a prune label to every object it applies; everything else is the harness's object.
-    const withoutPruneLabel = (object: Record<string, unknown>) => {
-      const metadata = object.metadata as { labels: Record<string, string> };
-      const labels = Object.fromEntries(Object.entries(metadata.labels).filter(([key]) => !key.startsWith('aws.cdk.eks/prune-')));
-      return { ...object, metadata: { ...metadata, labels } };
-    };
     // The scheduler-metrics reader's proxy policy is checked with the second scheduler.
     const reader = `${LAMBDA_KUBERNETES_ACCESS.reconciler.group}-scheduler-metrics`;
+    const gpuIntent: readonly string[] = Object.values(GPU_INTENT_POLICY_NAMES);
     const deployed = objects
-      .filter((o) => String(o.kind).startsWith('ValidatingAdmissionPolicy') && (o.metadata as { name: string }).name !== reader)
+      .filter((o) => String(o.kind).startsWith('ValidatingAdmissionPolicy') && ![reader, ...gpuIntent].includes((o.metadata as { name: string }).name))
       .map(withoutPruneLabel);
     expect(deployed).toEqual(lambdaWriteLimitManifests());
+  });
+
+  it('deploys the GPU-intent admission policies and their bindings as the local harness installs them, warning by default', () => {
+    const deployed = kubernetesObjects(synth.json)
+      .filter((o) => /^(Mutating|Validating)AdmissionPolicy/.test(String(o.kind)))
+      .filter((o) => (Object.values(GPU_INTENT_POLICY_NAMES) as string[]).includes((o.metadata as { name: string }).name))
+      .map(withoutPruneLabel);
+    expect(deployed).toEqual(gpuIntentManifests({ schedulerName: APP_CONFIG_DEFAULTS.scheduler.name, annotationCheck: 'warn', kubernetesVersion: APP_CONFIG_DEFAULTS.kubernetesVersion }));
+    expect(deployed.find((o) => o.kind === 'ValidatingAdmissionPolicyBinding')?.spec).toMatchObject({ validationActions: ['Warn'] });
   });
 });
 
