@@ -9,7 +9,7 @@ import { reconcilerConfigFromEnv } from '../../lambdas/reconciler/config';
 import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view';
 import { GPU_RESOURCE, NODE_ANNOTATION, NODE_LABEL, POD_ANNOTATION } from '../../lambdas/scheduling/keys';
 import { createGpuNode, seedGpuLabels, type GpuNode } from '../gpu-nodes';
-import { finishTerminatingPods, markPodRunning, podEvents } from '../pod-status';
+import { finishTerminatingPods, markPodRunning, podEvents, waitForPodScheduled } from '../pod-status';
 import { sleep, waitFor } from '../wait';
 import type { Delivery } from './event-bridge';
 import { failedSchedulingLines, reasonSource } from '../../lambdas/scheduling/failed-scheduling';
@@ -18,7 +18,8 @@ import type { Output } from './output';
 import type { LocalPipeline } from './pipeline';
 import { outcomeTable, pendingLine, readOutcomeReport } from './outcome-report';
 import { placementWhy, utilizationNote } from './placement-notes';
-import { DEMO_NODE_ID_LABEL, DEMO_POD_KIND_LABEL, type Scenario, type ScenarioJob } from './scenario';
+import { DEMO_NODE_ID_LABEL, DEMO_POD_KIND_LABEL, type Scenario, type ScenarioJob, type ScenarioScaleUp } from './scenario';
+import { NAMESPACE_OPT_IN } from '../../cdk/lib/admission/gpu-intent-policies';
 import { errorMessage } from '../../lambdas/common/error-message';
 
 export interface Check {
@@ -35,6 +36,8 @@ const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const PAUSE_IMAGE = 'registry.k8s.io/pause:3.10';
 /** How long a job may take to be bound or rejected (the first attempt is immediate). */
 const PLACEMENT_TIMEOUT_MS = 30_000;
+/** How long Karpenter may take to launch a node and the job to bind there (its batch window is 3 s here). */
+const SCALE_UP_TIMEOUT_MS = 90_000;
 
 interface DemoNode {
   id: string;
@@ -69,7 +72,7 @@ function equalityLabels(selector: string): Record<string, string> | undefined {
   return labels;
 }
 
-function asks(job: ScenarioJob): string {
+function asks(job: Pick<ScenarioJob, 'gpus' | 'model' | 'memoryMiB'>): string {
   return `${job.gpus} × ${job.model ?? 'any GPU'}${job.memoryMiB ? ` ≥ ${job.memoryMiB} MiB` : ''}`;
 }
 
@@ -91,6 +94,7 @@ export class Demo {
     await this.createAndLabelNodes();
     await this.publishNodeUtilization();
     await this.placeJobs();
+    if (this.scenario.scaleUp) await this.scaleUp(this.scenario.scaleUp);
     if (this.scenario.service) await this.scaleDownService(this.scenario.service);
     await this.showOutcome();
     return { checks: this.checks, durationMs: Date.now() - started };
@@ -310,6 +314,61 @@ export class Demo {
       out.line(`  ${out.paint('yellow', job)}: FailedScheduling event, as kubectl describe pod shows it (kube-scheduler's own reasons and the extender's)`);
       for (const line of failedSchedulingLines(message)) out.line(`      ${line}`);
     }
+  }
+
+  // 3b. Scale from zero: admission turns the job's intent into affinity, Karpenter launches what fits.
+  private async scaleUp(scaleUp: ScenarioScaleUp): Promise<void> {
+    const { out, pipeline } = this;
+    const { core } = pipeline.clients;
+    const { karpenter } = pipeline;
+    const { namespace, job } = scaleUp;
+    out.section(`Capacity on demand: namespace ${namespace} labelled ${NAMESPACE_OPT_IN.key}=${NAMESPACE_OPT_IN.value} → admission policies → Karpenter`);
+    await core.createNamespace({ body: { metadata: { name: namespace, labels: { [NAMESPACE_OPT_IN.key]: NAMESPACE_OPT_IN.value } } } });
+    const annotations: Record<string, string> = {};
+    if (job.model) annotations[POD_ANNOTATION.gpuModel] = job.model;
+    if (job.memoryMiB) annotations[POD_ANNOTATION.gpuMemory] = String(job.memoryMiB);
+    const before = new Set((await karpenter.listNodeClaims()).map((claim) => claim.metadata.name));
+    const started = Date.now();
+    const created = await core.createNamespacedPod({
+      namespace,
+      body: {
+        metadata: { name: job.name, labels: { app: job.name, [DEMO_POD_KIND_LABEL]: 'job' }, annotations },
+        spec: {
+          restartPolicy: 'Never',
+          containers: [{ name: 'main', image: 'nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04', resources: { limits: { [GPU_RESOURCE]: String(job.gpus) } } }],
+        },
+      },
+    });
+    const terms = created.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+    const firstKeys = [...new Set((terms[0]?.matchExpressions ?? []).map((e) => e.key))].join(', ');
+    out.step(
+      `${job.name} (${asks(job)}, written with no scheduler, toleration or affinity) admitted with schedulerName ${created.spec?.schedulerName ?? '-'}, ` +
+        `the ${GPU_RESOURCE} toleration and ${terms.length} node-affinity terms, one per labeller (first: ${firstKeys || '-'})`,
+    );
+    const ref = { namespace, name: job.name };
+    const launched = await waitFor(
+      'a node launched by Karpenter',
+      async () => (await karpenter.listNodeClaims()).find((claim) => !before.has(claim.metadata.name) && claim.status?.nodeName),
+      { timeoutMs: SCALE_UP_TIMEOUT_MS, intervalMs: 250 },
+    ).catch(() => undefined);
+    const type = launched?.metadata.labels?.['node.kubernetes.io/instance-type'];
+    if (launched === undefined) {
+      const reasons = (await podEvents(core, ref)).filter((e) => e.reason === 'FailedScheduling').map((e) => `${e.source?.component ?? e.reportingComponent ?? '?'}: ${e.message ?? ''}`);
+      out.step(out.paint('yellow', `Karpenter launched nothing within ${SCALE_UP_TIMEOUT_MS / 1000} s`));
+      for (const reason of reasons) out.line(`      ${reason}`);
+      this.check(false, `Karpenter launched ${scaleUp.instanceType} for ${job.name}`);
+      return;
+    }
+    out.step(`the gpu-scheduler found no node; Karpenter launched ${type ?? '?'} (NodeClaim ${launched.metadata.name}) ${((Date.now() - started) / 1000).toFixed(1)} s after the pod was created`);
+    const nodeName = await waitForPodScheduled(core, ref, SCALE_UP_TIMEOUT_MS).catch(() => undefined);
+    if (nodeName !== undefined) {
+      await markPodRunning(core, ref, '10.1.0.200');
+      out.step(out.paint('green', `${job.name} → ${nodeName}, the new node, accepted by the extender ${((Date.now() - started) / 1000).toFixed(1)} s after it was created`));
+    } else {
+      out.step(out.paint('yellow', `${job.name} is not bound to the new node`));
+    }
+    this.check(type === scaleUp.instanceType, `Karpenter launched ${type ?? 'nothing'} for ${job.name} (expected ${scaleUp.instanceType})`);
+    this.check(nodeName !== undefined && nodeName === launched.status?.nodeName, `${job.name} bound to the node Karpenter launched`);
   }
 
   // 6. The outcome, as a deployment reports it: GPUs allocated, idle and stranded, GPU pods pending.

@@ -1,16 +1,20 @@
 // The whole pipeline on this machine: moto, the local control plane, the three
 // Lambdas (real handler modules, each in its own worker with its own
 // environment), EventBridge (EC2 state-change events and schedules), the ALB
-// in front of the extender, and the gpu-scheduler kube-scheduler calling it.
+// in front of the extender, the gpu-scheduler kube-scheduler calling it, and
+// Karpenter (its kwok cloud provider) launching GPU nodes from EC2's types.
 import { join } from 'node:path';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { ALBResult } from 'aws-lambda';
 import type { AppConfig } from '../../cdk/app-config/app-config';
+import { GPU_NODE_TAINT_KEY } from '../../cdk/lib/admission/gpu-intent-policies';
 import { LAMBDA_ENTRIES, type PipelineFunctionName } from '../../cdk/lib/functions/lambda-entries';
 import { startAlbAdapter } from '../alb-adapter';
 import { ensureKubeBinaries, type KubeBinaries } from '../build-binaries';
+import { ensureKarpenterBinaries } from '../build-karpenter';
+import { startKarpenter, type Karpenter } from '../karpenter';
 import { startControlPlane, type ControlPlane } from '../control-plane';
 import { startKubeScheduler } from '../kube-scheduler';
 import { awsClientConfig, LOCAL_AWS_REGION, startMoto, type MotoServer } from '../moto';
@@ -43,6 +47,8 @@ export interface LocalPipeline {
   lambdas: Record<PipelineFunctionName, LocalLambda>;
   extenderUrl: string;
   extenderTap: ExtenderTap;
+  /** GPU capacity on demand: a NodePool tainted like the stack's GPU nodes. */
+  karpenter: Karpenter;
   /** Every EventBridge delivery so far (labeler and reconciler), oldest first. */
   deliveries: Delivery[];
   /** Fires a rule's schedule now instead of waiting for the next period. */
@@ -65,6 +71,7 @@ function isAlbResult(value: unknown): value is ALBResult {
 
 export async function startPipeline({ config, teardown, log, onDelivery }: PipelineOptions): Promise<LocalPipeline> {
   const binaries = await ensureKubeBinaries((message) => log(message));
+  const karpenterBinaries = await ensureKarpenterBinaries((message) => log(message));
 
   const moto = await startMoto();
   teardown.add('moto_server', () => moto.stop());
@@ -146,6 +153,18 @@ export async function startPipeline({ config, teardown, log, onDelivery }: Pipel
   teardown.add(config.scheduler.name, () => gpuScheduler.stop());
   log(`${config.scheduler.name} kube-scheduler ready, extender behind the ALB adapter at ${adapter.url}`);
 
+  const karpenter = await startKarpenter({
+    binaries: karpenterBinaries,
+    kubeConfig: admin,
+    kubeconfigPath: info.adminKubeconfig,
+    workDir: info.logDir,
+    ec2: clients.ec2,
+    // The GPU nodes' taint, as the stack's GPU capacity carries it: only pods that tolerate it (GPU pods) get these nodes.
+    nodePool: { taints: [{ key: GPU_NODE_TAINT_KEY, value: 'true', effect: 'NoSchedule' }] },
+  });
+  teardown.add('Karpenter', () => karpenter.stop());
+  log(`Karpenter ${karpenterBinaries.version} ready (kwok provider): NodePool ${karpenter.nodePoolName}, ${karpenter.instanceTypes.length} EC2 GPU types`);
+
   const deliveries: Delivery[] = [];
   const eventBridge = new LocalEventBridge((delivery) => {
     deliveries.push(delivery);
@@ -178,6 +197,7 @@ export async function startPipeline({ config, teardown, log, onDelivery }: Pipel
     lambdas,
     extenderUrl: adapter.url,
     extenderTap,
+    karpenter,
     deliveries,
     runSchedule: (name) => eventBridge.deliver(lambdas[name], scheduledEvent(ruleName(name), LOCAL_AWS_REGION), retry(name)),
     logDir: info.logDir,

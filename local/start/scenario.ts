@@ -40,11 +40,23 @@ export interface ScenarioService {
   pods: PodMetrics[];
 }
 
+/**
+ * Scale from zero: one job no node can take, in a namespace opted in to the
+ * GPU scheduler, written with its intent only (no scheduler, toleration or
+ * affinity); Karpenter is expected to launch `instanceType` for it.
+ */
+export interface ScenarioScaleUp {
+  namespace: string;
+  job: Omit<ScenarioJob, 'expect'>;
+  instanceType: string;
+}
+
 export interface Scenario {
   namespace: string;
   nodes: ScenarioNode[];
   jobs: ScenarioJob[];
   service: ScenarioService | undefined;
+  scaleUp: ScenarioScaleUp | undefined;
 }
 
 export class ScenarioError extends Error {
@@ -103,6 +115,21 @@ function parseJob(reader: ConfigReader, nodeIds: ReadonlySet<string>): ScenarioJ
   return job;
 }
 
+function parseScaleUp(reader: ConfigReader): ScenarioScaleUp {
+  const namespace = reader.optionalString('namespace', DNS_LABEL) ?? reader.fail('namespace', 'is required');
+  const jobReader = reader.child('job');
+  const job = {
+    name: jobReader.optionalString('name', DNS_LABEL) ?? jobReader.fail('name', 'is required'),
+    gpus: jobReader.integer('gpus', { default: 1, min: 1, max: 64 }),
+    model: jobReader.optionalString('model', MODEL),
+    memoryMiB: jobReader.optionalInteger('memoryMiB', { min: 1, max: 4_194_304 }),
+  };
+  jobReader.done();
+  const instanceType = reader.optionalString('instanceType', INSTANCE_TYPE) ?? reader.fail('instanceType', 'is required: the type Karpenter is expected to launch');
+  reader.done();
+  return { namespace, job, instanceType };
+}
+
 function parseService(reader: ConfigReader): ScenarioService {
   const name = reader.optionalString('name', DNS_LABEL) ?? reader.fail('name', 'is required');
   const replicas = reader.integer('replicas', { default: 6, min: 2, max: 50 });
@@ -142,9 +169,11 @@ export function parseScenario(raw: unknown, source: string): Scenario {
     const serviceReader = root.child('service');
     const service = hasService ? parseService(serviceReader) : undefined;
     if (service && names.has(service.name)) throw new AppConfigError('service.name', `${JSON.stringify(service.name)} is also a job name`);
+    const scaleUp = root.has('scaleUp') ? parseScaleUp(root.child('scaleUp')) : undefined;
+    if (scaleUp && scaleUp.namespace === namespace) throw new AppConfigError('scaleUp.namespace', 'must differ from namespace: it is the one opted in by its label');
     root.done();
     root.assertValid();
-    return { namespace, nodes, jobs, service };
+    return { namespace, nodes, jobs, service, scaleUp };
   } catch (error) {
     if (error instanceof AppConfigError) throw new ScenarioError(`invalid scenario ${source}: ${error.detail}`);
     throw error;

@@ -20,7 +20,7 @@ function problem(raw: unknown): string {
 }
 
 describe('the built-in demo scenario', () => {
-  it('parses: a dozen nodes, jobs with expectations that name existing nodes, a service to scale down', () => {
+  it('parses: a dozen nodes, jobs with expectations that name existing nodes, a scale-up through Karpenter, a service to scale down', () => {
     const scenario = loadScenario(DEMO_SCENARIO_FILE);
     expect(scenario.nodes).toHaveLength(12);
     const ids = new Set(scenario.nodes.map((n) => n.id));
@@ -30,6 +30,7 @@ describe('the built-in demo scenario', () => {
     expect(scenario.jobs.filter((j) => j.expect.kind === 'pending').length).toBeGreaterThanOrEqual(2);
     expect(scenario.service?.pods).toHaveLength(scenario.service?.replicas ?? -1);
     expect(scenario.service?.scaleTo).toBeLessThan(scenario.service?.replicas ?? 0);
+    expect(scenario.scaleUp).toMatchObject({ instanceType: 'p5.48xlarge', job: { gpus: 8, model: 'H100' } });
   });
 });
 
@@ -41,7 +42,16 @@ describe('parseScenario', () => {
       nodes: [{ id: 'node-1', instanceType: 'g5.xlarge', zone: 'us-east-1a', gpuUtilization: undefined }],
       jobs: [{ name: 'j', gpus: 1, model: undefined, memoryMiB: undefined, expect: { kind: 'none' } }],
       service: undefined,
+      scaleUp: undefined,
     });
+  });
+
+  it('reads the scale-up job and the instance type Karpenter should launch; its namespace must be its own', () => {
+    const scaleUp = { namespace: 'training', job: { name: 'big', gpus: 8, model: 'H100', memoryMiB: 81920 }, instanceType: 'p5.48xlarge' };
+    expect(parseScenario({ nodes: [node], scaleUp }, 'x').scaleUp).toEqual(scaleUp);
+    expect(problem({ nodes: [node], scaleUp: { ...scaleUp, instanceType: undefined } })).toContain('scaleUp.instanceType: is required');
+    expect(problem({ nodes: [node], scaleUp: { ...scaleUp, namespace: 'demo' } })).toContain('scaleUp.namespace: must differ from namespace');
+    expect(problem({ nodes: [node], scaleUp: { ...scaleUp, job: { ...scaleUp.job, gpu: 1 } } })).toContain('scaleUp.job.gpu: unknown key');
   });
 
   it('names the file and the dotted key of the first mistake', () => {
