@@ -54,6 +54,15 @@ export interface NodePoolOptions {
   taints?: { key: string; value?: string; effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute' }[];
   /** e.g. `{ 'nvidia.com/gpu': '16' }`. */
   limits?: Record<string, string>;
+  /** Default none (`WhenEmpty` after `Never`): a test that asserts what was launched must not see it replaced. */
+  disruption?: NodePoolDisruption;
+}
+
+/** A NodePool's `spec.disruption`: which nodes consolidation may take, and after how long. */
+export interface NodePoolDisruption {
+  consolidationPolicy: 'WhenEmpty' | 'WhenEmptyOrUnderutilized' | 'Balanced';
+  /** A duration (`0s`, `30s`) or `Never`. */
+  consolidateAfter: string;
 }
 
 export interface KarpenterOptions {
@@ -87,6 +96,8 @@ export interface Karpenter {
   listNodeClaims(): Promise<NodeClaim[]>;
   /** The Nodes Karpenter launched for this NodePool. */
   listNodes(): Promise<V1Node[]>;
+  /** Changes the NodePool's consolidation, e.g. to turn it on once a test has set its nodes up. */
+  setDisruption(disruption: NodePoolDisruption): Promise<void>;
   logTail(lines?: number): string;
   /**
    * Stops the controller and the node stand-in, then deletes the NodeClaims,
@@ -115,8 +126,8 @@ function nodePoolBody(name: string, nodeClassName: string, options: NodePoolOpti
           expireAfter: 'Never',
         },
       },
-      // A test asserts what was launched; consolidation must not replace it meanwhile.
-      disruption: { consolidationPolicy: 'WhenEmpty', consolidateAfter: 'Never' },
+      // By default a test asserts what was launched; consolidation must not replace it meanwhile.
+      disruption: options.disruption ?? { consolidationPolicy: 'WhenEmpty', consolidateAfter: 'Never' },
       ...(options.limits ? { limits: options.limits } : {}),
     },
   };
@@ -248,6 +259,9 @@ export async function startKarpenter(options: KarpenterOptions): Promise<Karpent
     instanceTypes,
     listNodeClaims,
     listNodes,
+    setDisruption: async (disruption) => {
+      await custom.patchClusterCustomObject({ ...KARPENTER, plural: 'nodepools', name: nodePoolName, body: { spec: { disruption } } }, MERGE_PATCH);
+    },
     logTail: (lines = 40) => {
       const bootError = nodeBoot.lastError === undefined ? '' : `\n(node stand-in's last error: ${String(nodeBoot.lastError)})`;
       return running.logTail(lines) + bootError;

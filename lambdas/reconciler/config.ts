@@ -84,6 +84,7 @@ export function reconcilerConfigFromEnv(env: Env): ReconcilerConfig {
       },
       schedulerName: envString(env, 'GPU_SCHEDULER_NAME', { default: 'gpu-scheduler', ...SCHEDULER_NAME }),
       maxPodWritesPerRun: envInt(env, 'MAX_POD_WRITES_PER_RUN', { default: 50, min: 0, max: 10_000 }),
+      karpenterDisruptionCost: envBoolean(env, 'KARPENTER_DISRUPTION_COST', { default: true }),
       podMetrics: {
         ...metricStat,
         namespace: envString(env, 'POD_METRICS_NAMESPACE', { default: 'GpuWorkloads', ...CLOUDWATCH_NAME }),

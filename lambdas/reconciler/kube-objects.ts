@@ -34,9 +34,10 @@ export interface ClusterReader {
 /** 404: the object is gone; 409: it changed under us. Both are settled by the next run. */
 export type PatchOutcome = 'written' | 'gone' | 'conflict';
 
-/** Writes one annotation with a merge patch; `null` removes it. */
+/** Writes annotations with merge patches; `null` removes one. */
 export interface AnnotationWriter {
-  patchPodAnnotation(namespace: string, name: string, key: string, value: string | null): Promise<PatchOutcome>;
+  /** One merge patch of the pod's annotations; `null` removes one. */
+  patchPodAnnotations(namespace: string, name: string, annotations: Readonly<Record<string, string | null>>): Promise<PatchOutcome>;
   patchNodeAnnotation(name: string, key: string, value: string | null): Promise<PatchOutcome>;
 }
 
@@ -85,8 +86,8 @@ export function kubeClusterReader(pods: PodGateway, nodes: NodeGateway, dra: Dra
 
 export function kubeAnnotationWriter(pods: PodGateway, nodes: NodeGateway): AnnotationWriter {
   return {
-    patchPodAnnotation(namespace, name, key, value) {
-      return tolerated(() => pods.patchPodAnnotations(namespace, name, { [key]: value }));
+    patchPodAnnotations(namespace, name, annotations) {
+      return tolerated(() => pods.patchPodAnnotations(namespace, name, annotations));
     },
     patchNodeAnnotation(name, key, value) {
       return tolerated(() => nodes.patchNodeAnnotations(name, { [key]: value }));

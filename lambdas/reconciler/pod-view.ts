@@ -1,4 +1,5 @@
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import { KARPENTER_DISRUPTION_COST_ANNOTATION } from './karpenter-disruption-cost';
 
 export const POD_DELETION_COST_ANNOTATION = 'controller.kubernetes.io/pod-deletion-cost';
 
@@ -10,6 +11,8 @@ export interface PodView {
   /** When the Ready condition last became True; `undefined` when the pod is not Ready. */
   readonly readySince: Date | undefined;
   readonly currentCost: string | undefined;
+  /** Its karpenter.sh/disruption-cost, which the reconciler keeps in step with currentCost when asked to. */
+  readonly currentKarpenterCost: string | undefined;
   /** The ownerReference marked `controller: true`; `undefined` for a pod no controller manages. */
   readonly controller: PodController | undefined;
 }
@@ -30,6 +33,7 @@ export function podView(pod: V1Pod): PodView | undefined {
     terminating: pod.metadata?.deletionTimestamp !== undefined && pod.metadata.deletionTimestamp !== null,
     readySince: ready?.status === 'True' ? validDate(ready.lastTransitionTime ?? pod.status?.startTime) : undefined,
     currentCost: pod.metadata?.annotations?.[POD_DELETION_COST_ANNOTATION],
+    currentKarpenterCost: pod.metadata?.annotations?.[KARPENTER_DISRUPTION_COST_ANNOTATION],
     controller: controllerOf(pod),
   };
 }

@@ -8,6 +8,7 @@ import type { NodeMetricSettings, PodMetricSettings } from './metric-queries';
 import { nodeMetricPlan, podMetricPlan } from './metric-queries';
 import type { ReconcileOutcome } from './outcome';
 import { reconcileOutcome } from './outcome';
+import { KARPENTER_DISRUPTION_COST_ANNOTATION, karpenterDisruptionCost } from './karpenter-disruption-cost';
 import type { NodeView, PodView } from './pod-view';
 import { nodeView, POD_DELETION_COST_ANNOTATION, podView, secondsSince } from './pod-view';
 import { sanitisePercent } from './sanitise';
@@ -32,6 +33,12 @@ export interface ReconcilerSettings {
   readonly nodes: NodeUtilizationSettings;
   /** The second scheduler's name: its GPU pods are the pending ones counted. */
   readonly schedulerName: string;
+  /**
+   * Also write each cost, scaled to Karpenter's band, as
+   * karpenter.sh/disruption-cost, so Karpenter's consolidation picks the
+   * nodes of idle pods first (see karpenter-disruption-cost.ts).
+   */
+  readonly karpenterDisruptionCost: boolean;
 }
 
 export interface ReconcileDeps {
@@ -169,9 +176,9 @@ export async function reconcile(settings: ReconcilerSettings, deps: ReconcileDep
     summary.skippedUnchanged += plan.unchanged;
     summary.skippedBudget += plan.overBudget;
     for (const { item, value } of plan.writes) {
-      const outcome = await attempt(summary, 'patchPod', () =>
-        deps.writer.patchPodAnnotation(item.namespace, item.name, POD_DELETION_COST_ANNOTATION, value),
-      );
+      const annotations: Record<string, string | null> = { [POD_DELETION_COST_ANNOTATION]: value };
+      if (settings.karpenterDisruptionCost) annotations[KARPENTER_DISRUPTION_COST_ANNOTATION] = karpenterDisruptionCost(value, settings.policy.maxCost);
+      const outcome = await attempt(summary, 'patchPod', () => deps.writer.patchPodAnnotations(item.namespace, item.name, annotations));
       if (outcome === 'written') summary.deletionCostsWritten += 1;
       else if (outcome === 'gone') summary.podsGone += 1;
       else if (outcome === 'conflict') summary.writeConflicts += 1;
@@ -207,12 +214,16 @@ function podCandidate(pod: PodView, signals: PodSignals, now: Date, settings: Re
   summary.deletionCosts[costRange(cost.raw)] += 1;
   if (cost.basis === 'warmup') summary.podsWarmingUp += 1;
   if (cost.basis === 'noSignal') summary.podsWithoutMetrics += 1;
-  return {
-    item: pod,
-    key: `${pod.namespace}/${pod.name}`,
-    // A pod without the annotation already costs 0 to the ReplicaSet controller.
-    decision: decideWrite({ current: pod.currentCost, raw: cost.raw, absentMeans: 0 }, settings.podDiscipline),
-  };
+  // A pod without the annotation already costs 0 to the ReplicaSet controller.
+  let decision = decideWrite({ current: pod.currentCost, raw: cost.raw, absentMeans: 0 }, settings.podDiscipline);
+  if (decision.kind === 'unchanged' && settings.karpenterDisruptionCost && pod.currentCost !== undefined) {
+    // The cost stands, but Karpenter's copy is missing or stale (e.g. the
+    // first run with it on): write the same cost again with it, after every
+    // real change (magnitude 0).
+    const wanted = karpenterDisruptionCost(pod.currentCost, settings.policy.maxCost);
+    if (wanted !== null && wanted !== pod.currentKarpenterCost) decision = { kind: 'write', value: pod.currentCost, magnitude: 0 };
+  }
+  return { item: pod, key: `${pod.namespace}/${pod.name}`, decision };
 }
 
 function nodeCandidate(node: NodeView, reading: number | undefined, settings: NodeUtilizationSettings, summary: ReconcileSummary): WriteCandidate<NodeView> {

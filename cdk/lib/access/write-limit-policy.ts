@@ -5,6 +5,7 @@
 // same ones (local/write-limit-policy.ts), so the tested policy is the
 // deployed policy.
 import { ownedLabelKeys } from '../../../lambdas/labeler/gpu-labels';
+import { KARPENTER_DISRUPTION_COST_ANNOTATION } from '../../../lambdas/reconciler/karpenter-disruption-cost';
 import { POD_DELETION_COST_ANNOTATION } from '../../../lambdas/reconciler/pod-view';
 import { NODE_ANNOTATION, NODE_TAINT } from '../../../lambdas/scheduling/keys';
 import type { KubernetesObject } from '../scheduler/second-scheduler-manifests';
@@ -48,7 +49,7 @@ export const LAMBDA_WRITE_LIMITS = {
   reconciler: {
     group: LAMBDA_KUBERNETES_ACCESS.reconciler.group,
     nodes: { labels: [], annotations: [NODE_ANNOTATION.gpuUtilization], removableTaints: [] },
-    pods: { labels: [], annotations: [POD_DELETION_COST_ANNOTATION], removableTaints: [] },
+    pods: { labels: [], annotations: [POD_DELETION_COST_ANNOTATION, KARPENTER_DISRUPTION_COST_ANNOTATION], removableTaints: [] },
   },
 } as const satisfies Record<string, IdentityWriteLimit>;
 

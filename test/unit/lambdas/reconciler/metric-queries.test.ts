@@ -18,6 +18,7 @@ const pods: PodView[] = Array.from({ length: 1000 }, (_, i) => ({
   terminating: false,
   readySince: undefined,
   currentCost: undefined,
+  currentKarpenterCost: undefined,
   controller: { apiVersion: 'apps/v1', kind: 'ReplicaSet' },
 }));
 

@@ -9,7 +9,7 @@ describe('podView', () => {
       metadata: { namespace: 'serving', name: 'web-1', annotations: { 'controller.kubernetes.io/pod-deletion-cost': '250' } },
       status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: readyAt }] },
     });
-    expect(view).toEqual({ namespace: 'serving', name: 'web-1', terminating: false, readySince: readyAt, currentCost: '250', controller: undefined });
+    expect(view).toEqual({ namespace: 'serving', name: 'web-1', terminating: false, readySince: readyAt, currentCost: '250', currentKarpenterCost: undefined, controller: undefined });
     expect(secondsSince(view?.readySince, new Date('2026-11-30T09:05:00Z'))).toBe(300);
   });
 

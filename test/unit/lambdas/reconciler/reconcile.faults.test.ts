@@ -33,8 +33,8 @@ function recordingWriter(outcome: PatchOutcome = 'written'): AnnotationWriter & 
   const calls: string[] = [];
   return {
     calls,
-    async patchPodAnnotation(namespace, name, key, value) {
-      calls.push(`${namespace}/${name} ${key}=${String(value)}`);
+    async patchPodAnnotations(namespace, name, annotations) {
+      calls.push(`${namespace}/${name} ${Object.entries(annotations).map(([key, value]) => `${key}=${String(value)}`).join(' ')}`);
       return outcome;
     },
     async patchNodeAnnotation(name, key, value) {
@@ -99,7 +99,7 @@ describe('reconcile under faults', () => {
     expect(summary.errors).toEqual([{ kind: 'Kubernetes', step: 'listResourceSlices', message: 'resourceslices.resource.k8s.io is forbidden' }]);
     expect(summary.outcome?.gpus).toMatchObject({ nodes: 1, allocatable: 8 });
     // The deletion costs are still written: slices feed the outcome only.
-    expect(writer.calls).toEqual(['serving/a controller.kubernetes.io/pod-deletion-cost=0']);
+    expect(writer.calls).toEqual(['serving/a controller.kubernetes.io/pod-deletion-cost=0 karpenter.sh/disruption-cost=0']);
     expect(runFailed(summary)).toBe(false);
   });
 
@@ -120,7 +120,7 @@ describe('reconcile under faults', () => {
     const summary = await reconcile(settings, {
       cluster: cluster(['a', 'b', 'c'].map((n) => runningPod(n, { annotations: { 'controller.kubernetes.io/pod-deletion-cost': '800' } }))),
       writer: {
-        async patchPodAnnotation(_ns, name) {
+        async patchPodAnnotations(_ns, name) {
           if (first) {
             first = false;
             throw new Error('etcdserver: request timed out');
@@ -153,9 +153,9 @@ describe('kubeAnnotationWriter', () => {
   const nodes = {} as NodeGateway;
 
   it('maps 404 to gone and 409 to conflict, and rethrows anything else', async () => {
-    await expect(kubeAnnotationWriter(gateway(undefined), nodes).patchPodAnnotation('ns', 'p', 'k', '1')).resolves.toBe('written');
-    await expect(kubeAnnotationWriter(gateway(apiError(404)), nodes).patchPodAnnotation('ns', 'p', 'k', '1')).resolves.toBe('gone');
-    await expect(kubeAnnotationWriter(gateway(apiError(409)), nodes).patchPodAnnotation('ns', 'p', 'k', '1')).resolves.toBe('conflict');
-    await expect(kubeAnnotationWriter(gateway(apiError(500)), nodes).patchPodAnnotation('ns', 'p', 'k', '1')).rejects.toThrow('HTTP 500');
+    await expect(kubeAnnotationWriter(gateway(undefined), nodes).patchPodAnnotations('ns', 'p', { k: '1' })).resolves.toBe('written');
+    await expect(kubeAnnotationWriter(gateway(apiError(404)), nodes).patchPodAnnotations('ns', 'p', { k: '1' })).resolves.toBe('gone');
+    await expect(kubeAnnotationWriter(gateway(apiError(409)), nodes).patchPodAnnotations('ns', 'p', { k: '1' })).resolves.toBe('conflict');
+    await expect(kubeAnnotationWriter(gateway(apiError(500)), nodes).patchPodAnnotations('ns', 'p', { k: '1' })).rejects.toThrow('HTTP 500');
   });
 });

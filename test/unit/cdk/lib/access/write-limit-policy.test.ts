@@ -48,10 +48,10 @@ describe('write-limit policies', () => {
     expect(taintRule?.expression).toContain(`t.key in ["${NODE_TAINT.gpuLabelsPending}"]`);
   });
 
-  it('allow the reconciler the deletion cost on pods and the utilization on nodes, nothing else', () => {
+  it('allow the reconciler the deletion cost (and Karpenter\'s copy of it) on pods and the utilization on nodes, nothing else', () => {
     const { nodes, pods } = LAMBDA_WRITE_LIMITS.reconciler;
     expect(nodes).toEqual({ labels: [], annotations: [NODE_ANNOTATION.gpuUtilization], removableTaints: [] });
-    expect(pods).toEqual({ labels: [], annotations: [POD_DELETION_COST_ANNOTATION], removableTaints: [] });
+    expect(pods).toEqual({ labels: [], annotations: [POD_DELETION_COST_ANNOTATION, 'karpenter.sh/disruption-cost'], removableTaints: [] });
   });
 
   it('check labels, annotations, taints, spec and the rest of each kind, each with a message naming the group', () => {
