@@ -209,7 +209,8 @@ export interface NewClusterConfig {
   /** @default "karpenter" */
   readonly gpuCapacity: NewClusterGpuCapacity;
   /**
-   * Only with `gpuCapacity: "node-groups"`. Each group's other keys take the NodeGroupConfig defaults for gpuNodeGroups.
+   * With Karpenter, listed groups run beside its NodePools (a fixed fleet while workloads move over).
+   * Each group's other keys take the NodeGroupConfig defaults for gpuNodeGroups.
    *
    * @default - with gpuCapacity "node-groups": [{"name":"gpu","instanceTypes":["g5.xlarge","g5.2xlarge"]}]; with "karpenter": []
    */

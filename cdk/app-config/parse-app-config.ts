@@ -115,9 +115,8 @@ function parseNewCluster(reader: ConfigReader): NewClusterConfig {
   const zoneCount = Math.max(availabilityZones.length, 2);
   const gpuCapacity = reader.oneOf('gpuCapacity', NEW_CLUSTER_GPU_CAPACITY, defaults.gpuCapacity);
   const withKarpenter = gpuCapacity === 'karpenter';
-  // One source of GPU nodes: a managed group beside Karpenter's pools would be a
-  // second, fixed fleet that Karpenter's consolidation cannot see as its own.
-  if (withKarpenter && reader.has('gpuNodeGroups')) reader.report('gpuNodeGroups', 'is only allowed when cluster.gpuCapacity is "node-groups" (with "karpenter", list GPU instance families under cluster.karpenter.nodePools)');
+  // Listed GPU groups are kept beside Karpenter (a fixed fleet while workloads
+  // move to the NodePools, docs/karpenter.md); none is created by default.
   if (!withKarpenter && reader.has('karpenter')) reader.report('karpenter', 'is only allowed when cluster.gpuCapacity is "karpenter"');
   const karpenter = parseKarpenter(reader.child('karpenter'));
   const gpuNodeGroups = reader
@@ -146,7 +145,7 @@ function parseNewCluster(reader: ConfigReader): NewClusterConfig {
     }),
     systemNodeGroup: parseNodeGroup(reader.child('systemNodeGroup'), defaults.systemNodeGroup, { instanceType: INSTANCE_TYPE, fixedName: true }),
     gpuCapacity,
-    gpuNodeGroups: withKarpenter ? [] : gpuNodeGroups,
+    gpuNodeGroups,
     karpenter,
     gpuNodeStartupTaint: reader.boolean('gpuNodeStartupTaint', defaults.gpuNodeStartupTaint),
   };

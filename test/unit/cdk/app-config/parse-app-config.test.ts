@@ -63,7 +63,6 @@ describe('parseAppConfig rejects bad values, naming the key and what is allowed'
     [{ cluster: { gpuCapacity: 'node-groups', gpuNodeGroups: [{ taints: [{ key: 'a', effect: 'NoSchedule' }] }] } }, 'cluster.gpuNodeGroups[0].taints[0].effect', '"NO_SCHEDULE"'],
     [{ cluster: { gpuCapacity: 'node-groups', gpuNodeGroups: [{ name: 'a' }, { name: 'a' }] } }, 'cluster.gpuNodeGroups[1].name', 'unique'],
     [{ cluster: { gpuCapacity: 'cluster-autoscaler' } }, 'cluster.gpuCapacity', '"karpenter", "node-groups"'],
-    [{ cluster: { gpuNodeGroups: [{}] } }, 'cluster.gpuNodeGroups', 'only allowed when cluster.gpuCapacity is "node-groups"'],
     [{ cluster: { gpuCapacity: 'node-groups', karpenter: {} } }, 'cluster.karpenter', 'only allowed when cluster.gpuCapacity is "karpenter"'],
     [{ cluster: { karpenter: { nodePools: [] } } }, 'cluster.karpenter.nodePools', 'at least 1'],
     [{ cluster: { karpenter: { nodePools: [{}, {}] } } }, 'cluster.karpenter.nodePools[1].name', 'unique'],
@@ -203,6 +202,14 @@ describe('the shipped example configuration', () => {
 });
 
 describe('Karpenter NodePools', () => {
+  it('keep listed GPU node groups beside them, and create none by default', () => {
+    const both = parseAppConfig({ cluster: { gpuNodeGroups: [{ name: 'fixed', instanceTypes: ['g5.xlarge'] }] } });
+    if (both.cluster.mode !== 'new') throw new Error('unreachable');
+    expect(both.cluster.gpuCapacity).toBe('karpenter');
+    expect(both.cluster.gpuNodeGroups.map((group) => group.name)).toEqual(['fixed']);
+    expect(both.cluster.karpenter.nodePools).toHaveLength(1);
+  });
+
   it('keeps every given pool setting, budgets with their reasons and schedule', () => {
     const pool = {
       name: 'h100-spot',

@@ -27,6 +27,7 @@ beforeAll(() => {
       availabilityZones: ['us-west-2a', 'us-west-2b', 'us-west-2c'],
       natGateways: 3,
       awsApiAccess: 'vpc-endpoints',
+      gpuCapacity: 'node-groups',
       gpuNodeGroups: [
         { name: 'h100', instanceTypes: ['p5.48xlarge'], capacityType: 'ON_DEMAND', labels: { team: 'research' }, taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NO_SCHEDULE' }] },
         { name: 'l4-spot', instanceTypes: ['g6.xlarge', 'g6.2xlarge'], capacityType: 'SPOT', minSize: 0, maxSize: 10, desiredSize: 0 },
