@@ -5,6 +5,8 @@ import type {
   CloudWatchObservabilityConfig,
   ExistingClusterConfig,
   ExtenderFunctionConfig,
+  KarpenterConfig,
+  KarpenterNodePoolConfig,
   KubernetesMinorVersion,
   NewClusterConfig,
   NodeGroupConfig,
@@ -23,8 +25,16 @@ import { KUBERNETES_RELEASES } from './kubernetes-releases';
  * depends on another setting, or one derived from another setting.
  */
 
-export interface NewClusterDefaults extends Omit<NewClusterConfig, 'gpuNodeGroups'> {
-  /** The groups created when `gpuNodeGroups` is left out; their other keys come from `eachGpuNodeGroup`. */
+export interface KarpenterDefaults extends Omit<KarpenterConfig, 'nodePools'> {
+  /** The pools created when `nodePools` is left out; their other keys come from `eachNodePool`. */
+  readonly nodePools: readonly Pick<KarpenterNodePoolConfig, 'name'>[];
+  /** Defaults of every item of `nodePools`. */
+  readonly eachNodePool: KarpenterNodePoolConfig;
+}
+
+export interface NewClusterDefaults extends Omit<NewClusterConfig, 'gpuNodeGroups' | 'karpenter'> {
+  readonly karpenter: KarpenterDefaults;
+  /** With `gpuCapacity: "node-groups"`, the groups created when `gpuNodeGroups` is left out; their other keys come from `eachGpuNodeGroup`. */
   readonly gpuNodeGroups: readonly Pick<NodeGroupConfig, 'name' | 'instanceTypes'>[];
   /** Defaults of every item of `gpuNodeGroups`. */
   readonly eachGpuNodeGroup: NodeGroupConfig;
@@ -93,7 +103,32 @@ export const APP_CONFIG_DEFAULTS: AppConfigDefaults = {
       labels: {},
       taints: [],
     },
+    // Karpenter launches the GPU type a pending pod needs and removes empty
+    // nodes, where a managed group keeps a fixed type running whether used or not.
+    gpuCapacity: 'karpenter',
     gpuNodeGroups: [{ name: 'gpu', instanceTypes: ['g5.xlarge', 'g5.2xlarge'] }],
+    karpenter: {
+      nodePools: [{ name: 'gpu' }],
+      amiAlias: 'al2023@latest',
+      diskSizeGiB: 100,
+      eachNodePool: {
+        name: 'gpu',
+        // A10G, L4 and L40S: the families the default GPU node group's types came from, plus their successors.
+        instanceFamilies: ['g5', 'g6', 'g6e'],
+        instanceTypes: [],
+        capacityTypes: ['ON_DEMAND'],
+        // Caps the bill: 16 GPUs is two 8-GPU nodes or sixteen single-GPU ones.
+        maxGpus: 16,
+        // Moving a pod off an underused GPU node restarts its job; empty nodes only.
+        consolidationPolicy: 'WhenEmpty',
+        consolidateAfter: '5m',
+        expireAfter: '720h',
+        disruptionBudgets: [{ nodes: '10%', reasons: undefined, schedule: undefined, duration: undefined }],
+        labels: {},
+        // The GPU node groups' taint: keeps pods that do not tolerate it off GPU nodes.
+        taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NO_SCHEDULE' }],
+      },
+    },
     gpuNodeStartupTaint: false,
     eachGpuNodeGroup: {
       name: 'gpu',
@@ -111,6 +146,7 @@ export const APP_CONFIG_DEFAULTS: AppConfigDefaults = {
     existing: {
       availabilityZones: [],
       privateSubnetIds: [],
+      gpuCapacity: 'node-groups',
       installPodIdentityAgent: false,
     },
   },

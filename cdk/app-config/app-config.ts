@@ -26,6 +26,23 @@ export type TaintEffectName = (typeof TAINT_EFFECTS)[number];
 export const CAPACITY_TYPES = ['ON_DEMAND', 'SPOT'] as const;
 export type CapacityTypeName = (typeof CAPACITY_TYPES)[number];
 
+/**
+ * What provides a new cluster's GPU nodes: Karpenter, which the stack installs
+ * and which launches nodes for pending pods, or managed node groups of fixed
+ * instance types scaled by hand (`gpuNodeGroups`).
+ */
+export const NEW_CLUSTER_GPU_CAPACITY = ['karpenter', 'node-groups'] as const;
+export type NewClusterGpuCapacity = (typeof NEW_CLUSTER_GPU_CAPACITY)[number];
+/** What provides an existing cluster's GPU nodes; the stack installs none of them (docs/karpenter.md). */
+export const EXISTING_CLUSTER_GPU_CAPACITY = ['karpenter', 'auto-mode', 'node-groups'] as const;
+export type ExistingClusterGpuCapacity = (typeof EXISTING_CLUSTER_GPU_CAPACITY)[number];
+/** Karpenter's NodePool `spec.disruption.consolidationPolicy` values. */
+export const CONSOLIDATION_POLICIES = ['WhenEmpty', 'WhenEmptyOrUnderutilized'] as const;
+export type ConsolidationPolicyName = (typeof CONSOLIDATION_POLICIES)[number];
+/** The disruption reasons a NodePool budget may be limited to. */
+export const DISRUPTION_REASONS = ['Underutilized', 'Empty', 'Drifted'] as const;
+export type DisruptionReasonName = (typeof DISRUPTION_REASONS)[number];
+
 export const ENDPOINT_ACCESS = ['private', 'public-and-private'] as const;
 export type EndpointAccessName = (typeof ENDPOINT_ACCESS)[number];
 
@@ -79,6 +96,89 @@ export interface NodeGroupConfig {
   readonly taints: readonly NodeTaint[];
 }
 
+export interface DisruptionBudgetConfig {
+  /**
+   * Most nodes of the pool Karpenter may disrupt at once: a count ("1") or a share ("10%").
+   *
+   * @default - none: required
+   */
+  readonly nodes: string;
+  /** @default - unset: the budget applies to every reason */
+  readonly reasons: readonly DisruptionReasonName[] | undefined;
+  /**
+   * Cron schedule (UTC) at which the budget starts to apply; needs `duration`.
+   *
+   * @default - unset: the budget always applies
+   */
+  readonly schedule: string | undefined;
+  /** @default - unset; required with schedule */
+  readonly duration: string | undefined;
+}
+
+export interface KarpenterNodePoolConfig {
+  /** @default "gpu" */
+  readonly name: string;
+  /**
+   * EC2 instance families (e.g. g6e, p5) the pool may launch; set this or `instanceTypes`.
+   *
+   * @default ["g5","g6","g6e"]
+   */
+  readonly instanceFamilies: readonly string[];
+  /**
+   * Exact EC2 instance types instead of families; a list here clears the default families.
+   *
+   * @default []
+   */
+  readonly instanceTypes: readonly string[];
+  /** @default ["ON_DEMAND"] */
+  readonly capacityTypes: readonly CapacityTypeName[];
+  /**
+   * Most GPUs the pool's nodes may hold in total (NodePool `limits: {nvidia.com/gpu: N}`).
+   *
+   * @default 16
+   */
+  readonly maxGpus: number;
+  /**
+   * `WhenEmpty` removes only nodes without pods; `WhenEmptyOrUnderutilized` also moves pods to pack nodes, which restarts GPU jobs.
+   *
+   * @default "WhenEmpty"
+   */
+  readonly consolidationPolicy: ConsolidationPolicyName;
+  /** @default "5m" */
+  readonly consolidateAfter: string;
+  /**
+   * Node lifetime before Karpenter replaces it (picks up new AMIs), or "Never".
+   *
+   * @default "720h"
+   */
+  readonly expireAfter: string;
+  /** @default [{"nodes":"10%"}] */
+  readonly disruptionBudgets: readonly DisruptionBudgetConfig[];
+  /** @default {} */
+  readonly labels: Readonly<Record<string, string>>;
+  /** @default [{"key":"nvidia.com/gpu","value":"true","effect":"NO_SCHEDULE"}] */
+  readonly taints: readonly NodeTaint[];
+}
+
+export interface KarpenterConfig {
+  /**
+   * Each pool's other keys take the KarpenterNodePoolConfig defaults.
+   *
+   * @default [{"name":"gpu"}]
+   */
+  readonly nodePools: readonly KarpenterNodePoolConfig[];
+  /**
+   * The EC2NodeClass's AMI: the AL2023 family, whose NVIDIA variant Karpenter picks for NVIDIA instance
+   * types. `al2023@latest` follows each new release (nodes drift and are replaced within the budgets);
+   * `al2023@vYYYYMMDD` pins one.
+   *
+   * @default "al2023@latest"
+   */
+  readonly amiAlias: string;
+  /** @default 100 */
+  readonly diskSizeGiB: number;
+}
+
 export interface NewClusterConfig {
   /** @default "new" */
   readonly mode: 'new';
@@ -106,12 +206,21 @@ export interface NewClusterConfig {
   readonly adminPrincipalArns: readonly string[];
   /** @default - the NodeGroupConfig defaults for systemNodeGroup */
   readonly systemNodeGroup: NodeGroupConfig;
+  /** @default "karpenter" */
+  readonly gpuCapacity: NewClusterGpuCapacity;
   /**
+   * With Karpenter, listed groups run beside its NodePools (a fixed fleet while workloads move over).
    * Each group's other keys take the NodeGroupConfig defaults for gpuNodeGroups.
    *
-   * @default [{"name":"gpu","instanceTypes":["g5.xlarge","g5.2xlarge"]}]
+   * @default - with gpuCapacity "node-groups": [{"name":"gpu","instanceTypes":["g5.xlarge","g5.2xlarge"]}]; with "karpenter": []
    */
   readonly gpuNodeGroups: readonly NodeGroupConfig[];
+  /**
+   * Only with `gpuCapacity: "karpenter"`.
+   *
+   * @default - the KarpenterConfig defaults
+   */
+  readonly karpenter: KarpenterConfig;
   /**
    * GPU nodes start with the taint `gpu.nvidia.com/labels-pending=true:NoSchedule`, which the
    * labeler lifts once their labels are right, so no pod lands on a node before it is labelled.
@@ -142,6 +251,12 @@ export interface ExistingClusterConfig {
    * @default - none: required
    */
   readonly clusterSecurityGroupId: string;
+  /**
+   * What gives the cluster its GPU nodes; the stack installs none of them, see docs/karpenter.md.
+   *
+   * @default "node-groups"
+   */
+  readonly gpuCapacity: ExistingClusterGpuCapacity;
   /**
    * Whether the stack installs the eks-pod-identity-agent add-on (skip when the cluster has it).
    *

@@ -8,20 +8,19 @@ import type {
   KubernetesMinorVersion,
   NewClusterConfig,
   NodeGroupConfig,
-  NodeTaint,
   ScheduledFunctionConfig,
   SchedulerConfig,
 } from './app-config';
-import { AWS_API_ACCESS, CAPACITY_TYPES, ENDPOINT_ACCESS, KUBERNETES_VERSIONS, LOG_RETENTION_DAYS, TAINT_EFFECTS } from './app-config';
+import { AWS_API_ACCESS, CAPACITY_TYPES, ENDPOINT_ACCESS, EXISTING_CLUSTER_GPU_CAPACITY, KUBERNETES_VERSIONS, LOG_RETENTION_DAYS, NEW_CLUSTER_GPU_CAPACITY } from './app-config';
 import { APP_CONFIG_DEFAULTS as DEFAULTS } from './app-config-defaults';
 import { ConfigReader } from './config-reader';
+import { parseKarpenter } from './parse-karpenter-config';
+import { parseNodeLabels, parseTaint } from './node-rules';
 
 /** Environment variables the stack itself sets on every function; config may not override them. */
 export const STACK_OWNED_ENV_VARS = ['CLUSTER_NAME', 'NODE_OPTIONS'] as const;
 
 const DNS_LABEL = { pattern: /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, allowed: 'a DNS-1123 label (lowercase letters, digits, "-", at most 63)' };
-const QUALIFIED_NAME = /^([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
-const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
 const CIDR = { pattern: /^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/, allowed: 'an IPv4 CIDR such as 10.0.0.0/16' };
 const INSTANCE_TYPE = { pattern: /^[a-z][a-z0-9-]*\.[a-z0-9]+$/, allowed: 'an EC2 instance type such as m7i.large' };
 /**
@@ -85,6 +84,12 @@ export function parseAppConfig(raw: unknown): AppConfig {
       `must be below scheduler.extender.httpTimeoutSeconds (${config.scheduler.extender.httpTimeoutSeconds} s), or the alarm fires only after the scheduler has already timed out`,
     );
   }
+  if (config.cluster.mode === 'existing' && config.cluster.gpuCapacity === 'auto-mode' && config.addons.nvidiaDevicePlugin.enabled && !root.reported('addons.nvidiaDevicePlugin.enabled')) {
+    root.report(
+      'addons.nvidiaDevicePlugin.enabled',
+      'must be false when cluster.existing.gpuCapacity is "auto-mode": Auto Mode GPU nodes run NVIDIA\'s device plugin themselves, and a second one would advertise the same GPUs',
+    );
+  }
   root.assertValid();
   return config;
 }
@@ -110,8 +115,14 @@ function parseNewCluster(reader: ConfigReader): NewClusterConfig {
   const availabilityZones = reader.stringList('availabilityZones', { default: defaults.availabilityZones, minItems: 0, ...AVAILABILITY_ZONE });
   if (availabilityZones.length === 1) reader.report('availabilityZones', 'must list at least 2 zones (EKS needs subnets in two), or be left out');
   const zoneCount = Math.max(availabilityZones.length, 2);
+  const gpuCapacity = reader.oneOf('gpuCapacity', NEW_CLUSTER_GPU_CAPACITY, defaults.gpuCapacity);
+  const withKarpenter = gpuCapacity === 'karpenter';
+  // Listed GPU groups are kept beside Karpenter (a fixed fleet while workloads
+  // move to the NodePools, docs/karpenter.md); none is created by default.
+  if (!withKarpenter && reader.has('karpenter')) reader.report('karpenter', 'is only allowed when cluster.gpuCapacity is "karpenter"');
+  const karpenter = parseKarpenter(reader.child('karpenter'));
   const gpuNodeGroups = reader
-    .objectList('gpuNodeGroups', { minItems: 0, fallback: defaults.gpuNodeGroups })
+    .objectList('gpuNodeGroups', { minItems: 0, fallback: withKarpenter ? [] : defaults.gpuNodeGroups })
     .map((group) => parseNodeGroup(group, defaults.eachGpuNodeGroup, { instanceType: GPU_INSTANCE_TYPE, fixedName: false }));
   const names = new Set<string>();
   for (const [index, group] of gpuNodeGroups.entries()) {
@@ -135,7 +146,9 @@ function parseNewCluster(reader: ConfigReader): NewClusterConfig {
       allowed: 'an IAM role or user ARN such as arn:aws:iam::123456789012:role/platform-admins',
     }),
     systemNodeGroup: parseNodeGroup(reader.child('systemNodeGroup'), defaults.systemNodeGroup, { instanceType: INSTANCE_TYPE, fixedName: true }),
+    gpuCapacity,
     gpuNodeGroups,
+    karpenter,
     gpuNodeStartupTaint: reader.boolean('gpuNodeStartupTaint', defaults.gpuNodeStartupTaint),
   };
 }
@@ -172,34 +185,30 @@ function parseNodeGroup(reader: ConfigReader, defaults: NodeGroupConfig, rules: 
     desiredSize,
     diskSizeGiB: reader.integer('diskSizeGiB', { default: defaults.diskSizeGiB, min: 20, max: 16384 }),
     capacityType: reader.oneOf('capacityType', CAPACITY_TYPES, defaults.capacityType),
-    labels: reader.stringMap('labels', { default: defaults.labels, keyPattern: QUALIFIED_NAME, allowedKeys: 'a Kubernetes label key', maxValueLength: 63 }),
+    labels: parseNodeLabels(reader, defaults.labels),
     taints,
   };
-  for (const [key, value] of Object.entries(group.labels)) {
-    if (!LABEL_VALUE.test(value)) reader.report(`labels.${key}`, `must be a Kubernetes label value, got ${JSON.stringify(value)}`);
-  }
   reader.done();
   return group;
 }
 
-function parseTaint(reader: ConfigReader): NodeTaint {
-  const defaults = DEFAULTS.cluster.eachTaint;
-  const key = reader.requiredString('key', { pattern: QUALIFIED_NAME, allowed: 'a Kubernetes taint key such as nvidia.com/gpu' });
-  const value = reader.string('value', { default: defaults.value, pattern: LABEL_VALUE, allowed: 'a Kubernetes label value' });
-  const effect = reader.oneOf('effect', TAINT_EFFECTS, defaults.effect);
-  reader.done();
-  return { key, value, effect };
-}
-
 function parseExistingCluster(reader: ConfigReader): ExistingClusterConfig {
   const defaults = DEFAULTS.cluster.existing;
-  for (const newOnly of ['endpointAccess', 'publicAccessCidrs', 'vpcCidr', 'availabilityZones', 'natGateways', 'awsApiAccess', 'adminPrincipalArns', 'systemNodeGroup', 'gpuNodeGroups', 'gpuNodeStartupTaint']) {
+  for (const newOnly of ['endpointAccess', 'publicAccessCidrs', 'vpcCidr', 'availabilityZones', 'natGateways', 'awsApiAccess', 'adminPrincipalArns', 'systemNodeGroup', 'gpuCapacity', 'gpuNodeGroups', 'karpenter', 'gpuNodeStartupTaint']) {
     if (reader.has(newOnly)) reader.report(newOnly, 'is only allowed when cluster.mode is "new"');
   }
   if (!reader.has('existing')) {
     // Its four required keys would each repeat this one problem.
     reader.report('existing', 'is required when cluster.mode is "existing" (vpcId, availabilityZones, privateSubnetIds, clusterSecurityGroupId)');
-    return { mode: 'existing', vpcId: '', availabilityZones: [], privateSubnetIds: [], clusterSecurityGroupId: '', installPodIdentityAgent: defaults.installPodIdentityAgent };
+    return {
+      mode: 'existing',
+      vpcId: '',
+      availabilityZones: [],
+      privateSubnetIds: [],
+      clusterSecurityGroupId: '',
+      gpuCapacity: defaults.gpuCapacity,
+      installPodIdentityAgent: defaults.installPodIdentityAgent,
+    };
   }
   const existing = reader.child('existing');
   const vpcId = existing.requiredString('vpcId', { pattern: /^vpc-[0-9a-f]{8,17}$/, allowed: 'a VPC id such as vpc-0123456789abcdef0' });
@@ -217,9 +226,10 @@ function parseExistingCluster(reader: ConfigReader): ExistingClusterConfig {
     pattern: /^sg-[0-9a-f]{8,17}$/,
     allowed: 'the cluster security group id (sg-...) from `aws eks describe-cluster` resourcesVpcConfig.clusterSecurityGroupId',
   });
+  const gpuCapacity = existing.oneOf('gpuCapacity', EXISTING_CLUSTER_GPU_CAPACITY, defaults.gpuCapacity);
   const installPodIdentityAgent = existing.boolean('installPodIdentityAgent', defaults.installPodIdentityAgent);
   existing.done();
-  return { mode: 'existing', vpcId, availabilityZones, privateSubnetIds, clusterSecurityGroupId, installPodIdentityAgent };
+  return { mode: 'existing', vpcId, availabilityZones, privateSubnetIds, clusterSecurityGroupId, gpuCapacity, installPodIdentityAgent };
 }
 
 function parseAddons(reader: ConfigReader): AddonsConfig {

@@ -12,7 +12,8 @@ import { gpuIntentManifests } from './admission/gpu-intent-policies';
 import { AttachedCluster } from './cluster/attached-cluster';
 import { ClusterAddons } from './cluster/cluster-addons';
 import type { ClusterTarget } from './cluster/cluster-target';
-import { NewGpuCluster } from './cluster/new-gpu-cluster';
+import { GPU_NODE_LABELS, GPU_NODE_STARTUP_TAINT, NewGpuCluster } from './cluster/new-gpu-cluster';
+import { Karpenter } from './karpenter/karpenter';
 import { EventDrivenInvocation } from './functions/event-driven-invocation';
 import { ExtenderEndpoint } from './functions/extender-endpoint';
 import { PipelineFunction } from './functions/pipeline-function';
@@ -45,7 +46,17 @@ export class GpuSchedulingStack extends Stack {
         : new AttachedCluster(this, 'Cluster', { clusterName: config.clusterName, kubernetesVersion: config.kubernetesVersion, config: config.cluster });
     this.target = target;
 
-    new ClusterAddons(this, 'Addons', { target, config: config.addons });
+    const withKarpenter = config.cluster.mode === 'new' && config.cluster.gpuCapacity === 'karpenter';
+    const addons = new ClusterAddons(this, 'Addons', { target, config: config.addons, podIdentityNeeded: withKarpenter });
+    if (target instanceof NewGpuCluster && config.cluster.mode === 'new' && withKarpenter) {
+      new Karpenter(this, 'Karpenter', {
+        target,
+        config: config.cluster.karpenter,
+        gpuNodeLabels: GPU_NODE_LABELS,
+        startupTaints: config.cluster.gpuNodeStartupTaint ? [GPU_NODE_STARTUP_TAINT] : [],
+        podIdentityAgent: addons.podIdentityAgent,
+      });
+    }
 
     const extender = new PipelineFunction(this, 'Extender', {
       name: 'extender',
@@ -158,6 +169,10 @@ export class GpuSchedulingStack extends Stack {
     });
     new CfnOutput(this, 'SchedulerName', { value: config.scheduler.name, description: 'Set spec.schedulerName to this on GPU pods' });
     new CfnOutput(this, 'ClusterName', { value: config.clusterName });
+    new CfnOutput(this, 'GpuCapacity', {
+      value: config.cluster.gpuCapacity,
+      description: 'What provides GPU nodes: karpenter, node-groups or auto-mode (docs/karpenter.md)',
+    });
   }
 }
 

@@ -34,6 +34,7 @@ export class AttachedCluster extends Construct implements ClusterTarget {
   readonly clusterCreated = [];
   readonly awsApiEndpoints = undefined;
   readonly installPodIdentityAgent: boolean;
+  readonly systemNodeSelector = undefined;
 
   constructor(scope: Construct, id: string, props: AttachedClusterProps) {
     super(scope, id);

@@ -9,6 +9,8 @@ import { ACCELERATOR_LABEL } from './new-gpu-cluster';
 export interface ClusterAddonsProps {
   readonly target: ClusterTarget;
   readonly config: AddonsConfig;
+  /** Something besides the CloudWatch agent gets credentials from EKS Pod Identity (Karpenter), so the agent is needed either way. */
+  readonly podIdentityNeeded: boolean;
 }
 
 /** Node labels that mark an NVIDIA GPU node, whoever set them; the device plugin runs only there. */
@@ -26,9 +28,22 @@ export const GPU_NODE_SELECTOR_TERMS = [
  * which the reconciler and the dashboard read). Each is switchable.
  */
 export class ClusterAddons extends Construct {
+  /** The eks-pod-identity-agent add-on, when this stack installs it. */
+  readonly podIdentityAgent: eks.CfnAddon | undefined;
+
   constructor(scope: Construct, id: string, props: ClusterAddonsProps) {
     super(scope, id);
     const { target, config } = props;
+    const podIdentityAgent =
+      target.installPodIdentityAgent && (props.podIdentityNeeded || config.cloudWatchObservability.enabled)
+        ? new eks.CfnAddon(this, 'PodIdentityAgent', { clusterName: target.clusterName, addonName: 'eks-pod-identity-agent', resolveConflicts: 'OVERWRITE' })
+        : undefined;
+    if (podIdentityAgent) {
+      podIdentityAgent.node.addDependency(...target.clusterCreated);
+      // Add-ons that run pods only turn ACTIVE once nodes exist to run them.
+      for (const ready of target.computeReady) podIdentityAgent.node.addDependency(ready);
+    }
+    this.podIdentityAgent = podIdentityAgent;
 
     if (config.nvidiaDevicePlugin.enabled) {
       const chart = target.cluster.addHelmChart('NvidiaDevicePlugin', {
@@ -60,9 +75,6 @@ export class ClusterAddons extends Construct {
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/CloudWatchAgentServerPolicy]',
         reason: 'CloudWatchAgentServerPolicy is the policy AWS documents for the amazon-cloudwatch-observability agent; it is attached only to the agent service account role via Pod Identity.',
       });
-      const podIdentityAgent = target.installPodIdentityAgent
-        ? new eks.CfnAddon(this, 'PodIdentityAgent', { clusterName: target.clusterName, addonName: 'eks-pod-identity-agent', resolveConflicts: 'OVERWRITE' })
-        : undefined;
       const observability = new eks.CfnAddon(this, 'CloudWatchObservability', {
         clusterName: target.clusterName,
         addonName: 'amazon-cloudwatch-observability',
@@ -71,15 +83,9 @@ export class ClusterAddons extends Construct {
         podIdentityAssociations: [{ serviceAccount: 'cloudwatch-agent', roleArn: agentRole.roleArn }],
       });
       observability.node.addDependency(...target.clusterCreated);
-      if (podIdentityAgent) {
-        podIdentityAgent.node.addDependency(...target.clusterCreated);
-        observability.node.addDependency(podIdentityAgent);
-      }
+      if (podIdentityAgent) observability.node.addDependency(podIdentityAgent);
       // Add-ons that run pods only turn ACTIVE once nodes exist to run them.
-      for (const ready of target.computeReady) {
-        observability.node.addDependency(ready);
-        podIdentityAgent?.node.addDependency(ready);
-      }
+      for (const ready of target.computeReady) observability.node.addDependency(ready);
     }
   }
 }

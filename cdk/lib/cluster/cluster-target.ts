@@ -29,6 +29,12 @@ export interface ClusterTarget {
   readonly clusterCreated: readonly IDependable[];
   /** Add-ons that run pods wait for these (node groups), so they can become ACTIVE. */
   readonly computeReady: readonly IDependable[];
+  /**
+   * Node labels of the node group the stack's own controllers (the second
+   * scheduler, Karpenter) run on; undefined on an attached cluster, whose nodes
+   * the stack does not know.
+   */
+  readonly systemNodeSelector: Readonly<Record<string, string>> | undefined;
   /** Whether this stack must install the eks-pod-identity-agent add-on. */
   readonly installPodIdentityAgent: boolean;
 }

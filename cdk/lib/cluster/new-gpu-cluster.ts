@@ -23,6 +23,9 @@ export const NODE_GROUP_LABEL = 'gpu-scheduling/node-group';
 /** Label on the nodes of the GPU node groups this stack creates; the device plugin selects on it. */
 export const ACCELERATOR_LABEL = 'gpu-scheduling/accelerator';
 
+/** Labels the stack puts on every GPU node it provides, from a node group or a Karpenter NodePool. */
+export const GPU_NODE_LABELS: Readonly<Record<string, string>> = { [ACCELERATOR_LABEL]: 'nvidia' };
+
 /** The labeler lifts this taint once a node's labels are right (lambdas/labeler/startup-taint.ts). */
 export const GPU_NODE_STARTUP_TAINT: NodeTaint = { key: NODE_TAINT.gpuLabelsPending, value: 'true', effect: 'NO_SCHEDULE' };
 
@@ -39,6 +42,7 @@ export class NewGpuCluster extends Construct implements ClusterTarget {
   readonly awsApiEndpoints: ec2.ISecurityGroup | undefined;
   readonly installPodIdentityAgent = true;
   readonly gpuNodeGroups: eks.Nodegroup[] = [];
+  readonly systemNodeSelector: Readonly<Record<string, string>>;
 
   constructor(scope: Construct, id: string, props: NewGpuClusterProps) {
     super(scope, id);
@@ -102,13 +106,14 @@ export class NewGpuCluster extends Construct implements ClusterTarget {
     this.clusterSecurityGroup = this.cluster.clusterSecurityGroup;
 
     const system = this.addNodeGroup('SystemNodeGroup', config.systemNodeGroup, {});
+    this.systemNodeSelector = { [NODE_GROUP_LABEL]: config.systemNodeGroup.name };
     this.computeReady.push(system);
     const instanceTypeCheck = config.gpuNodeGroups.length > 0 ? new GpuInstanceTypeCheck(this, 'GpuInstanceTypes', { logRetention: props.logRetention }) : undefined;
     for (const [index, configured] of config.gpuNodeGroups.entries()) {
       const addTaint = config.gpuNodeStartupTaint && !configured.taints.some((taint) => taint.key === GPU_NODE_STARTUP_TAINT.key);
       const group = addTaint ? { ...configured, taints: [...configured.taints, GPU_NODE_STARTUP_TAINT] } : configured;
       const amiType = instanceTypeCheck?.amiTypeFor(`Check-${group.name}`, `cluster.gpuNodeGroups[${index}].instanceTypes`, group.instanceTypes);
-      const nodegroup = this.addNodeGroup(`GpuNodeGroup-${group.name}`, group, { [ACCELERATOR_LABEL]: 'nvidia' }, amiType);
+      const nodegroup = this.addNodeGroup(`GpuNodeGroup-${group.name}`, group, GPU_NODE_LABELS, amiType);
       this.gpuNodeGroups.push(nodegroup);
     }
     // A type without NVIDIA GPUs then fails the deployment within a minute,

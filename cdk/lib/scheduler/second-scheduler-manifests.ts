@@ -9,6 +9,8 @@ export interface SecondSchedulerManifestProps {
   /** `http(s)://host:port` of the extender ALB; may contain CDK tokens. */
   readonly extenderUrlPrefix: string;
   readonly extenderUsesHttps: boolean;
+  /** Node labels that pin the scheduler to the system nodes, when the stack knows them (a new cluster). */
+  readonly nodeSelector?: Readonly<Record<string, string>>;
 }
 
 const CONFIG_DIR = '/etc/kubernetes/gpu-scheduler';
@@ -207,6 +209,8 @@ export function secondSchedulerManifests(props: SecondSchedulerManifestProps): K
           spec: {
             serviceAccountName: name,
             priorityClassName: 'system-cluster-critical',
+            // Never on a GPU node: Karpenter could then not consolidate it away, and a GPU would pay for a scheduler.
+            ...(props.nodeSelector === undefined ? {} : { nodeSelector: { ...props.nodeSelector } }),
             securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
             affinity: {
               podAntiAffinity: {

@@ -25,7 +25,7 @@ export class SecondScheduler extends Construct {
     super(scope, id);
     this.manifest = props.target.cluster.addManifest(
       'GpuSecondScheduler',
-      ...secondSchedulerManifests({ scheduler: props.config, extenderUrlPrefix: props.extenderUrlPrefix, extenderUsesHttps: props.extenderUsesHttps }),
+      ...secondSchedulerManifests({ scheduler: props.config, extenderUrlPrefix: props.extenderUrlPrefix, extenderUsesHttps: props.extenderUsesHttps, nodeSelector: props.target.systemNodeSelector }),
       ...schedulerMetricsReaderManifests({
         namespace: props.config.namespace,
         schedulerName: props.config.name,

@@ -29,13 +29,30 @@ describe('parseAppConfig applies APP_CONFIG_DEFAULTS', () => {
     expect(parseAppConfig({ clusterName: 'other' }).dashboardName).toBe(`other${D.dashboardNameSuffix}`);
   });
 
-  it('to a new cluster, its system group and its default GPU groups', () => {
-    const { gpuNodeGroups, eachGpuNodeGroup, eachTaint: _eachTaint, existing: _existing, ...cluster } = D.cluster;
-    expect(config.cluster).toEqual({ ...cluster, gpuNodeGroups: gpuNodeGroups.map((group) => ({ ...eachGpuNodeGroup, ...group })) });
+  it('to a new cluster, its system group and its default Karpenter NodePools, with no GPU node group', () => {
+    const { gpuNodeGroups: _groups, eachGpuNodeGroup: _each, eachTaint: _eachTaint, existing: _existing, karpenter, ...cluster } = D.cluster;
+    const { eachNodePool, nodePools, ...nodeClass } = karpenter;
+    expect(config.cluster).toEqual({ ...cluster, gpuNodeGroups: [], karpenter: { ...nodeClass, nodePools: nodePools.map((pool) => ({ ...eachNodePool, ...pool })) } });
+  });
+
+  it('to the default GPU groups when node groups provide GPU capacity', () => {
+    const groups = parseAppConfig({ cluster: { gpuCapacity: 'node-groups' } });
+    if (groups.cluster.mode !== 'new') throw new Error('unreachable');
+    expect(groups.cluster.gpuNodeGroups).toEqual(D.cluster.gpuNodeGroups.map((group) => ({ ...D.cluster.eachGpuNodeGroup, ...group })));
+  });
+
+  it('to every listed NodePool and disruption budget, listed types replacing the default families', () => {
+    const listed = parseAppConfig({ cluster: { karpenter: { nodePools: [{}, { name: 'h100', instanceTypes: ['p5.48xlarge'], disruptionBudgets: [{ nodes: '1' }] }] } } });
+    if (listed.cluster.mode !== 'new') throw new Error('unreachable');
+    const each = D.cluster.karpenter.eachNodePool;
+    expect(listed.cluster.karpenter.nodePools).toEqual([
+      each,
+      { ...each, name: 'h100', instanceFamilies: [], instanceTypes: ['p5.48xlarge'], disruptionBudgets: [{ nodes: '1', reasons: undefined, schedule: undefined, duration: undefined }] },
+    ]);
   });
 
   it('to every listed GPU group and taint', () => {
-    const listed = parseAppConfig({ cluster: { gpuNodeGroups: [{}, { name: 'tainted', taints: [{ key: 'a' }] }] } });
+    const listed = parseAppConfig({ cluster: { gpuCapacity: 'node-groups', gpuNodeGroups: [{}, { name: 'tainted', taints: [{ key: 'a' }] }] } });
     if (listed.cluster.mode !== 'new') throw new Error('unreachable');
     expect(listed.cluster.gpuNodeGroups).toEqual([
       D.cluster.eachGpuNodeGroup,

@@ -52,6 +52,10 @@ const TABLES: Readonly<Record<string, readonly (readonly [setting: string, table
     ['gpuNodeGroups', D.cluster.eachGpuNodeGroup],
   ],
   NodeTaint: [['', D.cluster.eachTaint]],
+  KarpenterConfig: [['', D.cluster.karpenter]],
+  KarpenterNodePoolConfig: [['', D.cluster.karpenter.eachNodePool]],
+  // Every key of a budget but `nodes` is unset by default, and `nodes` is required.
+  DisruptionBudgetConfig: [['', {}]],
   AddonsConfig: [['', D.addons]],
   NvidiaDevicePluginConfig: [['', D.addons.nvidiaDevicePlugin]],
   CloudWatchObservabilityConfig: [['', D.addons.cloudWatchObservability]],
@@ -75,6 +79,11 @@ const TABLES: Readonly<Record<string, readonly (readonly [setting: string, table
 /** Table entries that feed a default derived from another setting, with the tag that documents them. */
 const DERIVED: Readonly<Record<string, { readonly property: string; readonly tag: string }>> = {
   dashboardNameSuffix: { property: 'AppConfig.dashboardName', tag: `- \`<clusterName>${D.dashboardNameSuffix}\`` },
+  // The groups are the default only when managed node groups provide GPU capacity.
+  gpuNodeGroups: {
+    property: 'NewClusterConfig.gpuNodeGroups',
+    tag: `- with gpuCapacity "node-groups": ${JSON.stringify(D.cluster.gpuNodeGroups)}; with "karpenter": []`,
+  },
 };
 
 const registeredTables = new Set(Object.values(TABLES).flatMap((tables) => tables.map(([, table]) => table)));

@@ -8,13 +8,22 @@ import { parseAppConfig } from '../../../../cdk/app-config/parse-app-config';
 describe('parseAppConfig defaults', () => {
   const config = parseAppConfig(undefined);
 
-  it('builds a new private cluster with one tainted GPU node group and a system node group', () => {
+  it('builds a new private cluster whose GPU nodes come from one tainted Karpenter NodePool, beside a system node group', () => {
     expect(config.cluster.mode).toBe('new');
     if (config.cluster.mode !== 'new') throw new Error('unreachable');
     expect(config.cluster.endpointAccess).toBe('private');
-    expect(config.cluster.gpuNodeGroups).toHaveLength(1);
-    expect(config.cluster.gpuNodeGroups[0]?.taints).toEqual([{ key: 'nvidia.com/gpu', value: 'true', effect: 'NO_SCHEDULE' }]);
+    expect(config.cluster.gpuCapacity).toBe('karpenter');
+    expect(config.cluster.gpuNodeGroups).toEqual([]);
+    expect(config.cluster.karpenter.nodePools).toHaveLength(1);
+    expect(config.cluster.karpenter.nodePools[0]?.taints).toEqual([{ key: 'nvidia.com/gpu', value: 'true', effect: 'NO_SCHEDULE' }]);
     expect(config.cluster.systemNodeGroup.name).toBe('system');
+  });
+
+  it('with gpuCapacity "node-groups", builds one tainted GPU node group instead', () => {
+    const groups = parseAppConfig({ cluster: { gpuCapacity: 'node-groups' } });
+    if (groups.cluster.mode !== 'new') throw new Error('unreachable');
+    expect(groups.cluster.gpuNodeGroups).toHaveLength(1);
+    expect(groups.cluster.gpuNodeGroups[0]?.taints).toEqual([{ key: 'nvidia.com/gpu', value: 'true', effect: 'NO_SCHEDULE' }]);
   });
 
   it('matches the kube-scheduler version to the cluster version', () => {
@@ -48,11 +57,40 @@ describe('parseAppConfig rejects bad values, naming the key and what is allowed'
     [{ clusterName: 'bad name!' }, 'clusterName', 'EKS cluster name'],
     [{ logRetentionDays: 2 }, 'logRetentionDays', 'must be one of 1, 3, 5'],
     [{ colour: 'blue' }, 'colour', 'unknown key'],
-    [{ cluster: { gpuNodeGroups: [{ instanceTypes: ['g5'] }] } }, 'cluster.gpuNodeGroups[0].instanceTypes[0]', 'an EC2 instance type with NVIDIA GPUs such as g5.xlarge (checked against DescribeInstanceTypes when deploying)'],
-    [{ cluster: { gpuNodeGroups: [{ minSize: 3, maxSize: 2 }] } }, 'cluster.gpuNodeGroups[0].maxSize', 'at least minSize (3)'],
-    [{ cluster: { gpuNodeGroups: [{ desiredSize: 9 }] } }, 'cluster.gpuNodeGroups[0].desiredSize', 'from minSize (0) to maxSize (4)'],
-    [{ cluster: { gpuNodeGroups: [{ taints: [{ key: 'a', effect: 'NoSchedule' }] }] } }, 'cluster.gpuNodeGroups[0].taints[0].effect', '"NO_SCHEDULE"'],
-    [{ cluster: { gpuNodeGroups: [{ name: 'a' }, { name: 'a' }] } }, 'cluster.gpuNodeGroups[1].name', 'unique'],
+    [{ cluster: { gpuCapacity: 'node-groups', gpuNodeGroups: [{ instanceTypes: ['g5'] }] } }, 'cluster.gpuNodeGroups[0].instanceTypes[0]', 'an EC2 instance type with NVIDIA GPUs such as g5.xlarge (checked against DescribeInstanceTypes when deploying)'],
+    [{ cluster: { gpuCapacity: 'node-groups', gpuNodeGroups: [{ minSize: 3, maxSize: 2 }] } }, 'cluster.gpuNodeGroups[0].maxSize', 'at least minSize (3)'],
+    [{ cluster: { gpuCapacity: 'node-groups', gpuNodeGroups: [{ desiredSize: 9 }] } }, 'cluster.gpuNodeGroups[0].desiredSize', 'from minSize (0) to maxSize (4)'],
+    [{ cluster: { gpuCapacity: 'node-groups', gpuNodeGroups: [{ taints: [{ key: 'a', effect: 'NoSchedule' }] }] } }, 'cluster.gpuNodeGroups[0].taints[0].effect', '"NO_SCHEDULE"'],
+    [{ cluster: { gpuCapacity: 'node-groups', gpuNodeGroups: [{ name: 'a' }, { name: 'a' }] } }, 'cluster.gpuNodeGroups[1].name', 'unique'],
+    [{ cluster: { gpuCapacity: 'cluster-autoscaler' } }, 'cluster.gpuCapacity', '"karpenter", "node-groups"'],
+    [{ cluster: { gpuCapacity: 'node-groups', karpenter: {} } }, 'cluster.karpenter', 'only allowed when cluster.gpuCapacity is "karpenter"'],
+    [{ cluster: { karpenter: { nodePools: [] } } }, 'cluster.karpenter.nodePools', 'at least 1'],
+    [{ cluster: { karpenter: { nodePools: [{}, {}] } } }, 'cluster.karpenter.nodePools[1].name', 'unique'],
+    [{ cluster: { karpenter: { nodePools: [{ name: 'GPU' }] } } }, 'cluster.karpenter.nodePools[0].name', 'DNS-1123 label'],
+    [{ cluster: { karpenter: { nodePools: [{ instanceFamilies: ['g6e.xlarge'] }] } } }, 'cluster.karpenter.nodePools[0].instanceFamilies[0]', 'instance family such as g6e'],
+    [{ cluster: { karpenter: { nodePools: [{ instanceFamilies: ['g6e'], instanceTypes: ['p5.48xlarge'] }] } } }, 'cluster.karpenter.nodePools[0].instanceTypes', 'cannot be combined with instanceFamilies'],
+    [{ cluster: { karpenter: { nodePools: [{ instanceFamilies: [] }] } } }, 'cluster.karpenter.nodePools[0].instanceFamilies', 'at least one instance family'],
+    [{ cluster: { karpenter: { nodePools: [{ capacityTypes: ['spot'] }] } } }, 'cluster.karpenter.nodePools[0].capacityTypes[0]', '"ON_DEMAND" or "SPOT"'],
+    [{ cluster: { karpenter: { nodePools: [{ maxGpus: 0 }] } } }, 'cluster.karpenter.nodePools[0].maxGpus', 'integer from 1'],
+    [{ cluster: { karpenter: { nodePools: [{ consolidationPolicy: 'Always' }] } } }, 'cluster.karpenter.nodePools[0].consolidationPolicy', '"WhenEmpty", "WhenEmptyOrUnderutilized"'],
+    [{ cluster: { karpenter: { nodePools: [{ consolidateAfter: '5 minutes' }] } } }, 'cluster.karpenter.nodePools[0].consolidateAfter', 'a duration'],
+    [{ cluster: { karpenter: { nodePools: [{ expireAfter: '30d' }] } } }, 'cluster.karpenter.nodePools[0].expireAfter', '"Never"'],
+    [{ cluster: { karpenter: { nodePools: [{ disruptionBudgets: [{}] }] } } }, 'cluster.karpenter.nodePools[0].disruptionBudgets[0].nodes', 'is required'],
+    [{ cluster: { karpenter: { nodePools: [{ disruptionBudgets: [{ nodes: '150%' }] }] } } }, 'cluster.karpenter.nodePools[0].disruptionBudgets[0].nodes', 'a share such as "10%"'],
+    [{ cluster: { karpenter: { nodePools: [{ disruptionBudgets: [{ nodes: '0', reasons: ['Expired'] }] }] } } }, 'cluster.karpenter.nodePools[0].disruptionBudgets[0].reasons[0]', '"Underutilized", "Empty", "Drifted"'],
+    [{ cluster: { karpenter: { nodePools: [{ disruptionBudgets: [{ nodes: '0', schedule: '0 9 * * 1-5' }] }] } } }, 'cluster.karpenter.nodePools[0].disruptionBudgets[0].duration', 'schedule and duration go together'],
+    [{ cluster: { karpenter: { nodePools: [{ labels: { 'bad key!': 'x' } }] } } }, 'cluster.karpenter.nodePools[0].labels.bad key!', 'Kubernetes label key'],
+    [{ cluster: { karpenter: { nodePools: [{ taints: [{ key: 'a', effect: 'NoSchedule' }] }] } } }, 'cluster.karpenter.nodePools[0].taints[0].effect', '"NO_SCHEDULE"'],
+    [{ cluster: { karpenter: { amiAlias: 'al2@latest' } } }, 'cluster.karpenter.amiAlias', 'al2023@latest or al2023@vYYYYMMDD'],
+    [{ cluster: { karpenter: { diskSizeGiB: 10 } } }, 'cluster.karpenter.diskSizeGiB', 'integer from 20'],
+    [{ cluster: { karpenter: { nodepools: [] } } }, 'cluster.karpenter.nodepools', 'did you mean nodePools?'],
+    [{ cluster: { mode: 'existing', existing: {}, gpuCapacity: 'karpenter' } }, 'cluster.gpuCapacity', 'only allowed when cluster.mode is "new"'],
+    [{ cluster: { mode: 'existing', existing: { gpuCapacity: 'fargate' } } }, 'cluster.existing.gpuCapacity', '"karpenter", "auto-mode", "node-groups"'],
+    [
+      { cluster: { mode: 'existing', existing: { vpcId: 'vpc-0123456789abcdef0', clusterSecurityGroupId: 'sg-0123456789abcdef0', gpuCapacity: 'auto-mode' } } },
+      'addons.nvidiaDevicePlugin.enabled',
+      'must be false when cluster.existing.gpuCapacity is "auto-mode"',
+    ],
     [{ cluster: { endpointAccess: 'public-and-private' } }, 'cluster.publicAccessCidrs', 'must list the CIDRs'],
     [{ cluster: { availabilityZones: ['us-east-1a'] } }, 'cluster.availabilityZones', 'at least 2 zones'],
     [{ cluster: { natGateways: 3 } }, 'cluster.natGateways', 'integer from 1 to 2'],
@@ -95,7 +133,7 @@ describe('admission', () => {
 describe('GPU node group instance types', () => {
   it('accepts any well-formed type at synth, new families included; EC2 decides at deploy time (GpuInstanceTypeCheck)', () => {
     const instanceTypes = ['p6-b300.48xlarge', 'g6f.large', 'g7e.2xlarge', 'p6e-gb200.36xlarge', 'p9-future.96xlarge', 'm5.large'];
-    const config = parseAppConfig({ cluster: { gpuNodeGroups: [{ instanceTypes }] } });
+    const config = parseAppConfig({ cluster: { gpuCapacity: 'node-groups', gpuNodeGroups: [{ instanceTypes }] } });
     if (config.cluster.mode !== 'new') throw new Error('unreachable');
     expect(config.cluster.gpuNodeGroups[0]?.instanceTypes).toEqual(instanceTypes);
   });
@@ -103,7 +141,7 @@ describe('GPU node group instance types', () => {
 
 describe('GPU node group taints', () => {
   it('taint a configured GPU group by default, and can be switched off with an empty list', () => {
-    const config = parseAppConfig({ cluster: { gpuNodeGroups: [{ name: 'tainted' }, { name: 'open', taints: [] }] } });
+    const config = parseAppConfig({ cluster: { gpuCapacity: 'node-groups', gpuNodeGroups: [{ name: 'tainted' }, { name: 'open', taints: [] }] } });
     if (config.cluster.mode !== 'new') throw new Error('unreachable');
     expect(config.cluster.gpuNodeGroups.map((group) => group.taints.length)).toEqual([1, 0]);
     expect(config.cluster.systemNodeGroup.taints).toEqual([]);
@@ -169,5 +207,52 @@ describe('the shipped example configuration', () => {
     expect(config.cluster.mode).toBe('existing');
     expect(config.addons.nvidiaDevicePlugin.enabled).toBe(false);
     expect(config.reconciler.environment).toEqual({ POD_NAMESPACES: 'serving' });
+  });
+});
+
+describe('Karpenter NodePools', () => {
+  it('keep listed GPU node groups beside them, and create none by default', () => {
+    const both = parseAppConfig({ cluster: { gpuNodeGroups: [{ name: 'fixed', instanceTypes: ['g5.xlarge'] }] } });
+    if (both.cluster.mode !== 'new') throw new Error('unreachable');
+    expect(both.cluster.gpuCapacity).toBe('karpenter');
+    expect(both.cluster.gpuNodeGroups.map((group) => group.name)).toEqual(['fixed']);
+    expect(both.cluster.karpenter.nodePools).toHaveLength(1);
+  });
+
+  it('keeps every given pool setting, budgets with their reasons and schedule', () => {
+    const pool = {
+      name: 'h100-spot',
+      instanceTypes: ['p5.48xlarge'],
+      capacityTypes: ['SPOT', 'ON_DEMAND', 'SPOT'],
+      maxGpus: 64,
+      consolidationPolicy: 'WhenEmptyOrUnderutilized',
+      consolidateAfter: '1h30m',
+      expireAfter: 'Never',
+      disruptionBudgets: [{ nodes: '0', reasons: ['Underutilized', 'Drifted'], schedule: '0 9 * * mon-fri', duration: '8h' }, { nodes: '1' }],
+      labels: { team: 'research' },
+      taints: [],
+    };
+    const config = parseAppConfig({ cluster: { karpenter: { nodePools: [pool], amiAlias: 'al2023@v20261115', diskSizeGiB: 500 } } });
+    if (config.cluster.mode !== 'new') throw new Error('unreachable');
+    expect(config.cluster.karpenter).toEqual({
+      amiAlias: 'al2023@v20261115',
+      diskSizeGiB: 500,
+      nodePools: [
+        {
+          ...pool,
+          instanceFamilies: [],
+          capacityTypes: ['SPOT', 'ON_DEMAND'],
+          disruptionBudgets: [pool.disruptionBudgets[0], { nodes: '1', reasons: undefined, schedule: undefined, duration: undefined }],
+        },
+      ],
+    });
+  });
+
+  it('lets an Auto Mode cluster go without the device plugin, and any other existing cluster keep it', () => {
+    const existing = { vpcId: 'vpc-0123456789abcdef0', clusterSecurityGroupId: 'sg-0123456789abcdef0' };
+    const autoMode = parseAppConfig({ cluster: { mode: 'existing', existing: { ...existing, gpuCapacity: 'auto-mode' } }, addons: { nvidiaDevicePlugin: { enabled: false } } });
+    expect(autoMode.cluster).toMatchObject({ gpuCapacity: 'auto-mode' });
+    const withKarpenter = parseAppConfig({ cluster: { mode: 'existing', existing: { ...existing, gpuCapacity: 'karpenter' } } });
+    expect(withKarpenter.addons.nvidiaDevicePlugin.enabled).toBe(true);
   });
 });

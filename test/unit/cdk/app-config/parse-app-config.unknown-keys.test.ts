@@ -46,7 +46,7 @@ describe('parseAppConfig names unknown keys with the key they most likely meant'
     try {
       parseAppConfig({
         stackname: 'x',
-        cluster: { gpuNodeGroups: [{ minsize: 1 }], natGateways: 9 },
+        cluster: { gpuCapacity: 'node-groups', gpuNodeGroups: [{ minsize: 1 }], natGateways: 9 },
         scheduler: { extender: { wieght: 5 } },
         labeler: { retryAttempts: 3 },
       });

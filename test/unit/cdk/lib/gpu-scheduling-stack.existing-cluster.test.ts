@@ -23,8 +23,9 @@ beforeAll(() => {
     logRetentionDays: 90,
     cluster: {
       mode: 'existing',
-      existing: { vpcId: 'vpc-0123456789abcdef0', availabilityZones: ['eu-west-1a', 'eu-west-1b'], privateSubnetIds: SUBNETS, clusterSecurityGroupId: CLUSTER_SG },
+      existing: { vpcId: 'vpc-0123456789abcdef0', availabilityZones: ['eu-west-1a', 'eu-west-1b'], privateSubnetIds: SUBNETS, clusterSecurityGroupId: CLUSTER_SG, gpuCapacity: 'auto-mode' },
     },
+    // Auto Mode nodes bring their own device plugin.
     addons: { nvidiaDevicePlugin: { enabled: false } },
     extender: { certificateArn: CERTIFICATE, hostname: 'gpu-extender.internal.example.com', reservedConcurrency: 0, provisionedConcurrency: 2, environment: { EXTENDER_CACHE_TTL: '2s' } },
     scheduler: { replicas: 3, extender: { ignorable: true, preempt: false, httpTimeoutSeconds: 3, weight: 10 } },
@@ -43,6 +44,18 @@ describe('existing cluster, attached by name', () => {
     synth.template.resourceCountIs('AWS::EKS::Cluster', 0);
     synth.template.resourceCountIs('AWS::EKS::Nodegroup', 0);
     synth.template.resourceCountIs('AWS::EC2::VPC', 0);
+  });
+
+  it('installs no Karpenter (the cluster provides its own GPU capacity) and says what provides it', () => {
+    expect(resourcesOfType(synth.json, 'Custom::AWSCDK-EKS-HelmChart').map(([, chart]) => chart.Chart)).not.toContain('karpenter');
+    synth.template.resourceCountIs('AWS::EKS::PodIdentityAssociation', 0);
+    expect(kubernetesObjects(synth.json).filter((object) => object.kind === 'NodePool' || object.kind === 'EC2NodeClass')).toEqual([]);
+    expect(synth.json.Outputs?.GpuCapacity?.Value).toBe('auto-mode');
+  });
+
+  it('leaves the second scheduler unpinned: the stack does not know the cluster’s node groups', () => {
+    const deployment = findObject(kubernetesObjects(synth.json), 'Deployment', 'gpu-scheduler') as { spec: { template: { spec: Record<string, unknown> } } };
+    expect(deployment.spec.template.spec).not.toHaveProperty('nodeSelector');
   });
 
   it('gives the deploy-time kubectl provider an access entry, and applies every manifest after it', () => {

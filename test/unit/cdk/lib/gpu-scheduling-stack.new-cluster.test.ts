@@ -14,6 +14,7 @@ import { lambdaWriteLimitManifests } from '../../../../cdk/lib/access/write-limi
 import { GPU_INTENT_POLICY_NAMES, gpuIntentManifests } from '../../../../cdk/lib/admission/gpu-intent-policies';
 import { schedulerMetricsConfigFromEnv } from '../../../../lambdas/reconciler/scheduler-metrics-config';
 import { gpuSchedulerProfile } from '../../../../cdk/lib/scheduler/second-scheduler-manifests';
+import { KARPENTER_VERSION } from '../../../../cdk/lib/karpenter/karpenter-release';
 import { runCfnLint } from '../support/cfn-lint';
 import { expectOnlyEmittedMetrics, expectOnlyKnownSearches } from '../support/metric-coverage';
 import { alarmReferences, dashboardReferences } from '../support/referenced-metrics';
@@ -61,25 +62,19 @@ describe('new cluster', () => {
     });
   });
 
-  it('creates a tainted GPU node group on the NVIDIA AMI the deploy-time check picks, and a small system node group', () => {
-    synth.template.resourceCountIs('AWS::EKS::Nodegroup', 2);
-    synth.template.hasResourceProperties('Custom::GpuInstanceTypes', { Setting: 'cluster.gpuNodeGroups[0].instanceTypes', InstanceTypes: ['g5.xlarge', 'g5.2xlarge'] });
-    synth.template.hasResourceProperties('AWS::EKS::Nodegroup', {
-      AmiType: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ClusterGpuInstanceTypesCheckgpu'), 'AmiType'] },
-      InstanceTypes: ['g5.xlarge', 'g5.2xlarge'],
-      ScalingConfig: { MinSize: 0, MaxSize: 4, DesiredSize: 1 },
-      Taints: [{ Effect: 'NO_SCHEDULE', Key: 'nvidia.com/gpu', Value: 'true' }],
-      Labels: Match.objectLike({ 'gpu-scheduling/accelerator': 'nvidia' }),
-    });
+  it('creates the system node group only: Karpenter provides the GPU nodes, so there is no GPU group nor its instance-type check', () => {
+    synth.template.resourceCountIs('AWS::EKS::Nodegroup', 1);
+    synth.template.resourceCountIs('Custom::GpuInstanceTypes', 0);
     synth.template.hasResourceProperties('AWS::EKS::Nodegroup', {
       AmiType: 'AL2023_x86_64_STANDARD',
       InstanceTypes: ['m7i.large'],
       ScalingConfig: { MinSize: 2, MaxSize: 3, DesiredSize: 2 },
+      Labels: { 'gpu-scheduling/node-group': 'system' },
     });
   });
 
   it('installs the NVIDIA device plugin, pinned and limited to GPU nodes', () => {
-    const [[, chart] = ['', {}]] = resourcesOfType(synth.json, 'Custom::AWSCDK-EKS-HelmChart');
+    const [, chart = {}] = resourcesOfType(synth.json, 'Custom::AWSCDK-EKS-HelmChart').find(([, properties]) => properties.Chart === 'nvidia-device-plugin') ?? [];
     expect(chart).toMatchObject({ Chart: 'nvidia-device-plugin', Version: '0.17.1', Namespace: 'kube-system', Repository: 'https://nvidia.github.io/k8s-device-plugin' });
     const values = JSON.parse(renderCfnString(chart.Values)) as { affinity: unknown; tolerations: unknown };
     expect(JSON.stringify(values.affinity)).toContain('gpu-scheduling/accelerator');
@@ -95,6 +90,102 @@ describe('new cluster', () => {
   });
 });
 
+describe('Karpenter', () => {
+  function chart(): Record<string, unknown> {
+    const [, found] = resourcesOfType(synth.json, 'Custom::AWSCDK-EKS-HelmChart').find(([, properties]) => properties.Chart === 'karpenter') ?? [];
+    if (!found) throw new Error('no karpenter chart');
+    return found;
+  }
+
+  it('installs the pinned chart from public ECR into kube-system, pinned to the system nodes, after the Pod Identity association and the agent', () => {
+    expect(chart()).toMatchObject({ Chart: 'karpenter', Version: KARPENTER_VERSION, Repository: 'oci://public.ecr.aws/karpenter/karpenter', Release: 'karpenter', Namespace: 'kube-system', Wait: true });
+    const values = JSON.parse(renderCfnString(chart().Values)) as Record<string, unknown>;
+    expect(values).toMatchObject({
+      settings: { clusterName: 'gpu-scheduling', interruptionQueue: expect.stringMatching(/^<ref:KarpenterInterruptionQueue\w+\.QueueName>$/) as unknown },
+      serviceAccount: { name: 'karpenter' },
+      nodeSelector: { 'kubernetes.io/os': 'linux', 'gpu-scheduling/node-group': 'system' },
+    });
+    const [chartId] = resourcesOfType(synth.json, 'Custom::AWSCDK-EKS-HelmChart').find(([, properties]) => properties.Chart === 'karpenter') ?? [];
+    const dependsOn = [synth.json.Resources[chartId ?? '']?.DependsOn ?? []].flat();
+    expect(dependsOn).toEqual(expect.arrayContaining([logicalIdOf('KarpenterControllerPodIdentity', 'AWS::EKS::PodIdentityAssociation'), logicalIdOf('AddonsPodIdentityAgent', 'AWS::EKS::Addon')]));
+  });
+
+  it('gives the controller its role through EKS Pod Identity on the karpenter service account', () => {
+    synth.template.hasResourceProperties('AWS::EKS::PodIdentityAssociation', {
+      ClusterName: 'gpu-scheduling',
+      Namespace: 'kube-system',
+      ServiceAccount: 'karpenter',
+      RoleArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^KarpenterControllerRole'), 'Arn'] },
+    });
+    const role = synth.json.Resources[logicalIdOf('KarpenterControllerRole', 'AWS::IAM::Role')]?.Properties as { AssumeRolePolicyDocument: { Statement: { Principal: unknown; Action: unknown }[] } };
+    expect(role.AssumeRolePolicyDocument.Statement).toEqual([{ Effect: 'Allow', Principal: { Service: 'pods.eks.amazonaws.com' }, Action: ['sts:AssumeRole', 'sts:TagSession'] }]);
+  });
+
+  it("scopes the controller's writes by the cluster's tags and names, as Karpenter's reference policy does", () => {
+    const [, policy] = resourcesOfType(synth.json, 'AWS::IAM::Policy').find(([id]) => id.startsWith('KarpenterControllerPolicy')) ?? [];
+    const statements = (policy?.PolicyDocument as { Statement: { Sid: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, unknown>> }[] }).Statement;
+    const bySid = new Map(statements.map((statement) => [statement.Sid, statement]));
+    const clusterTag = 'kubernetes.io/cluster/gpu-scheduling';
+    expect(bySid.get('AllowScopedEC2InstanceActionsWithTags')?.Condition).toEqual({
+      StringEquals: { [`aws:RequestTag/${clusterTag}`]: 'owned' },
+      StringLike: { 'aws:RequestTag/karpenter.sh/nodepool': '*' },
+    });
+    expect(bySid.get('AllowScopedDeletion')?.Condition).toEqual({
+      StringEquals: { [`aws:ResourceTag/${clusterTag}`]: 'owned' },
+      StringLike: { 'aws:ResourceTag/karpenter.sh/nodepool': '*' },
+    });
+    expect([bySid.get('AllowScopedDeletion')?.Action].flat().sort()).toEqual(['ec2:DeleteLaunchTemplate', 'ec2:TerminateInstances']);
+    expect(JSON.stringify(bySid.get('AllowRegionalReadActions')?.Condition)).toContain('aws:RequestedRegion');
+    // Only the node role may be passed, and only to EC2.
+    expect(renderCfnString(bySid.get('AllowPassingInstanceRole')?.Resource)).toMatch(/^<ref:KarpenterNodeRole\w+\.Arn>$/);
+    expect(renderCfnString(bySid.get('AllowInterruptionQueueActions')?.Resource)).toMatch(/^<ref:KarpenterInterruptionQueue\w+\.Arn>$/);
+    expect(renderCfnString(bySid.get('AllowAPIServerEndpointDiscovery')?.Resource)).toMatch(/:cluster\/gpu-scheduling$/);
+    // No action outside EC2, SSM, pricing, SQS, the instance-profile and PassRole IAM actions, and DescribeCluster.
+    const actions = statements.flatMap((statement) => [statement.Action].flat());
+    expect(actions.filter((action) => !/^(ec2|ssm|pricing|sqs):|^iam:(PassRole|\w*InstanceProfile)$|^eks:DescribeCluster$/.test(action))).toEqual([]);
+    expect(actions).not.toContain('ec2:*');
+  });
+
+  it('lets its GPU nodes join through an EC2_LINUX access entry for the node role', () => {
+    synth.template.hasResourceProperties('AWS::EKS::AccessEntry', {
+      PrincipalArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^KarpenterNodeRole'), 'Arn'] },
+      Type: 'EC2_LINUX',
+    });
+  });
+
+  it('fills an encrypted interruption queue from the Spot interruption, rebalance, state-change and AWS Health rules', () => {
+    synth.template.hasResourceProperties('AWS::SQS::Queue', { MessageRetentionPeriod: 300, SqsManagedSseEnabled: true });
+    const queueId = logicalIdOf('KarpenterInterruptionQueue', 'AWS::SQS::Queue');
+    const rules = resourcesOfType(synth.json, 'AWS::Events::Rule').filter(([id]) => id.startsWith('KarpenterInterruption'));
+    const patterns = rules.map(([, rule]) => rule.EventPattern as { source: string[]; 'detail-type': string[] });
+    expect(patterns.map((pattern) => `${pattern.source.join()}:${pattern['detail-type'].join()}`).sort()).toEqual([
+      'aws.ec2:EC2 Instance Rebalance Recommendation',
+      'aws.ec2:EC2 Instance State-change Notification',
+      'aws.ec2:EC2 Spot Instance Interruption Warning',
+      'aws.health:AWS Health Event',
+    ]);
+    for (const [, rule] of rules) expect(JSON.stringify(rule.Targets)).toContain(queueId);
+  });
+
+  it('tags the private subnets for the EC2NodeClass, and only those', () => {
+    const subnets = resourcesOfType(synth.json, 'AWS::EC2::Subnet');
+    const tagged = subnets.filter(([, subnet]) => (subnet.Tags as { Key: string; Value: string }[]).some((tag) => tag.Key === 'karpenter.sh/discovery' && tag.Value === 'gpu-scheduling'));
+    expect(tagged.map(([id]) => id).sort()).toEqual(subnets.map(([id]) => id).filter((id) => id.includes('private')).sort());
+    expect(tagged).toHaveLength(2);
+  });
+
+  it('applies the EC2NodeClass and the default NodePool after the chart (its CRDs)', () => {
+    const objects = kubernetesObjects(synth.json);
+    const nodeClass = findObject(objects, 'EC2NodeClass', 'gpu') as { spec: { role: unknown; securityGroupSelectorTerms: { id: unknown }[] } };
+    expect(renderCfnString(nodeClass.spec.role)).toMatch(/^<ref:KarpenterNodeRole\w+>$/);
+    expect(renderCfnString(nodeClass.spec.securityGroupSelectorTerms[0]?.id)).toMatch(/^<ref:Cluster\w+\.ClusterSecurityGroupId>$/);
+    expect(findObject(objects, 'NodePool', 'gpu')).toMatchObject({ spec: { limits: { 'nvidia.com/gpu': '16' } } });
+    const [manifestId] = resourcesOfType(synth.json, 'Custom::AWSCDK-EKS-KubernetesResource').find(([, properties]) => renderCfnString(properties.Manifest).includes('EC2NodeClass')) ?? [];
+    const [chartId] = resourcesOfType(synth.json, 'Custom::AWSCDK-EKS-HelmChart').find(([, properties]) => properties.Chart === 'karpenter') ?? [];
+    expect([synth.json.Resources[manifestId ?? '']?.DependsOn ?? []].flat()).toContain(chartId);
+  });
+});
+
 describe('second scheduler', () => {
   it('runs kube-scheduler matching the cluster version, two replicas, with a PDB', () => {
     const objects = kubernetesObjects(synth.json);
@@ -102,6 +193,11 @@ describe('second scheduler', () => {
     expect(deployment.spec.replicas).toBe(2);
     expect(deployment.spec.template.spec.containers[0]?.image).toBe('registry.k8s.io/kube-scheduler:v1.36.3');
     expect(findObject(objects, 'PodDisruptionBudget', 'gpu-scheduler')).toMatchObject({ spec: { minAvailable: 1 } });
+  });
+
+  it('runs on the system node group only, never on a GPU node Karpenter launched', () => {
+    const deployment = findObject(kubernetesObjects(synth.json), 'Deployment', 'gpu-scheduler') as { spec: { template: { spec: { nodeSelector?: unknown } } } };
+    expect(deployment.spec.template.spec.nodeSelector).toEqual({ 'gpu-scheduling/node-group': 'system' });
   });
 
   it('lets the reconciler read its /metrics through the pod proxy: the path always allowed, pods list and pods/proxy get in kube-system only, narrowed by a policy', () => {
@@ -274,8 +370,9 @@ describe('Lambdas', () => {
   });
 
   it('dead-letter queues are encrypted and refuse non-TLS requests', () => {
+    // The third queue is Karpenter's interruption queue (encrypted the same way).
     const queues = resourcesOfType(synth.json, 'AWS::SQS::Queue');
-    expect(queues).toHaveLength(2);
+    expect(queues.filter(([id]) => !id.startsWith('Karpenter'))).toHaveLength(2);
     for (const [, queue] of queues) expect(queue.SqsManagedSseEnabled).toBe(true);
     synth.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
       PolicyDocument: {
@@ -443,6 +540,7 @@ describe('observability', () => {
     expect(renderCfnString(outputs.ExtenderUrl?.Value)).toMatch(/^http:\/\/<ref:ExtenderEndpointLoadBalancer\w+\.DNSName>:80$/);
     expect(renderCfnString(outputs.DashboardUrl?.Value)).toContain('#dashboards:name=gpu-scheduling-gpu-scheduling');
     expect(outputs.SchedulerName?.Value).toBe('gpu-scheduler');
+    expect(outputs.GpuCapacity?.Value).toBe('karpenter');
   });
 });
 

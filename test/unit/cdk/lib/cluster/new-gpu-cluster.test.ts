@@ -10,6 +10,7 @@ import { NewGpuCluster } from '../../../../../cdk/lib/cluster/new-gpu-cluster';
 import { PipelineFunction } from '../../../../../cdk/lib/functions/pipeline-function';
 import { STARTUP_TAINT } from '../../../../../lambdas/labeler/startup-taint';
 import { cdkJsonContext } from '../../support/cdk-json';
+import { runCfnLint } from '../../support/cfn-lint';
 
 // The cluster construct with one pipeline Lambda (bundling switched off: the
 // assertions are about the infrastructure) and the options the default-config
@@ -27,6 +28,7 @@ beforeAll(() => {
       availabilityZones: ['us-west-2a', 'us-west-2b', 'us-west-2c'],
       natGateways: 3,
       awsApiAccess: 'vpc-endpoints',
+      gpuCapacity: 'node-groups',
       gpuNodeGroups: [
         { name: 'h100', instanceTypes: ['p5.48xlarge'], capacityType: 'ON_DEMAND', labels: { team: 'research' }, taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NO_SCHEDULE' }] },
         { name: 'l4-spot', instanceTypes: ['g6.xlarge', 'g6.2xlarge'], capacityType: 'SPOT', minSize: 0, maxSize: 10, desiredSize: 0 },
@@ -146,6 +148,13 @@ describe('AWS APIs through VPC endpoints', () => {
     const fromLambda = egress.filter((rule) => JSON.stringify(rule.Properties.GroupId).includes(lambdaGroupId ?? '-'));
     expect(fromLambda.map((rule) => rule.Properties.FromPort)).toEqual([443, 443]);
     expect(fromLambda.map((rule) => JSON.stringify(rule.Properties.DestinationSecurityGroupId)).join()).toMatch(/AwsApiEndpointSecurityGroup.*ClusterSecurityGroupId|ClusterSecurityGroupId.*AwsApiEndpointSecurityGroup/);
+  });
+});
+
+describe('checks', () => {
+  // The default stack now gets GPU nodes from Karpenter; this is where the managed GPU groups and their check meet cfn-lint.
+  it('passes cfn-lint with no errors', () => {
+    expect(runCfnLint([join(outdir, 'ClusterOnly.template.json')]).filter((finding) => finding.Level === 'Error')).toEqual([]);
   });
 });
 

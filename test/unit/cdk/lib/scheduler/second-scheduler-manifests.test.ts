@@ -58,6 +58,13 @@ describe('KubeSchedulerConfiguration', () => {
 });
 
 describe('second scheduler objects', () => {
+  it('is pinned to the given node labels, and unpinned without them', () => {
+    const podSpec = (manifests: Record<string, unknown>[]): Record<string, unknown> =>
+      (findObject(manifests, 'Deployment', scheduler.name) as { spec: { template: { spec: Record<string, unknown> } } }).spec.template.spec;
+    expect(podSpec(secondSchedulerManifests({ ...props, nodeSelector: { 'gpu-scheduling/node-group': 'system' } })).nodeSelector).toEqual({ 'gpu-scheduling/node-group': 'system' });
+    expect(podSpec(objects)).not.toHaveProperty('nodeSelector');
+  });
+
   it('binds the service account to the default scheduler roles and reads the authentication config', () => {
     for (const [name, role] of [
       ['gpu-scheduler-as-kube-scheduler', 'system:kube-scheduler'],
