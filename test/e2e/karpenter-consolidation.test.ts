@@ -23,6 +23,7 @@ import { startRecordingExtender, type RecordingExtender } from '../../local/reco
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
 import type { LocalLambda } from '../../local/start/local-lambda';
 import { waitFor } from '../../local/wait';
+import { emfValues } from './emf-records';
 import { cloudWatch, OPT_IN, PAUSE_IMAGE, publishPodMetrics, reconcilerEnv, startReconcilerLambda, type AppMetrics } from './reconciler-fixtures';
 
 const harness = e2eHarness();
@@ -39,6 +40,8 @@ let extender: RecordingExtender | undefined;
 let scheduler: ManagedProcess | undefined;
 let karpenter: Karpenter | undefined;
 const reconcilers = new Map<boolean, LocalLambda>();
+/** Every EMF and log record the reconcilers wrote, newest last. */
+const records: Record<string, unknown>[] = [];
 let namespace = '';
 let podKubelet: ReturnType<typeof setInterval> | undefined;
 
@@ -48,9 +51,14 @@ async function reconcilerLambda(scaled: boolean): Promise<LocalLambda> {
   if (running) return running;
   const lambda = await startReconcilerLambda(harness.info, {
     functionName: `consolidation-reconciler-${scaled ? 'scaled' : 'control'}`,
-    environment: reconcilerEnv(harness.info, namespace, { NODE_UTILIZATION_ENABLED: 'false', ...(scaled ? {} : { KARPENTER_DISRUPTION_COST: 'false' }) }),
+    environment: reconcilerEnv(harness.info, namespace, {
+      NODE_UTILIZATION_ENABLED: 'false',
+      // Karpenter's nodes: their GPUs are what the outcome counts.
+      NODE_SELECTOR: 'karpenter.sh/nodepool',
+      ...(scaled ? {} : { KARPENTER_DISRUPTION_COST: 'false' }),
+    }),
     logDir,
-    onLogRecord: () => undefined,
+    onLogRecord: (record) => records.push(record),
   });
   reconcilers.set(scaled, lambda);
   return lambda;
@@ -196,5 +204,17 @@ describe('Karpenter consolidates the node whose pods the reconciler found idle',
       const pods = (await core.listNamespacedPod({ namespace, labelSelector: `app=${movedApp}` })).items.filter((p) => !p.metadata?.deletionTimestamp);
       return pods.length > 0 && pods.every((p) => p.spec?.nodeName === kept) ? true : undefined;
     }, { timeoutMs: 60_000 });
+
+    // The vanished node raises nothing: the extender answered every call, and the next reconciler run counts one node, no error.
+    expect(extender?.responses.filter((r) => r.status !== 200)).toEqual([]);
+    const before = records.length;
+    await lambda.invoke({ id: `after-consolidation-${busyApp}`, time: new Date().toISOString() });
+    const run = await waitFor('the run\'s outcome metrics', async () => {
+      const written = records.slice(before);
+      return emfValues(written, 'GpusAllocatable').length > 0 ? written : undefined;
+    });
+    expect(emfValues(run, 'GpusAllocatable').map((v) => v.value)).toEqual([4]);
+    expect(emfValues(run, 'GpusAllocated').map((v) => v.value)).toEqual([3]);
+    expect(emfValues(run, 'ReconcilerErrors')).toEqual([]);
   }, 420_000);
 });
