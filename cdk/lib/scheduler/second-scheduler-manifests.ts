@@ -113,6 +113,14 @@ export interface ExtenderSettings {
   /** Go duration, e.g. `5s`. */
   readonly httpTimeout: string;
   readonly ignorable: boolean;
+  /** Files of the client certificate the scheduler presents and of the CAs it trusts for the extender's server certificate. */
+  readonly tlsConfig?: ExtenderTlsFiles;
+}
+
+export interface ExtenderTlsFiles {
+  readonly certFile: string;
+  readonly keyFile: string;
+  readonly caFile: string;
 }
 
 /** The extender entry of a KubeSchedulerConfiguration; the local harness uses it too, so tests run what is deployed. */
@@ -129,6 +137,8 @@ export function extenderConfiguration(settings: ExtenderSettings): KubernetesObj
     nodeCacheCapable: settings.nodeCacheCapable,
     httpTimeout: settings.httpTimeout,
     ignorable: settings.ignorable,
+    // Mutual TLS: the ALB admits only callers holding this client certificate.
+    ...(settings.tlsConfig ? { tlsConfig: { ...settings.tlsConfig } } : {}),
     // No managedResources: every pod of this scheduler's one profile goes
     // to the extender. A list would send only pods whose containers request
     // a listed resource, and a pod that claims its GPUs through a
