@@ -9,10 +9,15 @@ export interface SecondSchedulerManifestProps {
   /** `http(s)://host:port` of the extender ALB; may contain CDK tokens. */
   readonly extenderUrlPrefix: string;
   readonly extenderUsesHttps: boolean;
+  /** Mutual TLS: the Secret (`tls.crt`, `tls.key`, `ca.crt`) the scheduler's extender tlsConfig reads. */
+  readonly extenderTlsSecret?: string;
 }
 
 const CONFIG_DIR = '/etc/kubernetes/gpu-scheduler';
 const CONFIG_FILE = 'scheduler-config.json';
+const TLS_DIR = '/etc/kubernetes/gpu-scheduler-extender-tls';
+/** Where the scheduler reads its client certificate, key and the CAs of the extender's server certificate. */
+export const EXTENDER_TLS_FILES: ExtenderTlsFiles = { certFile: `${TLS_DIR}/tls.crt`, keyFile: `${TLS_DIR}/tls.key`, caFile: `${TLS_DIR}/ca.crt` };
 /** kube-scheduler's secure port; /healthz is served there without authentication. */
 export const SECURE_PORT = 10259;
 
@@ -99,6 +104,7 @@ export function kubeSchedulerConfiguration(props: SecondSchedulerManifestProps):
         nodeCacheCapable: true,
         httpTimeout: `${scheduler.extender.httpTimeoutSeconds}s`,
         ignorable: scheduler.extender.ignorable,
+        ...(props.extenderTlsSecret === undefined ? {} : { tlsConfig: EXTENDER_TLS_FILES }),
       }),
     ],
   };
@@ -217,7 +223,14 @@ export function secondSchedulerManifests(props: SecondSchedulerManifestProps): K
           spec: {
             serviceAccountName: name,
             priorityClassName: 'system-cluster-critical',
-            securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+            securityContext: {
+              runAsNonRoot: true,
+              runAsUser: 65532,
+              runAsGroup: 65532,
+              // The TLS Secret's files belong to root; this group lets the scheduler's user read them (mode 0440).
+              ...(props.extenderTlsSecret === undefined ? {} : { fsGroup: 65532 }),
+              seccompProfile: { type: 'RuntimeDefault' },
+            },
             affinity: {
               podAntiAffinity: {
                 preferredDuringSchedulingIgnoredDuringExecution: [
@@ -249,10 +262,17 @@ export function secondSchedulerManifests(props: SecondSchedulerManifestProps): K
                   readOnlyRootFilesystem: true,
                   capabilities: { drop: ['ALL'] },
                 },
-                volumeMounts: [{ name: 'config', mountPath: CONFIG_DIR, readOnly: true }],
+                volumeMounts: [
+                  { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
+                  ...(props.extenderTlsSecret === undefined ? [] : [{ name: 'extender-tls', mountPath: TLS_DIR, readOnly: true }]),
+                ],
               },
             ],
-            volumes: [{ name: 'config', configMap: { name: `${name}-config` } }],
+            volumes: [
+              { name: 'config', configMap: { name: `${name}-config` } },
+              // Readable by the scheduler's group only; the rotation Lambda rewrites it and rolls the pods.
+              ...(props.extenderTlsSecret === undefined ? [] : [{ name: 'extender-tls', secret: { secretName: props.extenderTlsSecret, defaultMode: 0o440 } }]),
+            ],
           },
         },
       },

@@ -26,7 +26,7 @@ beforeAll(() => {
       existing: { vpcId: 'vpc-0123456789abcdef0', availabilityZones: ['eu-west-1a', 'eu-west-1b'], privateSubnetIds: SUBNETS, clusterSecurityGroupId: CLUSTER_SG },
     },
     addons: { nvidiaDevicePlugin: { enabled: false } },
-    extender: { certificateArn: CERTIFICATE, hostname: 'gpu-extender.internal.example.com', reservedConcurrency: 0, provisionedConcurrency: 2, environment: { EXTENDER_CACHE_TTL: '2s' } },
+    extender: { mutualTls: false, certificateArn: CERTIFICATE, hostname: 'gpu-extender.internal.example.com', reservedConcurrency: 0, provisionedConcurrency: 2, environment: { EXTENDER_CACHE_TTL: '2s' } },
     scheduler: { replicas: 3, extender: { ignorable: true, preempt: false, httpTimeoutSeconds: 3, weight: 10 } },
     labeler: { scheduleMinutes: 10, environment: { LABEL_KARPENTER_COMPAT: 'true' } },
     reconciler: { environment: { POD_NAMESPACES: 'serving,batch' } },
