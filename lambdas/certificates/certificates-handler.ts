@@ -19,10 +19,17 @@ export interface CustomResourceEvent {
   readonly PhysicalResourceId?: string;
 }
 
-/** The schedule's input: the trust store exists by then, the rule names it. */
+/**
+ * The schedule's input: the trust store exists by then, the rule names it.
+ * Invoked by hand: `force` rotates now; `revokePrevious` also drops every
+ * earlier CA from both bundles, so a leaked client certificate stops working
+ * at once (the scheduler's calls fail until its pods have restarted on the new one).
+ */
 export interface ScheduledRotationEvent {
   readonly rotate: true;
   readonly trustStoreArn: string;
+  readonly force?: boolean;
+  readonly revokePrevious?: boolean;
 }
 
 export interface CertificatesResult {
@@ -76,7 +83,8 @@ export function createCertificatesHandler(env: Env = process.env) {
           policy: DEFAULT_ROTATION_POLICY,
           serverNames: { dnsNames: [envString(env, 'SERVER_DNS_NAME')] },
           // A new stack always starts from a fresh generation.
-          force: isCustomResource(event) && event.RequestType === 'Create',
+          force: isCustomResource(event) ? event.RequestType === 'Create' : event.force === true || event.revokePrevious === true,
+          revokePrevious: !isCustomResource(event) && event.revokePrevious === true,
         },
       );
       console.log(JSON.stringify({ message: outcome.rotated ? 'extender mTLS certificates rotated' : 'extender mTLS certificates current', certificateArn: outcome.certificateArn, notAfter: outcome.notAfter }));

@@ -56,7 +56,7 @@ export async function readState(bundles: BundleStore): Promise<RotationState | u
 /** Rotates when due (or `force`), else reports the generation in place. */
 export async function rotateCertificates(
   ports: RotationPorts,
-  options: { now: Date; policy: RotationPolicy; serverNames: ServerNames; force: boolean },
+  options: { now: Date; policy: RotationPolicy; serverNames: ServerNames; force: boolean; revokePrevious?: boolean },
 ): Promise<RotationOutcome> {
   const state = await readState(ports.bundles);
   const current = await ports.readSchedulerTls();
@@ -67,7 +67,7 @@ export async function rotateCertificates(
   const previousClientCas = await ports.bundles.get(CLIENT_CA_BUNDLE_KEY);
   const bundles = rotatedBundles(
     generation,
-    previousClientCas === undefined && current === undefined ? undefined : { clientCaBundle: previousClientCas ?? '', serverCaBundle: current?.caBundlePem ?? '' },
+    options.revokePrevious === true || (previousClientCas === undefined && current === undefined) ? undefined : { clientCaBundle: previousClientCas ?? '', serverCaBundle: current?.caBundlePem ?? '' },
     options.now,
   );
 

@@ -103,4 +103,21 @@ describe('rotateCertificates', () => {
     expect(await handshake({ server, client: asClient(newClient), ...bundles })).toBe('ok');
     expect(await handshake({ server, client: asClient(oldClient), ...bundles })).toBe('ok');
   });
+
+  it('revokePrevious leaves only the new generation in both bundles: the old client certificate is refused', async () => {
+    const w = world();
+    const now = new Date();
+    await rotateCertificates(w.ports, { now, policy: DEFAULT_ROTATION_POLICY, serverNames: names, force: false });
+    const oldClient = w.secret();
+    if (!oldClient) throw new Error('nothing was written');
+    const outcome = await rotateCertificates(w.ports, { now, policy: DEFAULT_ROTATION_POLICY, serverNames: names, force: true, revokePrevious: true });
+    const newClient = w.secret();
+    const server = w.acm.get(outcome.certificateArn);
+    if (!newClient || !server) throw new Error('nothing was written');
+    const bundles = { clientCaBundle: w.objects.get(CLIENT_CA_BUNDLE_KEY) ?? '', serverCaBundle: newClient.caBundlePem };
+    expect(splitPemBundle(bundles.clientCaBundle)).toHaveLength(1);
+    expect(splitPemBundle(bundles.serverCaBundle)).toHaveLength(1);
+    expect(await handshake({ server, client: { certificatePem: newClient.certificatePem, privateKeyPem: newClient.privateKeyPem }, ...bundles })).toBe('ok');
+    expect(await handshake({ server, client: { certificatePem: oldClient.certificatePem, privateKeyPem: oldClient.privateKeyPem }, ...bundles })).not.toBe('ok');
+  });
 });
