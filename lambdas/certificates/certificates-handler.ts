@@ -17,6 +17,13 @@ import { schedulerSecretPorts } from './scheduler-secret';
 export interface CustomResourceEvent {
   readonly RequestType: 'Create' | 'Update' | 'Delete';
   readonly PhysicalResourceId?: string;
+  readonly ResourceProperties?: { readonly ServerDnsName?: string };
+  readonly OldResourceProperties?: { readonly ServerDnsName?: string };
+}
+
+/** Create, or an Update that renames the ALB: the server certificate must name the new DNS name. */
+function mustReissue(event: CustomResourceEvent): boolean {
+  return event.RequestType === 'Create' || (event.RequestType === 'Update' && event.ResourceProperties?.ServerDnsName !== event.OldResourceProperties?.ServerDnsName);
 }
 
 /**
@@ -83,8 +90,9 @@ export function createCertificatesHandler(env: Env = process.env) {
           policy: DEFAULT_ROTATION_POLICY,
           serverNames: { dnsNames: [envString(env, 'SERVER_DNS_NAME')] },
           // A new stack always starts from a fresh generation.
-          force: isCustomResource(event) ? event.RequestType === 'Create' : event.force === true || event.revokePrevious === true,
+          force: isCustomResource(event) ? mustReissue(event) : event.force === true || event.revokePrevious === true,
           revokePrevious: !isCustomResource(event) && event.revokePrevious === true,
+          serverOnly: isCustomResource(event) && event.RequestType === 'Update',
         },
       );
       console.log(JSON.stringify({ message: outcome.rotated ? 'extender mTLS certificates rotated' : 'extender mTLS certificates current', certificateArn: outcome.certificateArn, notAfter: outcome.notAfter }));

@@ -56,10 +56,31 @@ export async function readState(bundles: BundleStore): Promise<RotationState | u
 /** Rotates when due (or `force`), else reports the generation in place. */
 export async function rotateCertificates(
   ports: RotationPorts,
-  options: { now: Date; policy: RotationPolicy; serverNames: ServerNames; force: boolean; revokePrevious?: boolean },
+  options: {
+    now: Date;
+    policy: RotationPolicy;
+    serverNames: ServerNames;
+    force: boolean;
+    revokePrevious?: boolean;
+    /**
+     * Replace only the server side (a new ALB name): the client certificate and
+     * the trust store stay as they are, which is what a deploy-time run can do,
+     * since the trust store is created after it and cannot be named to it.
+     */
+    serverOnly?: boolean;
+  },
 ): Promise<RotationOutcome> {
   const state = await readState(ports.bundles);
   const current = await ports.readSchedulerTls();
+  if (options.serverOnly === true && current !== undefined && state !== undefined) {
+    const generation = newGeneration(options.now, options.policy, options.serverNames);
+    const serverCaBundle = rotatedBundles(generation, { clientCaBundle: '', serverCaBundle: current.caBundlePem }, options.now).serverCaBundle;
+    await ports.writeSchedulerTls({ ...current, caBundlePem: serverCaBundle });
+    await ports.restartScheduler();
+    const certificateArn = await ports.certificates.importCertificate(generation.server.certificatePem, generation.server.privateKeyPem, generation.serverCaPem, state.certificateArn);
+    // The generation's end is still the client certificate's: that is what the next due check reads.
+    return { rotated: true, certificateArn, notAfter: state.notAfter };
+  }
   if (!options.force && state !== undefined && !rotationDue(current?.certificatePem, options.now, options.policy)) {
     return { rotated: false, ...state };
   }

@@ -153,7 +153,12 @@ export class ExtenderCertificates extends Construct {
       logGroup: new logs.LogGroup(this, 'ProviderLogGroup', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY }),
     });
     acknowledgeProviderFramework(provider);
-    this.resource = new CustomResource(this, 'Generation', { serviceToken: provider.serviceToken, resourceType: 'Custom::ExtenderMutualTls' });
+    this.resource = new CustomResource(this, 'Generation', {
+      serviceToken: provider.serviceToken,
+      resourceType: 'Custom::ExtenderMutualTls',
+      // A new ALB name (the ALB replaced) reissues at once: the server certificate must name it.
+      properties: { ServerDnsName: props.serverDnsName },
+    });
     this.resource.node.addDependency(accessEntry, manifest, this.bucket);
     this.certificateArn = this.resource.getAttString('CertificateArn');
   }

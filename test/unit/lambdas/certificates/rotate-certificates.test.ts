@@ -120,4 +120,24 @@ describe('rotateCertificates', () => {
     expect(await handshake({ server, client: { certificatePem: newClient.certificatePem, privateKeyPem: newClient.privateKeyPem }, ...bundles })).toBe('ok');
     expect(await handshake({ server, client: { certificatePem: oldClient.certificatePem, privateKeyPem: oldClient.privateKeyPem }, ...bundles })).not.toBe('ok');
   });
+
+  it('serverOnly (a new ALB name at deploy time) replaces the server side only: same client certificate, same trust store', async () => {
+    const w = world();
+    const now = new Date();
+    await rotateCertificates(w.ports, { now, policy: DEFAULT_ROTATION_POLICY, serverNames: names, force: false });
+    const before = w.secret();
+    const bundleBefore = w.objects.get(CLIENT_CA_BUNDLE_KEY);
+    if (!before) throw new Error('nothing was written');
+    w.steps.length = 0;
+    const outcome = await rotateCertificates(w.ports, { now, policy: DEFAULT_ROTATION_POLICY, serverNames: { dnsNames: ['renamed.example'] }, force: true, serverOnly: true });
+    expect(w.steps).toEqual(['write secret', 'restart scheduler', 'reimport']);
+    const after = w.secret();
+    const server = w.acm.get(outcome.certificateArn);
+    if (!after || !server) throw new Error('nothing was written');
+    expect(after.certificatePem).toBe(before.certificatePem);
+    expect(w.objects.get(CLIENT_CA_BUNDLE_KEY)).toBe(bundleBefore);
+    expect(new X509Certificate(server.certificatePem).subjectAltName).toBe('DNS:renamed.example');
+    const bundles = { clientCaBundle: bundleBefore ?? '', serverCaBundle: after.caBundlePem };
+    expect(await handshake({ server, client: { certificatePem: after.certificatePem, privateKeyPem: after.privateKeyPem }, ...bundles, servername: 'renamed.example' })).toBe('ok');
+  });
 });
