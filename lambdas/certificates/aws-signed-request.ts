@@ -1,6 +1,7 @@
 // Signed calls to the three AWS APIs the certificate rotation uses (S3, ACM,
 // Elastic Load Balancing), with SigV4 from @smithy/signature-v4, which the
 // project already ships for EKS tokens: the Lambda bundles no further SDK client.
+import { request as httpRequest } from 'node:http';
 import { request } from 'node:https';
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -23,21 +24,30 @@ export interface SignedResponse {
 
 export type AwsCall = (call: SignedRequest) => Promise<SignedResponse>;
 
-/** An AwsCall for `region` with credentials from `credentials` (the Lambda role's). */
-export function awsCaller(region: string, credentials: AwsCredentialIdentityProvider): AwsCall {
+/**
+ * An AwsCall for `region` with credentials from `credentials` (the Lambda
+ * role's). `endpoint` (AWS_ENDPOINT_URL, e.g. moto_server in tests) sends
+ * every call there instead of the service's own host.
+ */
+export function awsCaller(region: string, credentials: AwsCredentialIdentityProvider, endpoint?: string): AwsCall {
+  const target = endpoint === undefined ? undefined : new URL(endpoint);
   return async (call) => {
     const signer = new SignatureV4({ credentials, region, service: call.service, sha256: Sha256, uriEscapePath: call.service !== 's3', applyChecksum: true });
     const body = call.body ?? '';
+    const hostname = target?.hostname ?? call.hostname;
+    const host = target?.host ?? call.hostname;
     const signed = await signer.sign({
       method: call.method,
-      protocol: 'https:',
-      hostname: call.hostname,
+      protocol: target?.protocol ?? 'https:',
+      hostname,
       path: call.path,
-      headers: { host: call.hostname, ...call.headers, ...(body === '' ? {} : { 'content-length': String(Buffer.byteLength(body)) }) },
+      headers: { host, ...call.headers, ...(body === '' ? {} : { 'content-length': String(Buffer.byteLength(body)) }) },
       body,
     });
+    const send = target?.protocol === 'http:' ? httpRequest : request;
+    const port = target?.port === undefined || target.port === '' ? undefined : Number(target.port);
     return new Promise((resolve, reject) => {
-      const req = request({ method: call.method, hostname: call.hostname, path: call.path, headers: signed.headers, timeout: 30_000 }, (res) => {
+      const req = send({ method: call.method, hostname, ...(port === undefined ? {} : { port }), path: call.path, headers: signed.headers, timeout: 30_000 }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {

@@ -10,9 +10,10 @@ export interface BundleStore {
   put(key: string, text: string): Promise<string>;
 }
 
-export function s3BundleStore(call: AwsCall, region: string, bucket: string): BundleStore {
-  const hostname = `${bucket}.s3.${region}.amazonaws.com`;
-  const path = (key: string): string => `/${key.split('/').map(encodeURIComponent).join('/')}`;
+/** `pathStyle`: the bucket in the path, as a custom endpoint (moto_server) needs; virtual-hosted otherwise. */
+export function s3BundleStore(call: AwsCall, region: string, bucket: string, pathStyle = false): BundleStore {
+  const hostname = pathStyle ? `s3.${region}.amazonaws.com` : `${bucket}.s3.${region}.amazonaws.com`;
+  const path = (key: string): string => `${pathStyle ? `/${bucket}` : ''}/${key.split('/').map(encodeURIComponent).join('/')}`;
   return {
     async get(key) {
       const response = await call({ service: 's3', method: 'GET', hostname, path: path(key) });

@@ -58,10 +58,10 @@ function isCustomResource(event: unknown): event is CustomResourceEvent {
 
 export function createCertificatesHandler(env: Env = process.env) {
   return async (event: unknown): Promise<CertificatesResult> => {
-    const { region } = awsClientConfigFromEnv(env);
+    const { region, endpoint } = awsClientConfigFromEnv(env);
     const bucket = envString(env, 'CERTIFICATE_BUCKET');
-    const call = awsCaller(region, defaultProvider());
-    const bundles = s3BundleStore(call, region, bucket);
+    const call = awsCaller(region, defaultProvider(), endpoint);
+    const bundles = s3BundleStore(call, region, bucket, endpoint !== undefined);
     const certificates = acmCertificateStore(call, region, { 'gpu-scheduling:purpose': 'extender-mtls-server' });
 
     if (isCustomResource(event) && event.RequestType === 'Delete') {
