@@ -1,14 +1,11 @@
 // The ALB's HTTPS listener with mutual TLS in verify mode, for the local
 // ALB adapter. On AWS the ALB's own fleet terminates TLS and verifies client
-// certificates, on neither the Lambda's CPU nor the cluster's: so here a child
-// process does it at the lowest CPU priority (nice 19), and a flood of refused
-// handshakes costs the process that stands in for the ALB, not the event loop
-// that runs the handler nor, on a small test machine, the control plane. A
-// verified request is passed to the adapter's plain listener on loopback with
-// the headers the ALB adds (`x-amzn-mtls-clientcert-*`); a failed handshake
-// reaches nothing.
+// certificates, never the Lambda: so here a child process does it, and a
+// flood of refused handshakes costs the process that stands in for the ALB,
+// not the event loop that runs the handler. A verified request is passed to
+// the adapter's plain listener on loopback with the headers the ALB adds
+// (`x-amzn-mtls-clientcert-*`); a failed handshake reaches nothing.
 import { spawn } from 'node:child_process';
-import { setPriority } from 'node:os';
 
 export interface TlsFrontOptions {
   readonly certificatePem: string;
@@ -25,9 +22,6 @@ export interface TlsFront {
   readonly port: number;
   stop(): Promise<void>;
 }
-
-/** The lowest priority: the stand-in for the ALB's fleet uses only CPU nothing else wants. */
-export const BACKGROUND_NICE = 19;
 
 // Plain JavaScript run with \`node -e\`: no TypeScript loader needed.
 const FRONT_SOURCE = `
@@ -87,9 +81,6 @@ export function startTlsFront(options: TlsFrontOptions): Promise<TlsFront> {
   process.once('exit', killChild);
   return new Promise((resolve, reject) => {
     let stopped: (() => void) | undefined;
-    child.once('spawn', () => {
-      if (child.pid !== undefined) setPriority(child.pid, BACKGROUND_NICE);
-    });
     child.on('error', reject);
     child.once('exit', (code: number | null) => {
       process.off('exit', killChild);
