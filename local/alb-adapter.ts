@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { startTlsFront, type TlsFront } from './alb-tls-front';
 import type { ALBEvent, ALBResult, Callback, Context } from 'aws-lambda';
 import { localLambdaContext } from './lambda-context';
 
@@ -30,6 +31,33 @@ export interface AlbAdapterOptions {
   targetGroupArn?: string;
   /** Lambda timeout the handler sees through context.getRemainingTimeInMillis(). */
   timeoutMs?: number;
+  /**
+   * An HTTPS listener with mutual TLS in verify mode, as the deployed ALB's:
+   * a client must present a certificate issued by a CA of `clientCaBundle`,
+   * or the TLS handshake fails and nothing reaches the handler.
+   */
+  tls?: AlbMutualTls;
+  /**
+   * The Lambda's reserved concurrency, enforced as Lambda does: an invocation
+   * that finds this many already running is throttled (the handler never
+   * runs) and the ALB answers 503. Undefined: no limit.
+   */
+  reservedConcurrency?: number;
+  /**
+   * Least time an invocation holds its concurrency slot, however fast the
+   * handler: a deployed `/filter` takes about 11 ms at 5,000 nodes
+   * (docs/benchmarks.md), while the harness's few nodes take well under one,
+   * so without it no local flood could use up `reservedConcurrency`. 0 by default.
+   */
+  minInvocationMs?: number;
+}
+
+export interface AlbMutualTls {
+  /** The listener's server certificate and key (PEM). */
+  readonly certificatePem: string;
+  readonly privateKeyPem: string;
+  /** The trust store: PEM CA certificates a client certificate must chain to. */
+  readonly clientCaBundle: string;
 }
 
 // The ALB passes these bodies as text; anything else is base64 with isBase64Encoded.
@@ -57,7 +85,7 @@ function sendAlbError(res: ServerResponse, status: 413 | 502 | 503): void {
 }
 
 /** Builds the ALBEvent for one request. Exported for tests of the mapping. */
-export function albEventFromRequest(req: IncomingMessage, body: Buffer, targetGroupArn: string): ALBEvent {
+export function albEventFromRequest(req: IncomingMessage, body: Buffer, targetGroupArn: string, behindTlsListener = false): ALBEvent {
   const url = new URL(req.url ?? '/', 'http://alb.local');
   const queryStringParameters: Record<string, string> = {};
   // The ALB neither decodes query parameters nor keeps more than the last value.
@@ -72,8 +100,13 @@ export function albEventFromRequest(req: IncomingMessage, body: Buffer, targetGr
     headers[name.toLowerCase()] = Array.isArray(value) ? (value[value.length - 1] ?? '') : value;
   }
   headers['x-forwarded-for'] = req.socket.remoteAddress ?? '127.0.0.1';
-  headers['x-forwarded-proto'] = 'http';
-  headers['x-forwarded-port'] = String(req.socket.localPort ?? 80);
+  // Behind the TLS listener (alb-tls-front.ts) the request arrives with the
+  // forwarded protocol, port and client-certificate headers already set.
+  if (!behindTlsListener) {
+    headers['x-forwarded-proto'] = 'http';
+    headers['x-forwarded-port'] = String(req.socket.localPort ?? 80);
+    for (const name of Object.keys(headers)) if (name.startsWith('x-amzn-mtls-')) delete headers[name];
+  }
   headers['x-amzn-trace-id'] = `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomUUID().replace(/-/g, '').slice(0, 24)}`;
   const text = isTextContentType(headers['content-type']);
   return {
@@ -86,6 +119,8 @@ export function albEventFromRequest(req: IncomingMessage, body: Buffer, targetGr
     isBase64Encoded: !text,
   };
 }
+
+const sleepFor = (ms: number): Promise<void> => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
 
 function isAlbResult(value: unknown): value is ALBResult {
   return (
@@ -128,6 +163,7 @@ function writeAlbResult(res: ServerResponse, result: ALBResult): void {
 /** An HTTP server on 127.0.0.1 fronting one ALB Lambda handler. stop()/start() keep the port. */
 export class AlbAdapter {
   private server: Server | undefined;
+  private tlsFront: TlsFront | undefined;
   private boundPort: number | undefined;
   private readonly sockets = new Set<Socket>();
   private fault: AlbLambdaFault | undefined;
@@ -136,6 +172,9 @@ export class AlbAdapter {
   private coldStarted = 0;
   private warmIdle = 0;
   private completed = 0;
+  private running = 0;
+  private throttled = 0;
+  private refusedHandshakes = 0;
 
   constructor(private readonly options: AlbAdapterOptions) {}
 
@@ -169,6 +208,16 @@ export class AlbAdapter {
     return this.coldStarted;
   }
 
+  /** Invocations refused because `reservedConcurrency` were already running (answered 503). */
+  get throttledRequests(): number {
+    return this.throttled;
+  }
+
+  /** TLS handshakes that failed (e.g. no client certificate, or one from another CA); none reached the handler. */
+  get refusedTlsHandshakes(): number {
+    return this.refusedHandshakes;
+  }
+
   /** Invocations that have run to the end, whether or not their caller was still waiting. */
   get completedInvocations(): number {
     return this.completed;
@@ -180,7 +229,7 @@ export class AlbAdapter {
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `${this.options.tls ? 'https' : 'http'}://127.0.0.1:${this.port}`;
   }
 
   get isRunning(): boolean {
@@ -193,16 +242,29 @@ export class AlbAdapter {
     const server = createServer((req, res) => {
       void this.handle(req, res);
     });
-    server.on('connection', (socket) => {
+    const { tls } = this.options;
+    server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port ?? this.boundPort ?? 0, '127.0.0.1', () => resolve());
+      // With TLS this is the plain listener behind the TLS one, on a port of its own.
+      server.listen(tls ? 0 : (port ?? this.boundPort ?? 0), '127.0.0.1', () => resolve());
     });
     this.server = server;
-    this.boundPort = (server.address() as AddressInfo).port;
+    const plainPort = (server.address() as AddressInfo).port;
+    if (tls) {
+      this.tlsFront = await startTlsFront({
+        ...tls,
+        upstreamPort: plainPort,
+        port: port ?? this.boundPort ?? 0,
+        onRefusedHandshake: () => this.refusedHandshakes++,
+      });
+      this.boundPort = this.tlsFront.port;
+    } else {
+      this.boundPort = plainPort;
+    }
     return this.url;
   }
 
@@ -211,6 +273,8 @@ export class AlbAdapter {
     const server = this.server;
     if (!server) return;
     this.server = undefined;
+    await this.tlsFront?.stop();
+    this.tlsFront = undefined;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     for (const socket of this.sockets) socket.destroy();
     await closed;
@@ -240,6 +304,13 @@ export class AlbAdapter {
       sendAlbError(res, 503);
       return;
     }
+    const limit = this.options.reservedConcurrency;
+    if (limit !== undefined && this.running >= limit) {
+      this.throttled++;
+      sendAlbError(res, 503);
+      return;
+    }
+    this.running++;
     const modelsContainers = this.coldStartMs > 0;
     if (modelsContainers) {
       if (this.warmIdle > 0) this.warmIdle--;
@@ -249,15 +320,18 @@ export class AlbAdapter {
       }
     }
     try {
+      const floor = sleepFor(this.options.minInvocationMs ?? 0);
       await this.invokeAndAnswer(req, res, chunks);
+      await floor;
     } finally {
+      this.running--;
       this.completed++;
       if (modelsContainers) this.warmIdle++;
     }
   }
 
   private async invokeAndAnswer(req: IncomingMessage, res: ServerResponse, chunks: Buffer[]): Promise<void> {
-    const event = albEventFromRequest(req, Buffer.concat(chunks), this.options.targetGroupArn ?? LOCAL_TARGET_GROUP_ARN);
+    const event = albEventFromRequest(req, Buffer.concat(chunks), this.options.targetGroupArn ?? LOCAL_TARGET_GROUP_ARN, this.options.tls !== undefined);
     const context = localLambdaContext({ functionName: this.options.functionName ?? 'local-function', timeoutMs: this.options.timeoutMs ?? 30_000 });
     let result: unknown;
     try {

@@ -6,7 +6,7 @@ import type { DecisionSummary } from '../lambdas/extender/decision';
 import { createExtenderHandler } from '../lambdas/extender/extender-handler';
 import type { ExtenderObserver } from '../lambdas/extender/observer';
 import type { Env } from '../lambdas/env';
-import { startAlbAdapter, type AlbAdapter } from './alb-adapter';
+import { startAlbAdapter, type AlbAdapter, type AlbAdapterOptions } from './alb-adapter';
 import { kubeconfigOverrides } from './kubeconfig-connection';
 
 export interface RecordingExtender {
@@ -25,7 +25,11 @@ export interface RecordingExtender {
  * `kubeconfig` (e.g. the control plane's extender identity; without one it
  * has no cluster access), with `env` as its environment (e.g. EXTENDER_CACHE_TTL).
  */
-export async function startRecordingExtender(kubeconfig: string | undefined, env: Env = {}): Promise<RecordingExtender> {
+export async function startRecordingExtender(
+  kubeconfig: string | undefined,
+  env: Env = {},
+  albOptions: Pick<AlbAdapterOptions, 'tls' | 'reservedConcurrency' | 'minInvocationMs'> = {},
+): Promise<RecordingExtender> {
   const decisions: { verb: string; summary: DecisionSummary }[] = [];
   const failures: { verb: string | undefined; status: number; message: string }[] = [];
   const responses: { path: string; status: number; handlerMs: number }[] = [];
@@ -36,6 +40,7 @@ export async function startRecordingExtender(kubeconfig: string | undefined, env
   };
   const handler = createExtenderHandler({ env, observer, ...(kubeconfig === undefined ? {} : kubeconfigOverrides(kubeconfig)) });
   const adapter = await startAlbAdapter({
+    ...albOptions,
     functionName: 'gpu-extender',
     handler: async (event, context) => {
       const startedAt = performance.now();

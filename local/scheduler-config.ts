@@ -4,7 +4,7 @@
 // profile, exactly like the second scheduler deployed on EKS.
 import { stringify } from 'yaml';
 import { APP_CONFIG_DEFAULTS } from '../cdk/app-config/app-config-defaults';
-import { extenderConfiguration, gpuSchedulerProfile } from '../cdk/lib/scheduler/second-scheduler-manifests';
+import { extenderConfiguration, gpuSchedulerProfile, type ExtenderTlsFiles } from '../cdk/lib/scheduler/second-scheduler-manifests';
 
 export const GPU_SCHEDULER_NAME = 'gpu-scheduler';
 
@@ -19,6 +19,8 @@ export interface ExtenderSettings {
   /** undefined: no preempt verb. */
   preemptVerb?: 'preempt';
   httpTimeout?: string;
+  /** Mutual TLS: the client certificate the scheduler presents and the CAs it trusts (local/extender-mtls.ts). */
+  tlsConfig?: ExtenderTlsFiles;
 }
 
 /**
@@ -77,6 +79,7 @@ export function schedulerConfiguration({
         nodeCacheCapable: extender.nodeCacheCapable,
         httpTimeout: extender.httpTimeout ?? '5s',
         ignorable: extender.ignorable ?? false,
+        ...(extender.tlsConfig ? { tlsConfig: extender.tlsConfig } : {}),
       }),
     ];
   }

@@ -167,6 +167,7 @@ export const APP_CONFIG_DEFAULTS: AppConfigDefaults = {
     extender: { weight: 2, ignorable: false, httpTimeoutSeconds: 5, preempt: true },
   },
   extender: {
+    mutualTls: true,
     listenerPort: { withoutCertificate: 80, withCertificate: 443 },
     // One full vCPU (Lambda gives CPU in proportion to memory: 1 vCPU at
     // 1,769 MB). A cold instance lists the cluster inside its first request,

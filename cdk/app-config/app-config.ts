@@ -348,12 +348,22 @@ export interface FunctionConfig {
 
 export interface ExtenderFunctionConfig extends FunctionConfig {
   /**
-   * HTTP without `certificateArn`, HTTPS with it.
+   * Only kube-scheduler may call the extender: the ALB listener is HTTPS with mutual TLS in verify
+   * mode, its trust store holding CAs the stack makes, and the scheduler presents a client
+   * certificate the stack issues and rotates (docs/deploy.md, "Who can call the extender").
+   * `false` is the opt-out: plain HTTP (or HTTPS with `certificateArn`), which anyone who reaches
+   * the ALB can call.
+   *
+   * @default true
+   */
+  readonly mutualTls: boolean;
+  /**
+   * HTTPS with mutual TLS or `certificateArn`, otherwise HTTP.
    *
    * @default withoutCertificate: 80; withCertificate: 443
    */
   readonly listenerPort: number;
-  /** @default - unset: the listener serves plain HTTP */
+  /** Only with `mutualTls: false`. @default - unset: the listener serves plain HTTP */
   readonly certificateArn: string | undefined;
   /**
    * DNS name in the certificate that resolves to the ALB; required with certificateArn.

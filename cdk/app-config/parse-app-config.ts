@@ -309,6 +309,7 @@ function parseEnvironment(reader: ConfigReader, defaults: Readonly<Record<string
 
 function parseExtender(reader: ConfigReader): ExtenderFunctionConfig {
   const defaults = DEFAULTS.extender;
+  const mutualTls = reader.boolean('mutualTls', defaults.mutualTls);
   const certificateArn = reader.optionalString('certificateArn', {
     pattern: /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]+$/,
     allowed: 'an ACM certificate ARN',
@@ -323,12 +324,16 @@ function parseExtender(reader: ConfigReader): ExtenderFunctionConfig {
   if (certificateArn === undefined && hostname !== undefined) {
     reader.report('hostname', 'is only used with extender.certificateArn');
   }
+  if (mutualTls && certificateArn !== undefined) {
+    reader.report('certificateArn', 'is only used with extender.mutualTls: false; with mutual TLS the stack issues the server certificate itself');
+  }
   const extender: ExtenderFunctionConfig = {
     listenerPort: reader.integer('listenerPort', {
-      default: certificateArn === undefined ? defaults.listenerPort.withoutCertificate : defaults.listenerPort.withCertificate,
+      default: certificateArn === undefined && !mutualTls ? defaults.listenerPort.withoutCertificate : defaults.listenerPort.withCertificate,
       min: 1,
       max: 65535,
     }),
+    mutualTls,
     certificateArn,
     hostname,
     memorySizeMiB: reader.integer('memorySizeMiB', { default: defaults.memorySizeMiB, min: 128, max: 10240 }),

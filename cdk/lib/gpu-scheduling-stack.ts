@@ -99,7 +99,7 @@ export class GpuSchedulingStack extends Stack {
       ],
     });
 
-    const endpoint = new ExtenderEndpoint(this, 'ExtenderEndpoint', { target, config: config.extender, extender });
+    const endpoint = new ExtenderEndpoint(this, 'ExtenderEndpoint', { target, config: config.extender, extender, scheduler: config.scheduler, logRetention });
 
     const labelerInvocation = new EventDrivenInvocation(this, 'LabelerInvocation', {
       function: labeler,
@@ -139,6 +139,7 @@ export class GpuSchedulingStack extends Stack {
       config: config.scheduler,
       extenderUrlPrefix: endpoint.urlPrefix,
       extenderUsesHttps: endpoint.usesHttps,
+      extenderTls: endpoint.certificates && endpoint.tlsSecretName !== undefined ? { secretName: endpoint.tlsSecretName, issued: endpoint.certificates.resource } : undefined,
     });
 
     const fnMap = { extender: extender.function, labeler: labeler.function, reconciler: reconciler.function };

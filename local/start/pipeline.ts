@@ -12,6 +12,7 @@ import type { AppConfig } from '../../cdk/app-config/app-config';
 import { GPU_NODE_TAINT_KEY } from '../../cdk/lib/admission/gpu-intent-policies';
 import { LAMBDA_ENTRIES, type PipelineFunctionName } from '../../cdk/lib/functions/lambda-entries';
 import { startAlbAdapter } from '../alb-adapter';
+import { createLocalMutualTls } from '../extender-mtls';
 import { ensureKubeBinaries, type KubeBinaries } from '../build-binaries';
 import { ensureKarpenterBinaries } from '../build-karpenter';
 import { startKarpenter, type Karpenter } from '../karpenter';
@@ -121,7 +122,11 @@ export async function startPipeline({ config, teardown, log, onDelivery }: Pipel
   log(`Lambdas loaded: ${names.map((n) => lambdas[n].functionName).join(', ')} (each with its own kubeconfig: its least-privilege RBAC identity)`);
 
   const extenderTap = new ExtenderTap();
+  // As deployed: mutual TLS unless the config opts out, and the extender's reserved concurrency enforced.
+  const mtls = config.extender.mutualTls ? await createLocalMutualTls(join(info.logDir, 'extender-mtls')) : undefined;
   const adapter = await startAlbAdapter({
+    ...(mtls ? { tls: mtls.adapter } : {}),
+    ...(config.extender.reservedConcurrency > 0 ? { reservedConcurrency: config.extender.reservedConcurrency } : {}),
     functionName: lambdas.extender.functionName,
     timeoutMs: config.extender.timeoutSeconds * 1000,
     handler: async (event, context) => {
@@ -148,6 +153,7 @@ export async function startPipeline({ config, teardown, log, onDelivery }: Pipel
       weight: schedulerExtender.weight,
       httpTimeout: `${schedulerExtender.httpTimeoutSeconds}s`,
       ...(schedulerExtender.preempt ? { preemptVerb: 'preempt' } : {}),
+      ...(mtls ? { tlsConfig: mtls.scheduler } : {}),
     },
   });
   teardown.add(config.scheduler.name, () => gpuScheduler.stop());

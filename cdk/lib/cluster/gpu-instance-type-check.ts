@@ -82,7 +82,7 @@ export class GpuInstanceTypeCheck extends Construct {
 }
 
 /** cdk-nag findings on the custom-resource framework's own function, whose code and policies aws-cdk-lib fixes. */
-function acknowledgeProviderFramework(provider: cr.Provider): void {
+export function acknowledgeProviderFramework(provider: cr.Provider): void {
   const handlerFunction = provider.onEventHandler.node.defaultChild;
   const acknowledgments = [
     {

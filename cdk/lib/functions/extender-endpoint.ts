@@ -4,22 +4,30 @@ import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as targets from 'aws-cdk-lib/aws-elasticloadbalancingv2-targets';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import type { ExtenderFunctionConfig } from '../../app-config/app-config';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type { ExtenderFunctionConfig, SchedulerConfig } from '../../app-config/app-config';
 import type { ClusterTarget } from '../cluster/cluster-target';
+import { ExtenderCertificates } from './extender-certificates';
 import type { PipelineFunction } from './pipeline-function';
 
 export interface ExtenderEndpointProps {
   readonly target: ClusterTarget;
   readonly config: ExtenderFunctionConfig;
   readonly extender: PipelineFunction;
+  /** Where the scheduler runs: its TLS Secret goes there. */
+  readonly scheduler: Pick<SchedulerConfig, 'name' | 'namespace'>;
+  readonly logRetention: logs.RetentionDays;
 }
 
 /**
- * The internal ALB the second kube-scheduler calls. Plain HTTP by default:
- * the ALB is internal, reachable only from the cluster security group, and
- * the payloads are pod and node names, not secrets; TLS needs a certificate
- * whose name the scheduler can verify, so it is opt-in (extender.certificateArn
- * plus extender.hostname, a DNS name you point at the ALB).
+ * The internal ALB the second kube-scheduler calls. By default (extender.mutualTls)
+ * an HTTPS listener with mutual TLS in verify mode: only a client holding a
+ * certificate from the trust store's CAs (the scheduler's, issued and rotated
+ * by ExtenderCertificates) gets a request to the Lambda; anyone else is
+ * refused in the TLS handshake and never invokes it. The opt-out is plain
+ * HTTP, or HTTPS with extender.certificateArn plus extender.hostname (a DNS
+ * name you point at the ALB); either lets anyone who reaches the ALB invoke
+ * the Lambda (docs/deploy.md, "Who can call what").
  */
 export class ExtenderEndpoint extends Construct {
   readonly loadBalancer: elbv2.ApplicationLoadBalancer;
@@ -27,6 +35,9 @@ export class ExtenderEndpoint extends Construct {
   /** What the scheduler's `urlPrefix` is set to. */
   readonly urlPrefix: string;
   readonly usesHttps: boolean;
+  /** With mutual TLS: the certificates, and the Secret that holds the scheduler's. */
+  readonly certificates: ExtenderCertificates | undefined;
+  readonly tlsSecretName: string | undefined;
 
   constructor(scope: Construct, id: string, props: ExtenderEndpointProps) {
     super(scope, id);
@@ -52,11 +63,37 @@ export class ExtenderEndpoint extends Construct {
       reason: 'Internal ALB carrying only kube-scheduler extender calls; the extender Lambda logs every request with its verb and outcome and emits per-verb metrics, so ALB access logs (and their S3 bucket) would duplicate them.',
     });
 
-    this.usesHttps = config.certificateArn !== undefined;
+    this.usesHttps = config.mutualTls || config.certificateArn !== undefined;
+    this.tlsSecretName = config.mutualTls ? `${props.scheduler.name}-extender-tls` : undefined;
+    this.certificates =
+      this.tlsSecretName === undefined
+        ? undefined
+        : new ExtenderCertificates(this, 'Certificates', {
+            target,
+            serverDnsName: this.loadBalancer.loadBalancerDnsName,
+            schedulerNamespace: props.scheduler.namespace,
+            schedulerName: props.scheduler.name,
+            secretName: this.tlsSecretName,
+            logRetention: props.logRetention,
+          });
+    let trustStore: elbv2.TrustStore | undefined;
+    if (this.certificates) {
+      trustStore = new elbv2.TrustStore(this, 'TrustStore', { bucket: this.certificates.bucket, key: this.certificates.bundleKey });
+      // The bundle is written by the first generation.
+      trustStore.node.addDependency(this.certificates.resource);
+      this.certificates.scheduleRotation(trustStore.trustStoreArn);
+    }
     const listener = this.loadBalancer.addListener('Listener', {
       port: config.listenerPort,
       open: false,
-      ...(config.certificateArn !== undefined
+      ...(this.certificates && trustStore
+        ? {
+            protocol: elbv2.ApplicationProtocol.HTTPS,
+            certificates: [elbv2.ListenerCertificate.fromArn(this.certificates.certificateArn)],
+            sslPolicy: elbv2.SslPolicy.RECOMMENDED_TLS,
+            mutualAuthentication: { mutualAuthenticationMode: elbv2.MutualAuthenticationMode.VERIFY, trustStore },
+          }
+        : config.certificateArn !== undefined
         ? {
             protocol: elbv2.ApplicationProtocol.HTTPS,
             certificates: [elbv2.ListenerCertificate.fromArn(config.certificateArn)],
@@ -77,6 +114,7 @@ export class ExtenderEndpoint extends Construct {
         : props.extender.function;
     listener.addTargets('Extender', { targets: [new targets.LambdaTarget(invoked)] });
 
+    // With mutual TLS the server certificate names the ALB's own DNS name.
     const host = config.hostname ?? this.loadBalancer.loadBalancerDnsName;
     this.urlPrefix = `${this.usesHttps ? 'https' : 'http'}://${host}:${config.listenerPort}`;
   }

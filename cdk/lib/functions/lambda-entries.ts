@@ -17,4 +17,5 @@ export type PipelineFunctionName = keyof typeof LAMBDA_ENTRIES;
 /** Entry files of the Lambdas that run only during a deployment (custom-resource handlers). */
 export const DEPLOY_TIME_LAMBDA_ENTRIES = {
   gpuInstanceTypes: fileURLToPath(new URL('lambdas/gpu-instance-types/handler.ts', `file://${repoRoot}`)),
+  certificates: fileURLToPath(new URL('lambdas/certificates/handler.ts', `file://${repoRoot}`)),
 } as const;

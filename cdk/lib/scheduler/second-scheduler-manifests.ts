@@ -11,10 +11,15 @@ export interface SecondSchedulerManifestProps {
   readonly extenderUsesHttps: boolean;
   /** Node labels that pin the scheduler to the system nodes, when the stack knows them (a new cluster). */
   readonly nodeSelector?: Readonly<Record<string, string>>;
+  /** Mutual TLS: the Secret (`tls.crt`, `tls.key`, `ca.crt`) the scheduler's extender tlsConfig reads. */
+  readonly extenderTlsSecret?: string;
 }
 
 const CONFIG_DIR = '/etc/kubernetes/gpu-scheduler';
 const CONFIG_FILE = 'scheduler-config.json';
+const TLS_DIR = '/etc/kubernetes/gpu-scheduler-extender-tls';
+/** Where the scheduler reads its client certificate, key and the CAs of the extender's server certificate. */
+export const EXTENDER_TLS_FILES: ExtenderTlsFiles = { certFile: `${TLS_DIR}/tls.crt`, keyFile: `${TLS_DIR}/tls.key`, caFile: `${TLS_DIR}/ca.crt` };
 /** kube-scheduler's secure port; /healthz is served there without authentication. */
 export const SECURE_PORT = 10259;
 
@@ -101,6 +106,7 @@ export function kubeSchedulerConfiguration(props: SecondSchedulerManifestProps):
         nodeCacheCapable: true,
         httpTimeout: `${scheduler.extender.httpTimeoutSeconds}s`,
         ignorable: scheduler.extender.ignorable,
+        ...(props.extenderTlsSecret === undefined ? {} : { tlsConfig: EXTENDER_TLS_FILES }),
       }),
     ],
   };
@@ -115,6 +121,14 @@ export interface ExtenderSettings {
   /** Go duration, e.g. `5s`. */
   readonly httpTimeout: string;
   readonly ignorable: boolean;
+  /** Files of the client certificate the scheduler presents and of the CAs it trusts for the extender's server certificate. */
+  readonly tlsConfig?: ExtenderTlsFiles;
+}
+
+export interface ExtenderTlsFiles {
+  readonly certFile: string;
+  readonly keyFile: string;
+  readonly caFile: string;
 }
 
 /** The extender entry of a KubeSchedulerConfiguration; the local harness uses it too, so tests run what is deployed. */
@@ -131,6 +145,8 @@ export function extenderConfiguration(settings: ExtenderSettings): KubernetesObj
     nodeCacheCapable: settings.nodeCacheCapable,
     httpTimeout: settings.httpTimeout,
     ignorable: settings.ignorable,
+    // Mutual TLS: the ALB admits only callers holding this client certificate.
+    ...(settings.tlsConfig ? { tlsConfig: { ...settings.tlsConfig } } : {}),
     // No managedResources: every pod of this scheduler's one profile goes
     // to the extender. A list would send only pods whose containers request
     // a listed resource, and a pod that claims its GPUs through a
@@ -211,7 +227,14 @@ export function secondSchedulerManifests(props: SecondSchedulerManifestProps): K
             priorityClassName: 'system-cluster-critical',
             // Never on a GPU node: Karpenter could then not consolidate it away, and a GPU would pay for a scheduler.
             ...(props.nodeSelector === undefined ? {} : { nodeSelector: { ...props.nodeSelector } }),
-            securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+            securityContext: {
+              runAsNonRoot: true,
+              runAsUser: 65532,
+              runAsGroup: 65532,
+              // The TLS Secret's files belong to root; this group lets the scheduler's user read them (mode 0440).
+              ...(props.extenderTlsSecret === undefined ? {} : { fsGroup: 65532 }),
+              seccompProfile: { type: 'RuntimeDefault' },
+            },
             affinity: {
               podAntiAffinity: {
                 preferredDuringSchedulingIgnoredDuringExecution: [
@@ -243,10 +266,17 @@ export function secondSchedulerManifests(props: SecondSchedulerManifestProps): K
                   readOnlyRootFilesystem: true,
                   capabilities: { drop: ['ALL'] },
                 },
-                volumeMounts: [{ name: 'config', mountPath: CONFIG_DIR, readOnly: true }],
+                volumeMounts: [
+                  { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
+                  ...(props.extenderTlsSecret === undefined ? [] : [{ name: 'extender-tls', mountPath: TLS_DIR, readOnly: true }]),
+                ],
               },
             ],
-            volumes: [{ name: 'config', configMap: { name: `${name}-config` } }],
+            volumes: [
+              { name: 'config', configMap: { name: `${name}-config` } },
+              // Readable by the scheduler's group only; the rotation Lambda rewrites it and rolls the pods.
+              ...(props.extenderTlsSecret === undefined ? [] : [{ name: 'extender-tls', secret: { secretName: props.extenderTlsSecret, defaultMode: 0o440 } }]),
+            ],
           },
         },
       },

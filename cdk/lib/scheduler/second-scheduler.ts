@@ -1,4 +1,4 @@
-import { Construct } from 'constructs';
+import { Construct, type IDependable } from 'constructs';
 import type * as eks from 'aws-cdk-lib/aws-eks-v2';
 import type { SchedulerConfig } from '../../app-config/app-config';
 import type { ClusterTarget } from '../cluster/cluster-target';
@@ -11,6 +11,8 @@ export interface SecondSchedulerProps {
   readonly config: SchedulerConfig;
   readonly extenderUrlPrefix: string;
   readonly extenderUsesHttps: boolean;
+  /** Mutual TLS: the Secret with the scheduler's client certificate, and what must exist before the pods read it. */
+  readonly extenderTls?: { readonly secretName: string; readonly issued: IDependable };
 }
 
 /**
@@ -25,7 +27,13 @@ export class SecondScheduler extends Construct {
     super(scope, id);
     this.manifest = props.target.cluster.addManifest(
       'GpuSecondScheduler',
-      ...secondSchedulerManifests({ scheduler: props.config, extenderUrlPrefix: props.extenderUrlPrefix, extenderUsesHttps: props.extenderUsesHttps, nodeSelector: props.target.systemNodeSelector }),
+      ...secondSchedulerManifests({
+        scheduler: props.config,
+        extenderUrlPrefix: props.extenderUrlPrefix,
+        extenderUsesHttps: props.extenderUsesHttps,
+        nodeSelector: props.target.systemNodeSelector,
+        ...(props.extenderTls ? { extenderTlsSecret: props.extenderTls.secretName } : {}),
+      }),
       ...schedulerMetricsReaderManifests({
         namespace: props.config.namespace,
         schedulerName: props.config.name,
@@ -34,5 +42,6 @@ export class SecondScheduler extends Construct {
       }),
     );
     for (const ready of props.target.computeReady) this.manifest.node.addDependency(ready);
+    if (props.extenderTls) this.manifest.node.addDependency(props.extenderTls.issued);
   }
 }

@@ -13,7 +13,7 @@ const EXISTING = {
   privateSubnetIds: ['subnet-0123456789abcdef0', 'subnet-0123456789abcdef1'],
   clusterSecurityGroupId: 'sg-0123456789abcdef0',
 };
-const CERTIFICATE = { certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc-123', hostname: 'gpu-extender.internal.example.com' };
+const CERTIFICATE = { mutualTls: false, certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc-123', hostname: 'gpu-extender.internal.example.com' };
 
 describe('parseAppConfig applies APP_CONFIG_DEFAULTS', () => {
   const config = parseAppConfig(undefined);
@@ -73,10 +73,12 @@ describe('parseAppConfig applies APP_CONFIG_DEFAULTS', () => {
     }
   });
 
-  it('to the functions, the extender listening on HTTPS when it has a certificate', () => {
+  it('to the functions, the extender listening on HTTPS with mutual TLS or a certificate, on HTTP only when opted out', () => {
     const { listenerPort, ...extender } = D.extender;
-    expect(config.extender).toEqual({ ...extender, listenerPort: listenerPort.withoutCertificate });
+    expect(config.extender).toEqual({ ...extender, listenerPort: listenerPort.withCertificate, certificateArn: undefined, hostname: undefined });
+    expect(config.extender.mutualTls).toBe(true);
     expect(parseAppConfig({ extender: CERTIFICATE }).extender.listenerPort).toBe(listenerPort.withCertificate);
+    expect(parseAppConfig({ extender: { mutualTls: false } }).extender.listenerPort).toBe(listenerPort.withoutCertificate);
     expect(config.labeler).toEqual(D.labeler);
     expect(config.reconciler).toEqual(D.reconciler);
   });

@@ -33,7 +33,8 @@ describe('parseAppConfig defaults', () => {
   it('uses the schedules and listener the docs promise', () => {
     expect(config.labeler.scheduleMinutes).toBe(5);
     expect(config.reconciler.scheduleMinutes).toBe(1);
-    expect(config.extender.listenerPort).toBe(80);
+    expect(config.extender.mutualTls).toBe(true);
+    expect(config.extender.listenerPort).toBe(443);
     expect(config.scheduler.name).toBe('gpu-scheduler');
     expect(config.scheduler.replicas).toBe(2);
     expect(config.scheduler.leaseName).toBe('gpu-scheduler');
@@ -103,7 +104,13 @@ describe('parseAppConfig rejects bad values, naming the key and what is allowed'
     [{ scheduler: { leaseName: 'kube-scheduler' } }, 'scheduler.leaseName', 'belongs to the default scheduler'],
     [{ scheduler: { extender: { weight: 0 } } }, 'scheduler.extender.weight', 'integer from 1 to 100'],
     [{ scheduler: { extender: { ignorable: 'yes' } } }, 'scheduler.extender.ignorable', 'true or false'],
-    [{ extender: { certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123' } }, 'extender.hostname', 'is required'],
+    [{ extender: { mutualTls: false, certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123' } }, 'extender.hostname', 'is required'],
+    [
+      { extender: { certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123', hostname: 'x.example.com' } },
+      'extender.certificateArn',
+      'is only used with extender.mutualTls: false',
+    ],
+    [{ extender: { mutualTls: 'no' } }, 'extender.mutualTls', 'must be true or false'],
     [{ extender: { reservedConcurrency: 2, provisionedConcurrency: 3 } }, 'extender.provisionedConcurrency', 'must not exceed extender.reservedConcurrency (2)'],
     [{ extender: { provisionedConcurrency: 5 } }, 'extender.provisionedConcurrency', 'must not exceed extender.reservedConcurrency (4)'],
     [{ extender: { reservedConcurrency: -1 } }, 'extender.reservedConcurrency', 'integer from 0 to 1000'],
@@ -172,7 +179,7 @@ describe('parseAppConfig accepts a full existing-cluster configuration', () => {
           clusterSecurityGroupId: 'sg-0123456789abcdef0',
         },
       },
-      extender: { certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc-123', hostname: 'gpu-extender.internal.example.com' },
+      extender: { mutualTls: false, certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc-123', hostname: 'gpu-extender.internal.example.com' },
       scheduler: { extender: { ignorable: true, weight: 10 } },
     });
     expect(config.cluster).toMatchObject({ mode: 'existing', clusterSecurityGroupId: 'sg-0123456789abcdef0', installPodIdentityAgent: false });

@@ -27,7 +27,7 @@ beforeAll(() => {
     },
     // Auto Mode nodes bring their own device plugin.
     addons: { nvidiaDevicePlugin: { enabled: false } },
-    extender: { certificateArn: CERTIFICATE, hostname: 'gpu-extender.internal.example.com', reservedConcurrency: 0, provisionedConcurrency: 2, environment: { EXTENDER_CACHE_TTL: '2s' } },
+    extender: { mutualTls: false, certificateArn: CERTIFICATE, hostname: 'gpu-extender.internal.example.com', reservedConcurrency: 0, provisionedConcurrency: 2, environment: { EXTENDER_CACHE_TTL: '2s' } },
     scheduler: { replicas: 3, extender: { ignorable: true, preempt: false, httpTimeoutSeconds: 3, weight: 10 } },
     labeler: { scheduleMinutes: 10, environment: { LABEL_KARPENTER_COMPAT: 'true' } },
     reconciler: { environment: { POD_NAMESPACES: 'serving,batch' } },

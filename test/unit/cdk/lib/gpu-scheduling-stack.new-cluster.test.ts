@@ -228,21 +228,26 @@ describe('second scheduler', () => {
     expect(deployment.spec.template.metadata.labels[key ?? '']).toBe(value);
   });
 
-  it('points the extender at the internal ALB over HTTP with the configured protocol settings', () => {
+  it('points the extender at the internal ALB over mutual TLS with the configured protocol settings', () => {
     const configMap = findObject(kubernetesObjects(synth.json), 'ConfigMap', 'gpu-scheduler-config') as { data: Record<string, string> };
     const config = JSON.parse(configMap.data['scheduler-config.json'] ?? '') as { profiles: unknown; extenders: Record<string, unknown>[] };
     expect(config.profiles).toEqual([JSON.parse(JSON.stringify(gpuSchedulerProfile('gpu-scheduler')))]);
     const albId = logicalIdOf('ExtenderEndpointLoadBalancer', 'AWS::ElasticLoadBalancingV2::LoadBalancer');
     expect(config.extenders[0]).toEqual({
-      urlPrefix: `http://<ref:${albId}.DNSName>:80`,
+      urlPrefix: `https://<ref:${albId}.DNSName>:443`,
       filterVerb: 'filter',
       prioritizeVerb: 'prioritize',
       preemptVerb: 'preempt',
       weight: 2,
-      enableHTTPS: false,
+      enableHTTPS: true,
       nodeCacheCapable: true,
       httpTimeout: '5s',
       ignorable: false,
+      tlsConfig: {
+        certFile: '/etc/kubernetes/gpu-scheduler-extender-tls/tls.crt',
+        keyFile: '/etc/kubernetes/gpu-scheduler-extender-tls/tls.key',
+        caFile: '/etc/kubernetes/gpu-scheduler-extender-tls/ca.crt',
+      },
     });
     // No managedResources: every pod of the profile reaches the extender, also one that claims its GPUs through a ResourceClaim.
     expect(config.extenders[0]).not.toHaveProperty('managedResources');
@@ -250,10 +255,43 @@ describe('second scheduler', () => {
 });
 
 describe('extender endpoint', () => {
-  it('is an internal ALB with an HTTP listener forwarding to the extender Lambda', () => {
+  it('is an internal ALB with an HTTPS listener in mutual-TLS verify mode forwarding to the extender Lambda', () => {
     synth.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', { Scheme: 'internal', Type: 'application' });
-    synth.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', { Port: 80, Protocol: 'HTTP' });
+    const trustStore = logicalIdOf('ExtenderEndpointTrustStore', 'AWS::ElasticLoadBalancingV2::TrustStore');
+    const certificates = logicalIdOf('ExtenderEndpointCertificatesGeneration', 'Custom::ExtenderMutualTls');
+    synth.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', {
+      Port: 443,
+      Protocol: 'HTTPS',
+      Certificates: [{ CertificateArn: { 'Fn::GetAtt': [certificates, 'CertificateArn'] } }],
+      MutualAuthentication: { Mode: 'verify', TrustStoreArn: { 'Fn::GetAtt': [trustStore, 'TrustStoreArn'] } },
+    });
+    synth.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::TrustStore', { CaCertificatesBundleS3Key: 'extender-mtls/client-ca-bundle.pem' });
     synth.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', { TargetType: 'lambda' });
+    // The trust store reads the bundle the first generation wrote.
+    expect(synth.json.Resources[trustStore]?.DependsOn).toContain(certificates);
+  });
+
+  it('keeps every private key out of the template: the scheduler\'s Secret is created empty, the rotation Lambda fills it', () => {
+    const secret = findObject(kubernetesObjects(synth.json), 'Secret', 'gpu-scheduler-extender-tls') as Record<string, unknown>;
+    expect(secret).not.toHaveProperty('data');
+    expect(secret).not.toHaveProperty('stringData');
+    expect(JSON.stringify(synth.json)).not.toMatch(/PRIVATE KEY|BEGIN CERTIFICATE/);
+    const role = findObject(kubernetesObjects(synth.json), 'Role', 'gpu-scheduling-certificates') as { rules: unknown[] };
+    expect(role.rules).toEqual([
+      { apiGroups: [''], resources: ['secrets'], resourceNames: ['gpu-scheduler-extender-tls'], verbs: ['get', 'update'] },
+      { apiGroups: ['apps'], resources: ['deployments'], resourceNames: ['gpu-scheduler'], verbs: ['get', 'patch'] },
+    ]);
+    const deployment = findObject(kubernetesObjects(synth.json), 'Deployment', 'gpu-scheduler') as {
+      spec: { template: { spec: { volumes: { name: string; secret?: unknown }[] } } };
+    };
+    expect(deployment.spec.template.spec.volumes).toContainEqual({ name: 'extender-tls', secret: { secretName: 'gpu-scheduler-extender-tls', defaultMode: 0o440 } });
+  });
+
+  it('checks daily whether to rotate, naming the trust store to point at the new bundle', () => {
+    const trustStore = logicalIdOf('ExtenderEndpointTrustStore', 'AWS::ElasticLoadBalancingV2::TrustStore');
+    const rule = resourcesOfType(synth.json, 'AWS::Events::Rule').find(([id]) => id.startsWith('ExtenderEndpointCertificatesRotationSchedule'));
+    expect(rule?.[1]).toMatchObject({ ScheduleExpression: 'rate(1 day)' });
+    expect(JSON.stringify(rule?.[1])).toContain(trustStore);
   });
 
   it('accepts traffic only from the cluster security group, on the listener port', () => {
@@ -265,8 +303,8 @@ describe('extender endpoint', () => {
     );
     expect(ingress).toHaveLength(1);
     expect(ingress[0]?.[1]).toMatchObject({
-      FromPort: 80,
-      ToPort: 80,
+      FromPort: 443,
+      ToPort: 443,
       IpProtocol: 'tcp',
       SourceSecurityGroupId: { 'Fn::GetAtt': [expect.stringMatching(/^Cluster/), 'ClusterSecurityGroupId'] },
     });
@@ -537,7 +575,7 @@ describe('observability', () => {
 
   it('outputs the ALB URL, the dashboard URL and the scheduler name', () => {
     const outputs = synth.json.Outputs ?? {};
-    expect(renderCfnString(outputs.ExtenderUrl?.Value)).toMatch(/^http:\/\/<ref:ExtenderEndpointLoadBalancer\w+\.DNSName>:80$/);
+    expect(renderCfnString(outputs.ExtenderUrl?.Value)).toMatch(/^https:\/\/<ref:ExtenderEndpointLoadBalancer\w+\.DNSName>:443$/);
     expect(renderCfnString(outputs.DashboardUrl?.Value)).toContain('#dashboards:name=gpu-scheduling-gpu-scheduling');
     expect(outputs.SchedulerName?.Value).toBe('gpu-scheduler');
     expect(outputs.GpuCapacity?.Value).toBe('karpenter');
