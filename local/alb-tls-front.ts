@@ -96,10 +96,13 @@ export function startTlsFront(options: TlsFrontOptions): Promise<TlsFront> {
         resolve({
           port,
           stop: async () => {
-            if (child.exitCode !== null) return;
+            // Gone already, e.g. Ctrl-C signalled the whole process group: a signal leaves exitCode null.
+            if (child.exitCode !== null || child.signalCode !== null || !child.connected) return;
             await new Promise<void>((done) => {
               stopped = done;
-              child.send('stop');
+              child.send('stop', (error) => {
+                if (error) done();
+              });
             });
           },
         });
