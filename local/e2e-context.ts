@@ -5,6 +5,7 @@ import { EC2Client } from '@aws-sdk/client-ec2';
 import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { beforeEach, inject, onTestFailed } from 'vitest';
 import type { KarpenterBinaries } from './build-karpenter';
+import { startKarpenter, type Karpenter, type KarpenterOptions } from './karpenter';
 import type { ControlPlaneInfo } from './control-plane';
 import { startKubeScheduler } from './kube-scheduler';
 import type { ManagedProcess } from './managed-process';
@@ -39,6 +40,12 @@ export interface E2eHarness {
   createNamespace(prefix: string): Promise<string>;
   /** Starts a kube-scheduler with only the gpu-scheduler profile, calling the extender. */
   startGpuScheduler(extender: ExtenderSettings, listen?: { address: string; port: number }): Promise<ManagedProcess>;
+  /**
+   * Starts Karpenter (kwok provider) against this control plane, as its
+   * admin, describing instance types from moto; `options` set the NodePool
+   * and the instance types.
+   */
+  startKarpenter(options?: Omit<KarpenterOptions, 'binaries' | 'kubeConfig' | 'kubeconfigPath' | 'workDir' | 'ec2'>): Promise<Karpenter>;
   /** Tails of every component log, including GPU schedulers started here. */
   logTails(lines?: number): string;
   /**
@@ -114,6 +121,16 @@ export function e2eHarness(): E2eHarness {
       const name = ns.metadata?.name;
       if (!name) throw new Error('the apiserver returned a namespace without a name');
       return name;
+    },
+    startKarpenter(options = {}) {
+      return startKarpenter({
+        ...options,
+        binaries: info.karpenter,
+        kubeConfig,
+        kubeconfigPath: info.controlPlane.adminKubeconfig,
+        workDir: info.controlPlane.logDir,
+        ec2,
+      });
     },
     async startGpuScheduler(extender, listen) {
       gpuSchedulerStarts += 1;

@@ -16,7 +16,7 @@ import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
 import { gpuIntentManifests, NAMESPACE_OPT_IN } from '../../cdk/lib/admission/gpu-intent-policies';
 import { e2eHarness } from '../../local/e2e-context';
 import { createGpuNode } from '../../local/gpu-nodes';
-import { startKarpenter, type Karpenter } from '../../local/karpenter';
+import type { Karpenter } from '../../local/karpenter';
 import type { ManagedProcess } from '../../local/managed-process';
 import { waitForPodEvent, waitForPodScheduled } from '../../local/pod-status';
 import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
@@ -72,12 +72,7 @@ beforeAll(async () => {
   namespace = ns.metadata?.name ?? '';
   extender = await startRecordingExtender(harness.info.controlPlane.lambdaKubeconfigs.extender, { EXTENDER_CACHE_TTL: '1s' });
   scheduler = await harness.startGpuScheduler(deployedExtenderSettings(extender.adapter.url));
-  karpenter = await startKarpenter({
-    binaries: harness.info.karpenter,
-    kubeConfig: harness.kubeConfig,
-    kubeconfigPath: harness.info.controlPlane.adminKubeconfig,
-    workDir: harness.info.controlPlane.logDir,
-    ec2: harness.ec2,
+  karpenter = await harness.startKarpenter({
     // The GPU node groups' taint, as the stack's NodePools carry it.
     nodePool: { taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' }] },
   });

@@ -16,7 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KARPENTER_DISRUPTION_COST_ANNOTATION } from '../../lambdas/reconciler/karpenter-disruption-cost';
 import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view';
 import { e2eHarness } from '../../local/e2e-context';
-import { startKarpenter, type Karpenter } from '../../local/karpenter';
+import type { Karpenter } from '../../local/karpenter';
 import type { ManagedProcess } from '../../local/managed-process';
 import { finishTerminatingPods, markPodRunning } from '../../local/pod-status';
 import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
@@ -116,12 +116,7 @@ beforeAll(async () => {
   namespace = await harness.createNamespace('karpenter-consolidation');
   extender = await startRecordingExtender(harness.info.controlPlane.lambdaKubeconfigs.extender, { EXTENDER_CACHE_TTL: '1s' });
   scheduler = await harness.startGpuScheduler(deployedExtenderSettings(extender.adapter.url));
-  karpenter = await startKarpenter({
-    binaries: harness.info.karpenter,
-    kubeConfig: harness.kubeConfig,
-    kubeconfigPath: harness.info.controlPlane.adminKubeconfig,
-    workDir: harness.info.controlPlane.logDir,
-    ec2: harness.ec2,
+  karpenter = await harness.startKarpenter({
     // One type (4 A10G): two half-empty nodes of one price, and no other type a multi-node move could pick.
     instanceTypes: [{ instanceType: 'g5.12xlarge' }],
     nodePool: { taints: [GPU_TAINT] },

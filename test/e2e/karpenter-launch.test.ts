@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAlbAdapter, type AlbAdapter } from '../../local/alb-adapter';
 import { e2eHarness } from '../../local/e2e-context';
 import { createGpuNode, GPU_RESOURCE_NAME } from '../../local/gpu-nodes';
-import { startKarpenter, type Karpenter, type NodeClaim } from '../../local/karpenter';
+import type { Karpenter, NodeClaim } from '../../local/karpenter';
 import { kubeconfigOverrides } from '../../local/kubeconfig-connection';
 import type { ManagedProcess } from '../../local/managed-process';
 import { podEvents, waitForPodEvent, waitForPodScheduled } from '../../local/pod-status';
@@ -55,13 +55,7 @@ beforeAll(async () => {
   });
   scheduler = await harness.startGpuScheduler(deployedExtenderSettings(adapter.url));
   namespace = await harness.createNamespace('karpenter');
-  karpenter = await startKarpenter({
-    binaries: harness.info.karpenter,
-    kubeConfig: harness.kubeConfig,
-    kubeconfigPath: harness.info.controlPlane.adminKubeconfig,
-    workDir: harness.info.controlPlane.logDir,
-    ec2: harness.ec2,
-  });
+  karpenter = await harness.startKarpenter();
   // The cluster's existing GPU capacity: A10G nodes as Karpenter would have labelled them.
   const a10g = karpenter.instanceTypes.find((type) => type.kwok.name === 'g5.12xlarge');
   if (!a10g) throw new Error('g5.12xlarge is missing from the instance types');
