@@ -1,18 +1,22 @@
-// Builds Karpenter's controller with its kwok cloud provider (the main package
-// sigs.k8s.io/karpenter/kwok, which Karpenter's own tests run) from the Go
-// module proxy, and caches it outside the repository beside the CRDs of the
-// same module, keyed by the version pinned in local/karpenter-binaries/go.mod.
+// Builds Karpenter's controller with the harness's cloud provider
+// (local/karpenter-binaries/karpenter-ec2: Karpenter's kwok provider, which
+// its own tests run, wrapped so each launch is also an EC2 instance in moto)
+// from the Go module proxy, and caches it outside the repository beside the
+// CRDs of the same module, keyed by the Karpenter version pinned in
+// local/karpenter-binaries/go.mod and a hash of that module's files.
 //
 //   npx tsx local/build-karpenter.ts     # prints the binary's path
 import { accessSync, constants, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { errorMessage } from '../lambdas/common/error-message';
 import { cacheRoot, requireGo, runGo } from './go-build';
 
 const TEMPLATE_DIR = join(dirname(fileURLToPath(import.meta.url)), 'karpenter-binaries');
-const MAIN_PACKAGE = 'sigs.k8s.io/karpenter/kwok';
-const BINARY_NAME = 'karpenter-kwok';
+/** The main package, relative to the template module. */
+const MAIN_PACKAGE = './karpenter-ec2';
+const BINARY_NAME = 'karpenter-ec2';
 
 /**
  * The CRDs the kwok provider is installed with, as files of the module:
@@ -30,7 +34,7 @@ export const KARPENTER_CRD_FILES = [
 
 export interface KarpenterBinaries {
   version: string;
-  /** The controller with the kwok cloud provider. */
+  /** The controller with the harness's cloud provider (kwok wrapped to launch EC2 instances). */
   binary: string;
   /** Directory holding the CRD files named in KARPENTER_CRD_FILES (base names). */
   crdDir: string;
@@ -72,10 +76,27 @@ function isComplete(binaries: KarpenterBinaries): boolean {
   return binaries.crdFiles.every((file) => existsSync(file));
 }
 
-/** The cached build for the pinned version, or undefined when it has not been built yet. */
+function templateFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) => (entry.isDirectory() ? templateFiles(join(dir, entry.name)) : [join(dir, entry.name)]))
+    .sort();
+}
+
+/**
+ * The cache folder's name: the pinned version and a hash of the template
+ * module's files, so a change to the provider's source (or go.sum) builds
+ * anew, in a folder of its own (other checkouts may share the cache root).
+ */
+function buildName(version: string): string {
+  const hash = createHash('sha256');
+  for (const file of templateFiles(TEMPLATE_DIR)) hash.update(`${relative(TEMPLATE_DIR, file)}\0`).update(readFileSync(file)).update('\0');
+  return `karpenter-${version}-${hash.digest('hex').slice(0, 12)}`;
+}
+
+/** The cached build of the template module as it is now, or undefined when it has not been built yet. */
 export function findKarpenterBinaries(env: NodeJS.ProcessEnv = process.env): KarpenterBinaries | undefined {
   const { version } = pinnedKarpenter();
-  const binaries = binariesIn(join(cacheRoot(env), `karpenter-${version}`), version);
+  const binaries = binariesIn(join(cacheRoot(env), buildName(version)), version);
   return isComplete(binaries) ? binaries : undefined;
 }
 
@@ -96,11 +117,11 @@ export async function ensureKarpenterBinaries(log: (message: string) => void = c
   const cached = findKarpenterBinaries();
   if (cached) return cached;
 
-  const goVersion = requireGo(`Karpenter's kwok provider (${MAIN_PACKAGE})`);
+  const goVersion = requireGo(`Karpenter with the harness's EC2-backed kwok provider (local/karpenter-binaries/${MAIN_PACKAGE.slice(2)})`);
   const { version, toolchain } = pinnedKarpenter();
   const root = cacheRoot();
-  const finalDir = join(root, `karpenter-${version}`);
-  const stagingDir = join(root, `.karpenter-${version}.building-${process.pid}`);
+  const finalDir = join(root, buildName(version));
+  const stagingDir = join(root, `.${buildName(version)}.building-${process.pid}`);
   const workDir = join(stagingDir, 'src');
   const staged = binariesIn(stagingDir, version);
   rmSync(stagingDir, { recursive: true, force: true });
@@ -110,7 +131,7 @@ export async function ensureKarpenterBinaries(log: (message: string) => void = c
 
   const started = Date.now();
   const elapsed = (): string => `${Math.round((Date.now() - started) / 1000)}s`;
-  log(`[karpenter] building ${MAIN_PACKAGE} ${version} with GOTOOLCHAIN=${toolchain} (installed: ${goVersion}) into ${finalDir}`);
+  log(`[karpenter] building ${MAIN_PACKAGE.slice(2)} (Karpenter ${version}) with GOTOOLCHAIN=${toolchain} (installed: ${goVersion}) into ${finalDir}`);
   try {
     const sourceDir = await moduleDir(workDir, toolchain);
     for (const file of KARPENTER_CRD_FILES) cpSync(join(sourceDir, file), join(staged.crdDir, file.slice(file.lastIndexOf('/') + 1)));

@@ -18,7 +18,7 @@ import { waitFor } from './wait';
 export interface LocalHarnessInfo {
   controlPlane: ControlPlaneInfo;
   motoUrl: string;
-  /** Karpenter's kwok provider and CRDs (local/build-karpenter.ts); files start it with local/karpenter.ts. */
+  /** Karpenter (kwok provider launching moto instances) and its CRDs (local/build-karpenter.ts); files start it with local/karpenter.ts. */
   karpenter: KarpenterBinaries;
 }
 
@@ -41,11 +41,11 @@ export interface E2eHarness {
   /** Starts a kube-scheduler with only the gpu-scheduler profile, calling the extender. */
   startGpuScheduler(extender: ExtenderSettings, listen?: { address: string; port: number }): Promise<ManagedProcess>;
   /**
-   * Starts Karpenter (kwok provider) against this control plane, as its
-   * admin, describing instance types from moto; `options` set the NodePool
-   * and the instance types.
+   * Starts Karpenter (kwok provider launching moto instances) against this
+   * control plane, as its admin, describing instance types from moto;
+   * `options` set the NodePool and the instance types.
    */
-  startKarpenter(options?: Omit<KarpenterOptions, 'binaries' | 'kubeConfig' | 'kubeconfigPath' | 'workDir' | 'ec2'>): Promise<Karpenter>;
+  startKarpenter(options?: Omit<KarpenterOptions, 'binaries' | 'kubeConfig' | 'kubeconfigPath' | 'workDir' | 'ec2' | 'motoUrl'>): Promise<Karpenter>;
   /** Tails of every component log, including GPU schedulers started here. */
   logTails(lines?: number): string;
   /**
@@ -130,6 +130,7 @@ export function e2eHarness(): E2eHarness {
         kubeconfigPath: info.controlPlane.adminKubeconfig,
         workDir: info.controlPlane.logDir,
         ec2,
+        motoUrl: info.motoUrl,
       });
     },
     async startGpuScheduler(extender, listen) {

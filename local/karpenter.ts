@@ -1,20 +1,25 @@
 // Karpenter against the local kube-apiserver: its controller built from the
-// Go module with the kwok cloud provider (local/build-karpenter.ts), its CRDs
-// from the same module, a KWOKNodeClass and a NodePool, and an instance-type
-// list read from EC2 (local/karpenter-instance-types.ts). Karpenter creates a
-// NodeClaim and a Node for each launch; with no kubelet, a stand-in
+// Go module with the kwok cloud provider wrapped to launch EC2 instances in
+// moto (local/build-karpenter.ts), its CRDs from the same module, a
+// KWOKNodeClass and a NodePool, and an instance-type list read from EC2
+// (local/karpenter-instance-types.ts). Karpenter creates a NodeClaim, an EC2
+// instance and a Node named and identified after it (providerID
+// aws:///<zone>/<instance-id>) for each launch; with no kubelet, a stand-in
 // (local/karpenter-node-boot.ts) reports each launched node's capacity (GPUs
 // included) and readiness.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EC2Client } from '@aws-sdk/client-ec2';
+import { TerminateInstancesCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Node } from '@kubernetes/client-node';
 import type { KarpenterBinaries } from './build-karpenter';
+import { instanceIdFromProviderId } from '../lambdas/labeler/node-match';
+import { LOCAL_CLUSTER_NAME } from './gpu-nodes';
 import { httpGet } from './http-probe';
 import { installKarpenterCrds } from './karpenter-crds';
 import { describeKarpenterInstanceTypes, DEFAULT_KARPENTER_INSTANCE_TYPES, type KarpenterInstanceType, type KarpenterInstanceTypeSpec } from './karpenter-instance-types';
 import { NODEPOOL_LABEL, startNodeBoot, type NodeBoot } from './karpenter-node-boot';
 import { ManagedProcess } from './managed-process';
+import { awsEnvironment } from './moto';
 import { freeLoopbackPort } from './ports';
 import { waitFor } from './wait';
 
@@ -73,8 +78,12 @@ export interface KarpenterOptions {
   kubeconfigPath: string;
   /** Where its instance-types file and log go. */
   workDir: string;
-  /** EC2 (moto) to describe the instance types. */
+  /** EC2 (moto) to describe the instance types, and to end the instances of what stop() deletes. */
   ec2: EC2Client;
+  /** The same moto, for Karpenter's controller: it launches an instance there for each NodeClaim. */
+  motoUrl: string;
+  /** The cluster the launched instances are tagged for (`kubernetes.io/cluster/<name>: owned`). Default LOCAL_CLUSTER_NAME. */
+  clusterName?: string;
   /** Default DEFAULT_KARPENTER_INSTANCE_TYPES at their on-demand prices. */
   instanceTypes?: readonly KarpenterInstanceTypeSpec[];
   nodePool?: NodePoolOptions;
@@ -100,9 +109,10 @@ export interface Karpenter {
   setDisruption(disruption: NodePoolDisruption): Promise<void>;
   logTail(lines?: number): string;
   /**
-   * Stops the controller and the node stand-in, then deletes the NodeClaims,
-   * Nodes, NodePool and NodeClass (finalizers removed: nothing is left to
-   * finish a drain without kubelets). The CRDs stay for the next start.
+   * Stops the controller and the node stand-in, then deletes the NodeClaims
+   * (terminating their instances), Nodes, NodePool and NodeClass (finalizers
+   * removed: nothing is left to finish a drain without kubelets). The CRDs
+   * stay for the next start.
    */
   stop(): Promise<void>;
 }
@@ -172,7 +182,10 @@ export async function startKarpenter(options: KarpenterOptions): Promise<Karpent
   const stop = async (): Promise<void> => {
     await proc?.stop();
     await boot?.stop();
-    for (const claim of await listNodeClaims()) {
+    const claims = await listNodeClaims();
+    const instanceIds = claims.flatMap((claim) => instanceIdFromProviderId(claim.status?.providerID) ?? []);
+    if (instanceIds.length > 0) await options.ec2.send(new TerminateInstancesCommand({ InstanceIds: instanceIds }));
+    for (const claim of claims) {
       const name = claim.metadata.name;
       await forceDelete(
         `NodeClaim ${name}`,
@@ -227,6 +240,8 @@ export async function startKarpenter(options: KarpenterOptions): Promise<Karpent
       logFile: join(options.workDir, `karpenter-${nodePoolName}.log`),
       env: {
         ...process.env,
+        ...awsEnvironment(options.motoUrl),
+        CLUSTER_NAME: options.clusterName ?? LOCAL_CLUSTER_NAME,
         KUBECONFIG: options.kubeconfigPath,
         INSTANCE_TYPES_FILE_PATH: instanceTypesFile,
         DISABLE_LEADER_ELECTION: 'true',

@@ -2,7 +2,7 @@
 // Lambdas (real handler modules, each in its own worker with its own
 // environment), EventBridge (EC2 state-change events and schedules), the ALB
 // in front of the extender, the gpu-scheduler kube-scheduler calling it, and
-// Karpenter (its kwok cloud provider) launching GPU nodes from EC2's types.
+// Karpenter (its kwok cloud provider, each launch an instance in moto) launching GPU nodes from EC2's types.
 import { join } from 'node:path';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EC2Client } from '@aws-sdk/client-ec2';
@@ -165,11 +165,13 @@ export async function startPipeline({ config, teardown, log, onDelivery }: Pipel
     kubeconfigPath: info.adminKubeconfig,
     workDir: info.logDir,
     ec2: clients.ec2,
+    motoUrl: moto.url,
+    clusterName: config.clusterName,
     // The GPU nodes' taint, as the stack's GPU capacity carries it: only pods that tolerate it (GPU pods) get these nodes.
     nodePool: { taints: [{ key: GPU_NODE_TAINT_KEY, value: 'true', effect: 'NoSchedule' }] },
   });
   teardown.add('Karpenter', () => karpenter.stop());
-  log(`Karpenter ${karpenterBinaries.version} ready (kwok provider): NodePool ${karpenter.nodePoolName}, ${karpenter.instanceTypes.length} EC2 GPU types`);
+  log(`Karpenter ${karpenterBinaries.version} ready (kwok provider, each launch an instance in moto): NodePool ${karpenter.nodePoolName}, ${karpenter.instanceTypes.length} EC2 GPU types`);
 
   const deliveries: Delivery[] = [];
   const eventBridge = new LocalEventBridge((delivery) => {
