@@ -38,6 +38,8 @@ const PAUSE_IMAGE = 'registry.k8s.io/pause:3.10';
 const PLACEMENT_TIMEOUT_MS = 30_000;
 /** How long Karpenter may take to launch a node and the job to bind there (its batch window is 3 s here). */
 const SCALE_UP_TIMEOUT_MS = 90_000;
+/** How long the labeler may take to label a launched node: EC2 is polled for state changes every second here. */
+const LAUNCHED_NODE_LABEL_TIMEOUT_MS = 30_000;
 
 interface DemoNode {
   id: string;
@@ -369,6 +371,24 @@ export class Demo {
     }
     this.check(type === scaleUp.instanceType, `Karpenter launched ${type ?? 'nothing'} for ${job.name} (expected ${scaleUp.instanceType})`);
     this.check(nodeName !== undefined && nodeName === launched.status?.nodeName, `${job.name} bound to the node Karpenter launched`);
+
+    // As on EKS: the launch is an EC2 instance whose `running` event reaches the labeler, which finds the node by its providerID.
+    const launchedNode = launched.status?.nodeName ?? '';
+    const labels = await waitFor(
+      `our labels on ${launchedNode}`,
+      async () => {
+        const current = (await core.readNode({ name: launchedNode })).metadata?.labels ?? {};
+        return current[NODE_LABEL.gpuModel] ? current : undefined;
+      },
+      { timeoutMs: LAUNCHED_NODE_LABEL_TIMEOUT_MS, intervalMs: 250 },
+    ).catch(() => undefined);
+    const karpenterName = labels?.['karpenter.k8s.aws/instance-gpu-name'] ?? '-';
+    out.step(
+      labels
+        ? `the labeler, woken by the instance's EC2 running event (${launched.status?.providerID ?? '?'}), labelled it ${gpuSummary(labels)} beside Karpenter's instance-gpu-name=${karpenterName}`
+        : out.paint('yellow', `the labeler did not label ${launchedNode} within ${LAUNCHED_NODE_LABEL_TIMEOUT_MS / 1000} s`),
+    );
+    this.check(labels !== undefined, `the labeler labelled the node Karpenter launched`);
   }
 
   // 6. The outcome, as a deployment reports it: GPUs allocated, idle and stranded, GPU pods pending.

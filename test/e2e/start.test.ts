@@ -189,6 +189,8 @@ describe('npm start -- --exit-after-demo', () => {
     expect(Number(total?.[4])).toBeCloseTo(gpus - allocated, 2);
     expect(stdout).toMatch(/GPU pods pending for gpu-scheduler: \d+, the oldest for \d+ s/);
 
+    // Scale from zero: the node Karpenter launched is an EC2 instance the labeler labelled from its running event.
+    expect(stdout).toMatch(/the labeler, woken by the instance's EC2 running event \(aws:\/\/\/us-east-1[a-z]\/i-[0-9a-f]+\), labelled it \d+ × \S+, \d+ MiB each beside Karpenter's instance-gpu-name=\S+/);
     expect(stdout).toContain('demo passed');
     expect(stdout).not.toContain('✗');
 
