@@ -4,7 +4,7 @@
 //
 //   npx tsx local/build-binaries.ts      # prints the directory holding the binaries
 //
-// Run directly, it then builds Karpenter's kwok provider too (local/build-karpenter.ts).
+// Run directly, it then builds Karpenter (kwok provider launching moto instances) too (local/build-karpenter.ts).
 import { existsSync, mkdirSync, readFileSync, rmSync, renameSync, cpSync, accessSync, constants } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -163,7 +163,7 @@ if (invokedDirectly) {
   ensureKubeBinaries()
     .then(async (binaries) => {
       console.log(`[kube-binaries] ready in ${((Date.now() - started) / 1000).toFixed(1)}s: ${binaries.binDir}`);
-      // Karpenter (its kwok provider) runs in the e2e tests beside the control plane.
+      // Karpenter (its kwok provider, launching moto instances) runs in the e2e tests beside the control plane.
       const karpenterStarted = Date.now();
       const karpenter = await ensureKarpenterBinaries();
       console.log(`[karpenter] ready in ${((Date.now() - karpenterStarted) / 1000).toFixed(1)}s: ${karpenter.binary}`);

@@ -1,7 +1,8 @@
 // Starts the local stand-ins once for the whole e2e project: Kubernetes
 // binaries built from source (cached), etcd, kube-apiserver,
-// kube-controller-manager, a default kube-scheduler and moto_server; Karpenter's
-// kwok provider is built (cached) for the files that start it. Test
+// kube-controller-manager, a default kube-scheduler and moto_server; Karpenter
+// (its kwok provider launching moto instances) is built (cached) for the files
+// that start it. Test
 // files reach them through local/e2e-context.ts. Nothing here is optional: a
 // missing tool fails the run with a message saying what to install.
 import type { TestProject } from 'vitest/node';
