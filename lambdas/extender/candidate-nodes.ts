@@ -47,7 +47,31 @@ export type CandidateResolver = (
   warn: (message: string, details: Readonly<Record<string, unknown>>) => void,
   /** The pod's ResourceClaims (`namespace/name`), which the snapshot must know to read what they ask (see podGpuClaimKeys). */
   claimKeys?: readonly string[],
+  /** How old a snapshot may be for this pod (see snapshotFreshnessFor); the cache's TTL when unset. */
+  freshness?: SnapshotFreshness,
 ) => Promise<ResolvedCandidates>;
+
+/** What ClusterCache.snapshot takes: `{ maxAgeMs }` to refresh a snapshot older than that first. */
+export type SnapshotFreshness = { readonly maxAgeMs?: number } | undefined;
+
+/**
+ * A pod that kube-scheduler nominated to a node (status.nominatedNodeName)
+ * has preempted there, and is retried as soon as its victims are gone. A
+ * snapshot from before that still holds the victims, rejects the nominated
+ * node, and kube-scheduler, finding the pod unschedulable and its nominated
+ * node without a terminating victim, preempts again on another node: a pod
+ * evicted for nothing (test/e2e/kube-api-faults-preemption.test.ts
+ * reproduced it with the 5 s TTL). Such a pod is therefore judged on a
+ * snapshot refreshed for its call: one watch read, and nominated pods are
+ * few.
+ */
+export const NOMINATED_POD_MAX_AGE_MS = 0;
+
+export function snapshotFreshnessFor(pod: Readonly<Record<string, unknown>>): SnapshotFreshness {
+  const status = pod.status;
+  const nominated = typeof status === 'object' && status !== null ? (status as Record<string, unknown>).nominatedNodeName : undefined;
+  return typeof nominated === 'string' && nominated !== '' ? { maxAgeMs: NOMINATED_POD_MAX_AGE_MS } : undefined;
+}
 
 /**
  * Turns a request's Nodes or NodeNames into the nodes to decide on. Full
@@ -70,12 +94,12 @@ export function createCandidateResolver(cache: ClusterCache | undefined): Candid
     }
   }
 
-  return async function resolveCandidates(input, warn, claimKeys = []) {
+  return async function resolveCandidates(input, warn, claimKeys = [], freshness = undefined) {
     if (input.mode === 'Nodes') {
       let base: Snapshot | undefined;
       if (cache !== undefined) {
         try {
-          base = await withClaims(cache, await cache.snapshot(), claimKeys, warn);
+          base = await withClaims(cache, await cache.snapshot(freshness), claimKeys, warn);
         } catch (error) {
           // Full Node objects are enough to decide on model and memory; GPU
           // counts then come from allocatable alone (kube-scheduler still
@@ -100,7 +124,7 @@ export function createCandidateResolver(cache: ClusterCache | undefined): Candid
     if (cache === undefined) return { ok: false, error: NO_CLUSTER_ACCESS };
     let snapshot: Snapshot;
     try {
-      snapshot = await cache.snapshot();
+      snapshot = await cache.snapshot(freshness);
     } catch (error) {
       return { ok: false, error: `cluster cache unavailable: ${errorMessage(error)}` };
     }

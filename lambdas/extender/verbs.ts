@@ -2,6 +2,7 @@ import { errorMessage } from '../common/error-message';
 import type { CycleState, NodeInfo, Profile, RejectedNode, ScoreBreakdown, Snapshot } from '../scheduling';
 import { choiceIndices, explainIndices, metadataOf, parsePodRequirements, podGpuClaimKeys, stringField } from '../scheduling';
 import type { CandidateResolver } from './candidate-nodes';
+import { snapshotFreshnessFor } from './candidate-nodes';
 import type { ClusterCache } from '../cluster-state/cluster-cache';
 import type { DecisionSummary, ExtenderRanking } from './decision';
 import { NOT_IN_CACHE_MESSAGE, RejectionTally } from './decision';
@@ -84,7 +85,7 @@ function tallied(tally: RejectionTally, rejected: readonly RejectedNode[]): void
 
 export async function filterVerb(ctx: ExtenderContext, args: FilterArgs): Promise<VerbResult> {
   const pod = podName(args.pod);
-  const resolved = await ctx.candidates(args.nodes, warnFor(ctx, pod), podGpuClaimKeys(args.pod));
+  const resolved = await ctx.candidates(args.nodes, warnFor(ctx, pod), podGpuClaimKeys(args.pod), snapshotFreshnessFor(args.pod));
   if (!resolved.ok) return unavailable(resolved.error);
   const { snapshot, nodes, raw, unknown } = resolved.value;
   const profile = ctx.profile;
@@ -157,7 +158,7 @@ export async function prioritizeVerb(ctx: ExtenderContext, args: FilterArgs): Pr
     nodes = feasible;
     unknown = [];
   } else {
-    const resolved = await ctx.candidates(args.nodes, warnFor(ctx, pod), podGpuClaimKeys(args.pod));
+    const resolved = await ctx.candidates(args.nodes, warnFor(ctx, pod), podGpuClaimKeys(args.pod), snapshotFreshnessFor(args.pod));
     if (!resolved.ok) return unavailable(resolved.error);
     ({ nodes, unknown } = resolved.value);
     state = profile.startCycle(resolved.value.snapshot, parsePodRequirements(args.pod, resolved.value.snapshot.gpuClaim));
@@ -261,7 +262,8 @@ export async function preemptVerb(ctx: ExtenderContext, args: PreemptArgs): Prom
   }
   let snapshot: Snapshot;
   try {
-    snapshot = await ctx.cache.snapshot();
+    // A pod that preempted before is judged on fresh state here too (snapshotFreshnessFor).
+    snapshot = await ctx.cache.snapshot(snapshotFreshnessFor(args.pod));
   } catch (error) {
     return unavailable(`cluster cache unavailable: ${errorMessage(error)}`);
   }

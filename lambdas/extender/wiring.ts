@@ -1,5 +1,6 @@
 import { errorMessage } from '../common/error-message';
 import type { Env } from '../env';
+import { METRIC } from '../observability/metric-catalog';
 import type { Telemetry } from '../observability/telemetry';
 import { createExtenderProfile } from '../scheduling';
 import type { ClusterCache } from '../cluster-state/cluster-cache';
@@ -48,7 +49,10 @@ export function wireExtender(env: Env, telemetry: Telemetry, overrides: Extender
           kubernetesClusterSource(connection, {
             pageSize: config.listPageSize,
             ...(config.nodeLabelSelector ? { nodeLabelSelector: config.nodeLabelSelector } : {}),
-            onRelist: (collection, reason) => observer.warn('cluster cache re-listed: its watch could not resume', { collection, reason }),
+            onRelist: (collection, reason) => {
+              observer.warn('cluster cache re-listed: its watch could not resume', { collection, reason });
+              telemetry.record(METRIC.clusterCacheRelists, 1, { Collection: collection });
+            },
           }),
           {
             ttlMs: config.cacheTtlMs,

@@ -32,6 +32,8 @@ export interface MetricDefinition {
 }
 
 export const EXTENDER_VERBS = ['filter', 'prioritize', 'preempt'] as const;
+/** The collections the extender's cluster cache mirrors (lambdas/cluster-state/kubernetes-cluster-source.ts). */
+export const CLUSTER_CACHE_COLLECTIONS = ['nodes', 'pods', 'resourceslices', 'resourceclaims'] as const;
 export type ExtenderVerb = (typeof EXTENDER_VERBS)[number];
 
 /**
@@ -79,6 +81,17 @@ export const METRIC = {
     unit: 'Count',
     service: SERVICE.extender,
     dimensions: { Verb: EXTENDER_VERBS },
+  },
+  /**
+   * A watch of the extender's cluster cache that could not resume (410 Gone
+   * after a compaction or an API server restart, an ERROR event), so the
+   * collection was listed again: at 50,000 pods a cost worth seeing.
+   */
+  clusterCacheRelists: {
+    name: 'ClusterCacheRelists',
+    unit: 'Count',
+    service: SERVICE.extender,
+    dimensions: { Collection: CLUSTER_CACHE_COLLECTIONS },
   },
   nodesRejected: {
     name: 'NodesRejected',

@@ -20,10 +20,9 @@ const { core } = harness;
 const scheduling = harness.kubeConfig.makeApiClient(SchedulingV1Api);
 
 // TTL 0: the extender reads the cluster afresh on every call, so its view is
-// never older than the scheduler's. With a TTL, the filter call right after
-// the victims are gone could still see them on the nominated node and reject
-// it, and the preemptor would then wait for the next cluster event: real, but
-// timing-dependent, and not what this file is about.
+// never older than the scheduler's. With a TTL, a nominated pod's calls are
+// still judged on a refreshed snapshot (snapshotFreshnessFor); that case, with
+// the deployed TTL, is test/e2e/kube-api-faults-preemption.test.ts.
 process.env.EXTENDER_CACHE_TTL = '0ms';
 
 const LOW = { name: 'e2e-preemption-low', value: 10 };

@@ -75,6 +75,8 @@ export class PipelineDashboard extends Construct {
         loadBalancer.metrics.httpCodeElb(HttpCodeElb.ELB_5XX_COUNT, { statistic: 'Sum', period: Duration.minutes(1), label: 'ALB 5xx' }),
         loadBalancer.metrics.httpCodeTarget(HttpCodeTarget.TARGET_5XX_COUNT, { statistic: 'Sum', period: Duration.minutes(1), label: 'Target 5xx' }),
         functions.extender.metricErrors({ statistic: 'Sum', period: Duration.minutes(1), label: 'Lambda errors' }),
+        // Not failures: watches that could not resume (410 after a compaction or an API server restart) and listed again.
+        ...catalogMetricsByDimension(METRIC.clusterCacheRelists, { statistic: 'Sum' }),
       ]),
     );
     this.dashboard.addWidgets(

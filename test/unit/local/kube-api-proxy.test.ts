@@ -7,8 +7,8 @@
 import { createServer, request, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callKey, countsBetween, startCountingProxy, type CountingProxy } from '../../../../bench/perf/scale-proxy';
-import { selfSignedCert, type SelfSignedCert } from '../../lambdas/kube/tls-fixture';
+import { callKey, countsBetween, startCountingProxy, type CountingProxy, type KubeFault } from '../../../local/kube-api-proxy';
+import { selfSignedCert, type SelfSignedCert } from '../lambdas/kube/tls-fixture';
 
 describe('callKey', () => {
   it('names list, watch and get calls by path', () => {
@@ -115,5 +115,75 @@ describe('startCountingProxy', () => {
     const watch = await get('/api/v1/nodes?watch=1&resourceVersion=5', sawWatchHeaders);
     expect(watch).toMatchObject({ status: 200, bytes: '{"type":"BOOKMARK"}\n'.length });
     expect(countsBetween(before, proxy.counts()).calls).toEqual({ 'WATCH /api/v1/nodes': 1 });
+  });
+});
+
+describe('startCountingProxy with faults', () => {
+  let cert: SelfSignedCert;
+  let upstream: Server;
+  let proxy: CountingProxy;
+  let fault: KubeFault | undefined;
+  const events = `${'{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n'.repeat(4)}`;
+
+  beforeAll(async () => {
+    cert = selfSignedCert('kube-api-proxy-faults');
+    upstream = createServer({ cert: cert.certPem, key: cert.keyPem }, (_req, res) => {
+      // Chunked, as a watch is: no length the client could check the body against.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(events);
+      res.end();
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    proxy = await startCountingProxy({
+      target: `https://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      caPem: cert.certPem,
+      certPem: cert.certPem,
+      keyPem: cert.keyPem,
+      fault: () => fault,
+    });
+  });
+
+  afterAll(async () => {
+    await proxy.stop();
+    upstream.closeAllConnections();
+    await new Promise((resolve) => upstream.close(resolve));
+  });
+
+  const get = (path: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${proxy.url}${path}`, { ca: cert.certPem }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('close', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('error', () => undefined);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it('answers a status fault itself with a Kubernetes Status, counted as failed', async () => {
+    fault = { kind: 'status', status: 410, reason: 'Expired', message: 'too old resource version: 1 (9)' };
+    const before = proxy.counts();
+    const answer = await get('/api/v1/pods?watch=1&resourceVersion=1');
+    expect(answer.status).toBe(410);
+    expect(JSON.parse(answer.body)).toMatchObject({ kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 1 (9)' });
+    expect(countsBetween(before, proxy.counts()).failed).toEqual({ 'WATCH /api/v1/pods 410': 1 });
+  });
+
+  it('forwards a delayed call only after the delay', async () => {
+    fault = { kind: 'delay', ms: 300 };
+    const started = performance.now();
+    const answer = await get('/api/v1/nodes');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+    expect(answer).toMatchObject({ status: 200, body: events });
+  });
+
+  it('cuts a response mid-object: the client gets exactly the bytes before the cut', async () => {
+    fault = { kind: 'cut', afterBytes: 70 };
+    const answer = await get('/api/v1/pods?watch=1&resourceVersion=5');
+    expect(answer.status).toBe(200);
+    // Half of the second event, and nothing after it: the connection is gone.
+    expect(answer.body).toBe(events.slice(0, 70));
   });
 });

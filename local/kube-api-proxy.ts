@@ -1,10 +1,12 @@
-// A counting reverse proxy in front of kube-apiserver for one client (the
-// extender container): it terminates TLS with the API server's own serving
-// certificate, so the client verifies it with the same CA, and forwards every
-// request over HTTPS. What it counts is what crossed the wire, not what the
-// code under test says it did: each request by verb and resource, the
-// response bytes the API server sent, and the raw bytes (TLS included) the
-// client's sockets received.
+// A counting, fault-injecting reverse proxy in front of kube-apiserver for
+// one client (the extender): it terminates TLS with the API server's own
+// serving certificate, so the client verifies it with the same CA, and
+// forwards every request over HTTPS. What it counts is what crossed the wire,
+// not what the code under test says it did: each request by verb and
+// resource, the response bytes the API server sent, and the raw bytes (TLS
+// included) the client's sockets received. The scale benchmark counts with
+// it; the API-fault e2e tests also make it answer slowly, refuse, or cut a
+// response mid-stream (faults a healthy API server does not produce on cue).
 import { Agent, createServer, request } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -29,7 +31,22 @@ export interface CountingProxy {
   stop(): Promise<void>;
 }
 
+/**
+ * What the proxy does to one call instead of forwarding it as it is:
+ * - delay: forward it after `ms` (a slow API server or network);
+ * - status: answer it itself with this status and a Kubernetes Status body,
+ *   as the API server does (e.g. 403 Forbidden, 410 Expired, 500);
+ * - cut: forward it, then reset the client's connection once `afterBytes`
+ *   bytes of the body have passed (a watch or list cut mid-object).
+ */
+export type KubeFault =
+  | { readonly kind: 'delay'; readonly ms: number }
+  | { readonly kind: 'status'; readonly status: number; readonly reason: string; readonly message: string }
+  | { readonly kind: 'cut'; readonly afterBytes: number };
+
 export interface CountingProxyOptions {
+  /** Asked for each call ("LIST /api/v1/pods", its full URL); undefined forwards it as it is. */
+  readonly fault?: (call: { readonly key: string; readonly url: string }) => KubeFault | undefined;
   /** https URL of the API server. */
   readonly target: string;
   readonly caPem: string;
@@ -89,6 +106,26 @@ export async function startCountingProxy(options: CountingProxyOptions): Promise
     res.once('close', () => {
       openMs[key] = (openMs[key] ?? 0) + (performance.now() - started);
     });
+    const fault = options.fault?.({ key, url: req.url ?? '/' });
+    if (fault?.kind === 'status') {
+      failed[`${key} ${fault.status}`] = (failed[`${key} ${fault.status}`] ?? 0) + 1;
+      const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: fault.message, reason: fault.reason, code: fault.status };
+      req.resume();
+      res.writeHead(fault.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(status));
+      return;
+    }
+    if (fault?.kind === 'delay') {
+      // The request body (none for list and watch) waits in the socket meanwhile.
+      const timer = setTimeout(() => send(req, res, key), fault.ms);
+      res.once('close', () => clearTimeout(timer));
+      return;
+    }
+    send(req, res, key, fault?.kind === 'cut' ? fault.afterBytes : undefined);
+  };
+
+  const send = (req: IncomingMessage, res: ServerResponse, key: string, cutAfterBytes?: number): void => {
+    if (res.destroyed) return;
     const out = request(
       { hostname: target.hostname, port: target.port || 443, path: req.url, method: req.method, headers: { ...req.headers, host: target.host }, agent: upstream },
       (answer) => {
@@ -99,10 +136,28 @@ export async function startCountingProxy(options: CountingProxyOptions): Promise
         // nothing to report sends none for a while, and the client must see
         // its headers when the API server sent them.
         res.flushHeaders();
+        if (cutAfterBytes === undefined) {
+          answer.on('data', (chunk: Buffer) => {
+            responseBytes += chunk.length;
+          });
+          answer.pipe(res);
+          return;
+        }
+        let passed = 0;
         answer.on('data', (chunk: Buffer) => {
-          responseBytes += chunk.length;
+          const room = cutAfterBytes - passed;
+          const part = chunk.length <= room ? chunk : chunk.subarray(0, room);
+          passed += part.length;
+          responseBytes += part.length;
+          if (passed < cutAfterBytes) {
+            res.write(part);
+            return;
+          }
+          answer.destroy();
+          // The connection closes once the partial object is on the wire, without ending the chunked body: the client holds half an object.
+          res.write(part, () => res.socket?.destroy());
         });
-        answer.pipe(res);
+        answer.on('end', () => res.end());
       },
     );
     out.on('error', () => res.destroy());
