@@ -9,7 +9,7 @@ const model = grafanaDashboard({ clusterName: 'prod-gpu', cloudWatchDashboardNam
 type Panel = { type: string; title?: string; gridPos?: { w: number; y: number }; targets?: Record<string, unknown>[] };
 const panels = (model.panels ?? []) as Panel[];
 const rowIndex = (title: string) => panels.findIndex((p) => p.type === 'row' && p.title === title);
-const SCHEDULER_METRICS = [METRIC.gpuSchedulerAttempts, METRIC.gpuSchedulerAttemptLatency, METRIC.gpuSchedulerPendingPods, METRIC.gpuSchedulerReadyReplicas].map((m) => m.name);
+const SCHEDULER_METRICS: string[] = [METRIC.gpuSchedulerAttempts, METRIC.gpuSchedulerAttemptLatency, METRIC.gpuSchedulerPendingPods, METRIC.gpuSchedulerReadyReplicas].map((m) => m.name);
 
 describe('the Grafana dashboard', () => {
   it('opens with the CloudWatch dashboard\'s outcome row: the same panels, in the same order and widths', () => {

@@ -6,7 +6,11 @@ import { secondSchedulerManifests } from '../../../../../cdk/lib/scheduler/secon
 const config = parseAppConfig(undefined);
 const target = { namespace: 'gpu-system', schedulerName: 'gpu-scheduler' };
 const manifests = schedulerPodMonitorManifests({ ...target, ...config.monitoring.podMonitor, labels: { release: 'kps' }, prometheusNamespace: 'monitoring', prometheusServiceAccount: 'kps-prometheus' });
-const byKind = (kind: string) => manifests.find((m) => m.kind === kind) as Record<string, never>;
+function byKind(kind: string): Record<string, unknown> {
+  const found = manifests.find((m) => m.kind === kind);
+  if (!found) throw new Error(`no ${kind}`);
+  return found;
+}
 
 interface Container {
   ports?: { name: string; containerPort: number }[];
