@@ -4,13 +4,15 @@
 //
 //   npx tsx local/build-binaries.ts      # prints the directory holding the binaries
 //
-// Run directly, it then builds Karpenter (kwok provider launching moto instances) too (local/build-karpenter.ts).
+// Run directly, it then builds Karpenter (kwok provider launching moto instances,
+// local/build-karpenter.ts) and Prometheus (local/build-prometheus.ts) too.
 import { existsSync, mkdirSync, readFileSync, rmSync, renameSync, cpSync, accessSync, constants } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LOCALLY_BUILT_MINOR, locallyBuiltRelease } from '../cdk/app-config/kubernetes-releases';
 import { errorMessage } from '../lambdas/common/error-message';
 import { ensureKarpenterBinaries } from './build-karpenter';
+import { ensurePrometheusBinary } from './build-prometheus';
 import { cacheRoot, requireGo, runGo } from './go-build';
 
 export const KUBE_BINARY_NAMES = ['kube-apiserver', 'kube-scheduler', 'kube-controller-manager', 'etcd'] as const;
@@ -167,6 +169,10 @@ if (invokedDirectly) {
       const karpenterStarted = Date.now();
       const karpenter = await ensureKarpenterBinaries();
       console.log(`[karpenter] ready in ${((Date.now() - karpenterStarted) / 1000).toFixed(1)}s: ${karpenter.binary}`);
+      // Prometheus scrapes the gpu-scheduler in test/e2e/prometheus-scrape.test.ts.
+      const prometheusStarted = Date.now();
+      const prometheus = await ensurePrometheusBinary();
+      console.log(`[prometheus] ready in ${((Date.now() - prometheusStarted) / 1000).toFixed(1)}s: ${prometheus.binary}`);
     })
     .catch((error: unknown) => {
       console.error(errorMessage(error));

@@ -8,6 +8,7 @@ import type {
   KarpenterConfig,
   KarpenterNodePoolConfig,
   KubernetesMinorVersion,
+  MonitoringConfig,
   NewClusterConfig,
   NodeGroupConfig,
   NodeTaint,
@@ -68,6 +69,7 @@ export interface AppConfigDefaults extends Pick<AppConfig, 'stackName' | 'cluste
   readonly reconciler: ScheduledFunctionConfig;
   readonly alarms: Omit<AlarmsConfig, 'email' | 'topicArn'>;
   readonly admission: AdmissionConfig;
+  readonly monitoring: MonitoringConfig;
 }
 
 /**
@@ -188,6 +190,11 @@ export const APP_CONFIG_DEFAULTS: AppConfigDefaults = {
   labeler: { scheduleMinutes: 5, memorySizeMiB: 256, timeoutSeconds: 240, maxEventAgeSeconds: 3600, retryAttempts: 2, environment: {} },
   reconciler: { scheduleMinutes: 1, memorySizeMiB: 512, timeoutSeconds: 50, maxEventAgeSeconds: 60, retryAttempts: 0, environment: {} },
   admission: { gpuAnnotations: 'warn' },
+  monitoring: {
+    podMonitor: { enabled: false, labels: {}, prometheusNamespace: 'monitoring', prometheusServiceAccount: 'prometheus', interval: '30s' },
+    // kube-prometheus-stack's Grafana sidecar looks for this label by default.
+    grafanaDashboard: { enabled: false, namespace: 'monitoring', labels: { grafana_dashboard: '1' } },
+  },
   alarms: {
     createSnsTopic: false,
     extender5xxThreshold: 1,

@@ -434,6 +434,42 @@ export interface AdmissionConfig {
   readonly gpuAnnotations: 'warn' | 'deny';
 }
 
+/** A PodMonitor for the second scheduler, for a Prometheus Operator's Prometheus (docs/monitoring.md). */
+export interface PodMonitorConfig {
+  /** @default false */
+  readonly enabled: boolean;
+  /**
+   * Labels on the PodMonitor, for the Prometheus's `podMonitorSelector` (kube-prometheus-stack selects
+   * `release: <its release name>` unless told otherwise).
+   *
+   * @default {}
+   */
+  readonly labels: Readonly<Record<string, string>>;
+  /** Namespace of the Prometheus's ServiceAccount, which gets read access to the scheduler's pods. @default "monitoring" */
+  readonly prometheusNamespace: string;
+  /** The Prometheus's ServiceAccount. @default "prometheus" */
+  readonly prometheusServiceAccount: string;
+  /** Scrape interval. @default "30s" */
+  readonly interval: string;
+}
+
+/** The Grafana dashboard as a ConfigMap that Grafana's dashboard sidecar loads (docs/monitoring.md). */
+export interface GrafanaDashboardConfig {
+  /** @default false */
+  readonly enabled: boolean;
+  /** Namespace the sidecar watches. @default "monitoring" */
+  readonly namespace: string;
+  /** Labels the sidecar selects ConfigMaps by. @default {"grafana_dashboard":"1"} */
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+export interface MonitoringConfig {
+  /** @default - the PodMonitorConfig defaults (off) */
+  readonly podMonitor: PodMonitorConfig;
+  /** @default - the GrafanaDashboardConfig defaults (off) */
+  readonly grafanaDashboard: GrafanaDashboardConfig;
+}
+
 export interface AppConfig {
   /** @default "GpuScheduling" */
   readonly stackName: string;
@@ -459,6 +495,8 @@ export interface AppConfig {
   readonly alarms: AlarmsConfig;
   /** @default - the AdmissionConfig defaults */
   readonly admission: AdmissionConfig;
+  /** @default - the MonitoringConfig defaults: no Prometheus or Grafana objects */
+  readonly monitoring: MonitoringConfig;
   /** @default - `<clusterName>-gpu-scheduling` */
   readonly dashboardName: string;
 }

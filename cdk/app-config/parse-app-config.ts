@@ -15,6 +15,7 @@ import { AWS_API_ACCESS, CAPACITY_TYPES, ENDPOINT_ACCESS, EXISTING_CLUSTER_GPU_C
 import { APP_CONFIG_DEFAULTS as DEFAULTS } from './app-config-defaults';
 import { ConfigReader } from './config-reader';
 import { parseKarpenter } from './parse-karpenter-config';
+import { parseMonitoring } from './parse-monitoring-config';
 import { parseNodeLabels, parseTaint } from './node-rules';
 
 /** Environment variables the stack itself sets on every function; config may not override them. */
@@ -68,6 +69,7 @@ export function parseAppConfig(raw: unknown): AppConfig {
     reconciler: parseScheduled(root.child('reconciler'), DEFAULTS.reconciler),
     alarms: parseAlarms(root.child('alarms')),
     admission: parseAdmission(root.child('admission')),
+    monitoring: parseMonitoring(root.child('monitoring')),
     dashboardName: root.string('dashboardName', {
       default: `${clusterName}${DEFAULTS.dashboardNameSuffix}`,
       pattern: /^[A-Za-z0-9_-]{1,255}$/,

@@ -19,6 +19,7 @@ import { ExtenderEndpoint } from './functions/extender-endpoint';
 import { PipelineFunction } from './functions/pipeline-function';
 import { giveEveryFunctionALogGroup } from './logging/function-log-groups';
 import { PipelineAlarms } from './observability/pipeline-alarms';
+import { monitoringManifests } from './monitoring/monitoring-manifests';
 import { PipelineDashboard } from './observability/pipeline-dashboard';
 import { SecondScheduler } from './scheduler/second-scheduler';
 
@@ -141,6 +142,10 @@ export class GpuSchedulingStack extends Stack {
       extenderUsesHttps: endpoint.usesHttps,
       extenderTls: endpoint.certificates && endpoint.tlsSecretName !== undefined ? { secretName: endpoint.tlsSecretName, issued: endpoint.certificates.resource } : undefined,
     });
+
+    // Optional: a PodMonitor for the second scheduler and the Grafana dashboard (docs/monitoring.md).
+    const monitoring = monitoringManifests(config);
+    if (monitoring.length > 0) target.cluster.addManifest('Monitoring', ...monitoring);
 
     const fnMap = { extender: extender.function, labeler: labeler.function, reconciler: reconciler.function };
     const deadLetterQueues = { labeler: labelerInvocation.deadLetterQueue, reconciler: reconcilerInvocation.deadLetterQueue };

@@ -14,6 +14,7 @@ import { TRACE_CLI } from '../../bench/trace/trace-cli';
 import { TOPOLOGY_CLI } from '../../bench/topology/topology-cli';
 import { START_CLI } from '../../local/start/options';
 import { SIMULATE_CLI } from '../../simulator/cli';
+import { MONITORING_CLI } from '../../cdk/tools/monitoring-cli';
 
 const root = join(import.meta.dirname, '..', '..');
 const TSX = join(root, 'node_modules', '.bin', 'tsx');
@@ -27,6 +28,7 @@ const SPECS: Record<string, CliSpec<CliOptions>> = {
   bench: BENCH_CLI,
   'bench:trace': TRACE_CLI,
   'bench:topology': TOPOLOGY_CLI,
+  monitoring: MONITORING_CLI,
 };
 
 /** npm scripts that run a TypeScript entry point: name → file. */

@@ -22,6 +22,8 @@ const TLS_DIR = '/etc/kubernetes/gpu-scheduler-extender-tls';
 export const EXTENDER_TLS_FILES: ExtenderTlsFiles = { certFile: `${TLS_DIR}/tls.crt`, keyFile: `${TLS_DIR}/tls.key`, caFile: `${TLS_DIR}/ca.crt` };
 /** kube-scheduler's secure port; /healthz is served there without authentication. */
 export const SECURE_PORT = 10259;
+/** The name of that port on the container: what a PodMonitor selects (kube-prometheus names kube-scheduler's port so). */
+export const SECURE_PORT_NAME = 'https-metrics';
 
 /**
  * Paths kube-scheduler serves without asking the API server to authorize the
@@ -255,6 +257,7 @@ export function secondSchedulerManifests(props: SecondSchedulerManifestProps): K
                   `--authorization-always-allow-paths=${ALWAYS_ALLOW_PATHS.join(',')}`,
                   `--v=${scheduler.verbosity}`,
                 ],
+                ports: [{ name: SECURE_PORT_NAME, containerPort: SECURE_PORT, protocol: 'TCP' }],
                 livenessProbe: healthProbe(15),
                 readinessProbe: healthProbe(0),
                 resources: {

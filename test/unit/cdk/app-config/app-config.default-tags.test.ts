@@ -74,6 +74,9 @@ const TABLES: Readonly<Record<string, readonly (readonly [setting: string, table
   ],
   AlarmsConfig: [['', D.alarms]],
   AdmissionConfig: [['', D.admission]],
+  MonitoringConfig: [['', D.monitoring]],
+  PodMonitorConfig: [['', D.monitoring.podMonitor]],
+  GrafanaDashboardConfig: [['', D.monitoring.grafanaDashboard]],
 };
 
 /** Table entries that feed a default derived from another setting, with the tag that documents them. */
