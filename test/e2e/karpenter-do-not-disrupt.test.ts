@@ -157,6 +157,10 @@ describe('an opted-in training pod keeps its node while it runs', () => {
     expect(pinnedMeta.annotations[KARPENTER_DO_NOT_DISRUPT_ANNOTATION]).toBe('true');
     expect(pinnedMeta.labels[POD_LABEL.doNotDisruptOwner]).toBeUndefined();
     expect(emfValues(first, 'ReconcilerErrors')).toEqual([]);
+    // The capacity numbers of the same run: two g5.12xlarge (Karpenter labels their type) at the table's price, nothing pending.
+    expect(emfValues(first, 'GpuNodes').map((v) => v.value)).toEqual([2]);
+    expect(emfValues(first, 'GpuNodesHourlyCostUsd').map((v) => v.value)).toEqual([2 * 5.672]);
+    expect(emfValues(first, 'GpuPodsWaitingForFit').map((v) => v.value)).toEqual([0]);
 
     // Each node is 1 GPU of 4: without the annotations either could be emptied into the other.
     await karpenter.setDisruption({ consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' });
