@@ -26,9 +26,19 @@ export interface CapacityOutcome {
   readonly launched: number;
   /** Of them, being deleted (a deletionTimestamp: drained by Karpenter or an operator). */
   readonly terminating: number;
-  /** Pending GPU pods for which Karpenter has planned capacity (a fresh `Nominated` event): waiting for a node to come up. */
+  /**
+   * Pending GPU pods Karpenter is bringing a node up for: its latest fresh
+   * `Nominated` event names a NodeClaim being launched, or a node that is
+   * not Ready yet or not among the listed nodes (a node that just joined
+   * has no GPU labels yet).
+   */
   readonly waitingForCapacity: number;
-  /** The other pending GPU pods: nothing is coming for them, they wait for room on the nodes there are (or for a NodePool that can fit them). */
+  /**
+   * The other pending GPU pods: nothing is coming for them. Either Karpenter
+   * nominated them for a Ready node (it believes the pod fits there, the
+   * scheduler and extender do not), or it has no plan for them (no NodePool
+   * fits, limits reached), or Karpenter does not run.
+   */
   readonly waitingForFit: number;
   /** Sum of the GPU nodes' hourly prices, USD. */
   readonly hourlyCostUsd: number;
@@ -59,22 +69,37 @@ export function fromKarpenter(event: CoreV1Event): boolean {
   return event.source?.component === 'karpenter' || event.reportingComponent === 'karpenter';
 }
 
-/** `namespace/name` of each pod Karpenter nominated within NOMINATION_FRESH_MS of `now`. */
-export function freshlyNominated(events: readonly CoreV1Event[], now: Date): Set<string> {
-  const pods = new Set<string>();
+/** Where Karpenter's latest fresh nomination of each pod (`namespace/name`) points: the node it names, if any. */
+export interface Nomination {
+  /** `node/<name>` in the message: an existing node Karpenter believes fits; absent while only a NodeClaim is named (a launch). */
+  readonly nodeName: string | undefined;
+}
+
+const NOMINATED_NODE = /(?:^|[\s,:])node\/([^\s,]+)/;
+
+/** Each pod's latest Karpenter `Nominated` event within NOMINATION_FRESH_MS of `now` ("Pod should schedule on: nodeclaim/a, node/b"). */
+export function freshNominations(events: readonly CoreV1Event[], now: Date): Map<string, Nomination> {
+  const latest = new Map<string, { at: number; nomination: Nomination }>();
   for (const event of events) {
     if (event.reason !== 'Nominated' || event.involvedObject?.kind !== 'Pod' || !fromKarpenter(event)) continue;
     const at = lastSeen(event);
     if (!Number.isFinite(at) || now.getTime() - at > NOMINATION_FRESH_MS) continue;
-    pods.add(`${event.involvedObject.namespace ?? ''}/${event.involvedObject.name ?? ''}`);
+    const key = `${event.involvedObject.namespace ?? ''}/${event.involvedObject.name ?? ''}`;
+    const previous = latest.get(key);
+    if (previous !== undefined && previous.at > at) continue;
+    latest.set(key, { at, nomination: { nodeName: NOMINATED_NODE.exec(event.message ?? '')?.[1] } });
   }
-  return pods;
+  return new Map([...latest].map(([key, { nomination }]) => [key, nomination]));
+}
+
+function isReady(node: V1Node): boolean {
+  return node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
 }
 
 /**
  * The capacity numbers of one run, from its listings: the GPU nodes (those
- * the GPU outcome counted), the pending GPU pods, and Karpenter's
- * `Nominated` events. Launched and terminating come from the nodes' own
+ * the GPU outcome counted), the pending GPU pods, Karpenter's `Nominated`
+ * events and every listed node (which of them are Ready). Launched and terminating come from the nodes' own
  * timestamps; the dashboard derives terminated nodes from launched and the
  * change in the node count.
  */
@@ -84,6 +109,7 @@ export function capacityOutcome(
   nominations: readonly CoreV1Event[],
   settings: CapacitySettings,
   now: Date,
+  listedNodes: readonly V1Node[] = gpuNodes,
 ): CapacityOutcome {
   const windowStart = now.getTime() - settings.runIntervalSeconds * 1000;
   let launched = 0;
@@ -102,8 +128,12 @@ export function capacityOutcome(
       if (unpricedTypes.size < UNPRICED_EXAMPLES) unpricedTypes.add(type || '(no instance-type label)');
     } else hourlyCostUsd += price;
   }
-  const nominated = freshlyNominated(nominations, now);
-  const waitingForCapacity = pendingGpuPods.filter((pod) => nominated.has(`${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`)).length;
+  const nominated = freshNominations(nominations, now);
+  const readyNodes = new Set(listedNodes.filter(isReady).map((node) => node.metadata?.name ?? ''));
+  const waitingForCapacity = pendingGpuPods.filter((pod) => {
+    const nomination = nominated.get(`${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`);
+    return nomination !== undefined && (nomination.nodeName === undefined || !readyNodes.has(nomination.nodeName));
+  }).length;
   return {
     gpuNodes: gpuNodes.length,
     launched,

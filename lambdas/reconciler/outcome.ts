@@ -72,6 +72,6 @@ export function reconcileOutcome(
     byModel: o.byModel,
     pending: pendingGpuPods(pods, schedulerName, now.getTime(), PENDING_REASON_LIMIT, snapshot.gpuClaim),
     invalidNodes,
-    capacity: capacityOutcome(gpuNodes, pendingPods, capacity.nominations, capacity.settings, now),
+    capacity: capacityOutcome(gpuNodes, pendingPods, capacity.nominations, capacity.settings, now, nodes),
   };
 }

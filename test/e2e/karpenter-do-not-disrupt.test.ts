@@ -8,6 +8,13 @@
 // pod) and keeps both. Once the trainer has finished, the next reconciler
 // run takes its annotation off (and leaves the other pod's alone), and
 // Karpenter removes the trainer's node, now empty.
+//
+// Then, on the node left, the reconciler's split of pending GPU pods: a pod
+// Karpenter launches a node for waits for capacity; one it nominates for a
+// Ready node it believes fits, and one no instance type fits, wait for a fit.
+// These pods name a scheduler that does not run, so they stay pending and
+// their PodScheduled=Unschedulable condition is written here as
+// kube-scheduler writes it.
 import { BatchV1Api, PatchStrategy, setHeaderOptions, type V1Deployment, type V1Job } from '@kubernetes/client-node';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -196,4 +203,63 @@ describe('an opted-in training pod keeps its node while it runs', () => {
     expect(left).toEqual([pinnedPod.node]);
     expect(extender?.responses.filter((r) => r.status !== 200)).toEqual([]);
   }, 480_000);
+
+  it('splits pending GPU pods into waiting for capacity (a NodeClaim launched for them) and waiting for a fit', async () => {
+    if (!karpenter) throw new Error('setup failed');
+    await karpenter.setDisruption({ consolidationPolicy: 'WhenEmpty', consolidateAfter: 'Never' });
+    const absent = 'absent-gpu-scheduler';
+    const counting = await startReconcilerLambda(harness.info, {
+      functionName: 'capacity-reconciler',
+      environment: reconcilerEnv(harness.info, namespace, { NODE_UTILIZATION_ENABLED: 'false', NODE_SELECTOR: 'karpenter.sh/nodepool', GPU_SCHEDULER_NAME: absent }),
+      logDir,
+      onLogRecord: (record) => records.push({ ...record, capacity: true }),
+    });
+    try {
+      const unschedulable = async (name: string, gpus: number) => {
+        await core.createNamespacedPod({
+          namespace,
+          body: {
+            metadata: { name },
+            spec: {
+              ...podSpec,
+              schedulerName: absent,
+              containers: [{ name: 'main', image: PAUSE_IMAGE, resources: { limits: { 'nvidia.com/gpu': String(gpus) } } }],
+            },
+          },
+        });
+        const message = `0/1 nodes are available: 1 Insufficient nvidia.com/gpu.`;
+        await core.patchNamespacedPodStatus(
+          { namespace, name, body: { status: { conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message, lastTransitionTime: new Date() }] } } },
+          setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
+        );
+      };
+      // Fits the pinned pod's node (3 GPUs free): Karpenter nominates it there.
+      await unschedulable('fits-existing', 1);
+      // Fits no node there is: Karpenter launches one.
+      await unschedulable('needs-launch', 4);
+      // Fits no instance type of the pool (4 GPUs at most): nothing is launched.
+      await unschedulable('fits-nothing', 8);
+      const nominations = await waitFor('Karpenter to nominate both pods', async () => {
+        const events = (await core.listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.kind=Pod,reason=Nominated' })).items;
+        const byPod = new Map(events.map((e) => [e.involvedObject.name ?? '', e.message ?? '']));
+        return byPod.has('fits-existing') && byPod.has('needs-launch') ? byPod : undefined;
+      }, { timeoutMs: 60_000 });
+      expect(nominations.get('fits-existing')).toMatch(/node\//);
+      expect(nominations.get('needs-launch')).toMatch(/^Pod should schedule on: nodeclaim\/[^,]+$/);
+
+      const before = records.length;
+      await counting.invoke({ id: 'capacity', time: new Date().toISOString() });
+      const run = await waitFor('the capacity run', async () => {
+        const written = records.slice(before).filter((r) => r.capacity === true);
+        return emfValues(written, 'GpuPodsWaitingForFit').length > 0 ? written : undefined;
+      });
+      expect(emfValues(run, 'GpuPodsPending').map((v) => v.value)).toEqual([3]);
+      expect(emfValues(run, 'GpuPodsWaitingForCapacity').map((v) => v.value)).toEqual([1]);
+      expect(emfValues(run, 'GpuPodsWaitingForFit').map((v) => v.value)).toEqual([2]);
+      expect(emfValues(run, 'ReconcilerErrors')).toEqual([]);
+    } finally {
+      await counting.stop();
+      for (const name of ['fits-existing', 'needs-launch', 'fits-nothing']) await core.deleteNamespacedPod({ namespace, name, gracePeriodSeconds: 0 }).catch(() => undefined);
+    }
+  }, 240_000);
 });

@@ -8,8 +8,8 @@ const ONE_MINUTE = Duration.minutes(1);
 /** How to read the capacity row (the numbers: lambdas/reconciler/capacity.ts, docs/reconciler.md). */
 export const CAPACITY_GUIDE = [
   '## Capacity: what the GPU nodes cost and do',
-  '**Waiting for capacity**: pending GPU pods Karpenter is bringing a node up for (it nominated them in the last 10 minutes). **Waiting for a fit**: the other pending GPU pods; nothing is being launched for them, so they wait for room on the nodes there are ' +
-    '(or Karpenter cannot launch anything they fit: NodePool limits, requirements, or a constraint only the extender knows, see docs/karpenter.md). ' +
+  '**Waiting for capacity**: pending GPU pods Karpenter is bringing a node up for (nominated for a NodeClaim being launched, or a node not Ready yet). **Waiting for a fit**: the other pending GPU pods; nothing is being launched for them: ' +
+    'Karpenter believes a Ready node fits them and the scheduler disagrees (a constraint only the extender knows, see docs/karpenter.md), or no NodePool can launch one (requirements, limits). ' +
     '**Terminated** = launched − the change in GPU nodes, per minute. **Idle GPU-hours** and **cost** sum the minutes of the time range; prices are on-demand list prices (GPU_PRICES_USD), Spot nodes counted at them.',
 ].join('\n\n');
 

@@ -1,6 +1,6 @@
 import type { CoreV1Event, V1Node, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { capacityOutcome, freshlyNominated, NOMINATION_FRESH_MS } from '../../../../lambdas/reconciler/capacity';
+import { capacityOutcome, freshNominations, NOMINATION_FRESH_MS } from '../../../../lambdas/reconciler/capacity';
 import { reconcileOutcome } from '../../../../lambdas/reconciler/outcome';
 
 const now = new Date('2026-12-01T12:00:00Z');
@@ -27,12 +27,12 @@ function pendingPod(name: string): V1Pod {
   };
 }
 
-function nominated(pod: string, lastAgoMs: number, component = 'karpenter'): CoreV1Event {
+function nominated(pod: string, lastAgoMs: number, component = 'karpenter', target = 'nodeclaim/gpu-abcde'): CoreV1Event {
   return {
     metadata: { namespace: 'ml', name: `${pod}.1` },
     involvedObject: { kind: 'Pod', namespace: 'ml', name: pod },
     reason: 'Nominated',
-    message: 'Pod should schedule on: nodeclaim/gpu-abcde',
+    message: `Pod should schedule on: ${target}`,
     source: { component },
     lastTimestamp: ago(lastAgoMs),
   };
@@ -69,7 +69,28 @@ describe('capacityOutcome', () => {
   it('reads the newest time an event carries (series, lastTimestamp, eventTime)', () => {
     const seriesEvent: CoreV1Event = { ...nominated('a', NOMINATION_FRESH_MS * 3), series: { count: 5, lastObservedTime: ago(5000) } };
     const eventsApi: CoreV1Event = { metadata: {}, involvedObject: { kind: 'Pod', namespace: 'ml', name: 'b' }, reason: 'Nominated', reportingComponent: 'karpenter', eventTime: ago(5000) };
-    expect([...freshlyNominated([seriesEvent, eventsApi], now)].sort()).toEqual(['ml/a', 'ml/b']);
+    expect([...freshNominations([seriesEvent, eventsApi], now).keys()].sort()).toEqual(['ml/a', 'ml/b']);
+  });
+
+  it('a nomination for a Ready node is no capacity coming: Karpenter believes the pod fits there, the scheduler does not', () => {
+    const ready = { ...node('gpu-ready'), status: { ...node('gpu-ready').status, conditions: [{ type: 'Ready', status: 'True' }] } };
+    const booting = { ...node('gpu-booting'), status: { ...node('gpu-booting').status, conditions: [{ type: 'Ready', status: 'False' }] } };
+    const pods = [pendingPod('on-ready'), pendingPod('on-booting'), pendingPod('on-unlisted'), pendingPod('on-claim')];
+    const events = [
+      nominated('on-ready', 1000, 'karpenter', 'nodeclaim/gpu-a, node/gpu-ready'),
+      nominated('on-booting', 1000, 'karpenter', 'nodeclaim/gpu-b, node/gpu-booting'),
+      // Just joined, not yet selected by NODE_SELECTOR (no GPU labels): still coming.
+      nominated('on-unlisted', 1000, 'karpenter', 'nodeclaim/gpu-c, node/gpu-new'),
+      nominated('on-claim', 1000),
+    ];
+    const outcome = capacityOutcome([], pods, events, settings, now, [ready, booting]);
+    expect([outcome.waitingForCapacity, outcome.waitingForFit]).toEqual([3, 1]);
+  });
+
+  it('takes the latest of a pod\'s nominations', () => {
+    const ready = { ...node('gpu-ready'), status: { ...node('gpu-ready').status, conditions: [{ type: 'Ready', status: 'True' }] } };
+    const events = [nominated('a', 1000, 'karpenter', 'nodeclaim/gpu-a, node/gpu-ready'), nominated('a', 60_000)];
+    expect(capacityOutcome([], [pendingPod('a')], events, settings, now, [ready]).waitingForFit).toBe(1);
   });
 });
 
