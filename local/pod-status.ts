@@ -45,6 +45,35 @@ export async function markPodRunning(core: CoreV1Api, { namespace, name }: PodRe
   );
 }
 
+/** Its containers exited (code 0 for Succeeded, 1 for Failed) and the pod is done, as the kubelet reports it. */
+export async function markPodFinished(core: CoreV1Api, { namespace, name }: PodRef, phase: 'Succeeded' | 'Failed' = 'Succeeded'): Promise<V1Pod> {
+  const pod = await core.readNamespacedPod({ namespace, name });
+  const now = new Date().toISOString();
+  const condition = (type: string): Record<string, string> => ({ type, status: 'False', reason: 'PodCompleted', lastTransitionTime: now });
+  return core.patchNamespacedPodStatus(
+    {
+      namespace,
+      name,
+      body: {
+        status: {
+          phase,
+          conditions: ['ContainersReady', 'Ready'].map(condition),
+          containerStatuses: (pod.spec?.containers ?? []).map((c) => ({
+            name: c.name,
+            image: c.image ?? '',
+            imageID: '',
+            ready: false,
+            started: false,
+            restartCount: 0,
+            state: { terminated: { exitCode: phase === 'Succeeded' ? 0 : 1, reason: phase === 'Succeeded' ? 'Completed' : 'Error', finishedAt: now } },
+          })),
+        },
+      },
+    },
+    STRATEGIC_MERGE_PATCH,
+  );
+}
+
 /** Waits until the scheduler bound the pod; returns the node name. */
 export function waitForPodScheduled(core: CoreV1Api, ref: PodRef, timeoutMs = 60_000): Promise<string> {
   return waitFor(

@@ -90,7 +90,13 @@ export class GpuSchedulingStack extends Stack {
       target,
       config: config.reconciler,
       // Where the second scheduler runs, for reading its /metrics (lambdas/reconciler/scheduler-metrics-config.ts).
-      environment: { SCHEDULER_NAMESPACE: config.scheduler.namespace, GPU_SCHEDULER_NAME: config.scheduler.name, ...props.functionEnvironment?.reconciler },
+      // RUN_INTERVAL: its schedule, so nodes created since the previous run count as launched (lambdas/reconciler/capacity.ts).
+      environment: {
+        SCHEDULER_NAMESPACE: config.scheduler.namespace,
+        GPU_SCHEDULER_NAME: config.scheduler.name,
+        RUN_INTERVAL: `${config.reconciler.scheduleMinutes}m`,
+        ...props.functionEnvironment?.reconciler,
+      },
       logRetention,
       unscopedActions: [
         {

@@ -1,4 +1,4 @@
-import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Event, KubeConfig, V1Pod } from '@kubernetes/client-node';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { MetadataPatch } from './merge-patch';
 import { FIELD_MANAGER, MERGE_PATCH_OPTIONS } from './merge-patch';
@@ -18,6 +18,10 @@ export interface PodGateway {
   listPods(options?: PodListOptions): Promise<V1Pod[]>;
   /** Merge-patches metadata.annotations: only the given keys change (null deletes one). */
   patchPodAnnotations(namespace: string, name: string, annotations: MetadataPatch): Promise<V1Pod>;
+  /** One merge patch of metadata.annotations and metadata.labels together (null deletes a key). */
+  patchPodMetadata(namespace: string, name: string, metadata: { readonly annotations: MetadataPatch; readonly labels: MetadataPatch }): Promise<V1Pod>;
+  /** Events about pods (core/v1), e.g. `fieldSelector: 'involvedObject.kind=Pod,reason=Nominated'`. */
+  listPodEvents(options: PodListOptions): Promise<CoreV1Event[]>;
 }
 
 export function createPodGateway(kc: KubeConfig): PodGateway {
@@ -42,6 +46,21 @@ export function createPodGateway(kc: KubeConfig): PodGateway {
         { namespace, name, body: { metadata: { annotations } }, fieldManager: FIELD_MANAGER },
         MERGE_PATCH_OPTIONS,
       );
+    },
+    listPodEvents(options) {
+      return collectPages(
+        paginate((page) => {
+          const params = {
+            ...page,
+            limit: options.pageSize ?? DEFAULT_PAGE_SIZE,
+            ...(options.fieldSelector ? { fieldSelector: options.fieldSelector } : {}),
+          };
+          return options.namespace ? core.listNamespacedEvent({ namespace: options.namespace, ...params }) : core.listEventForAllNamespaces(params);
+        }),
+      );
+    },
+    patchPodMetadata(namespace, name, metadata) {
+      return core.patchNamespacedPod({ namespace, name, body: { metadata }, fieldManager: FIELD_MANAGER }, MERGE_PATCH_OPTIONS);
     },
   };
 }

@@ -5,6 +5,7 @@ import { desiredGpuLabels, labelPatch, ownedLabelKeys } from './gpu-labels';
 import type { LabelerDeps } from './labeler-deps';
 import { LabelerError, step } from './labeler-errors';
 import { findNodeForInstance, instanceIdFromProviderId, isTaggedForCluster } from './node-match';
+import { unlessNodeGone } from './node-gone';
 import { waitForNode } from './node-registration';
 import { removeStartupTaint } from './startup-taint';
 
@@ -20,7 +21,7 @@ export type InstanceOutcome =
   | { readonly result: 'alreadyCorrect'; readonly nodeName: string; readonly waitedMs: number; readonly startupTaintRemoved: boolean }
   /** Ours, still running, but no node registered before the deadline: counted, not an error; the reconcile labels it if it joins later. */
   | { readonly result: 'notRegistered'; readonly waitedMs: number; readonly looks: number; readonly detail: string }
-  | { readonly result: 'ignored'; readonly reason: 'instanceNotFound' | 'instanceTerminated' | 'notInCluster'; readonly detail: string };
+  | { readonly result: 'ignored'; readonly reason: 'instanceNotFound' | 'instanceTerminated' | 'notInCluster' | 'nodeGone'; readonly detail: string };
 
 /**
  * Brings one instance's node to the labels its instance type calls for, then
@@ -37,7 +38,15 @@ export async function labelInstance(deps: LabelerDeps, instanceId: string, deadl
   const ours = isTaggedForCluster(instance.tags, deps.config.clusterName);
   const { node, waitedMs, looks } = ours
     ? await waitForNode(
-        { thorough, byName: () => step('Kubernetes', 'reading the node', () => readNamedNode(deps, instance, thorough)) },
+        {
+          thorough,
+          byName: () => step('Kubernetes', 'reading the node', () => readNamedNode(deps, instance, thorough)),
+          // An instance that ended while we wait (Spot interruption in its first minutes) will never register: stop waiting.
+          ended: async () => {
+            const latest = await describe(deps, instanceId);
+            return latest === undefined || isGone(latest);
+          },
+        },
         { deadline, pollMaxMs: deps.config.nodeRegistration.pollMaxMs },
         deps.clock,
       )
@@ -64,7 +73,9 @@ export async function labelInstance(deps: LabelerDeps, instanceId: string, deadl
 
   const nodeName = node.metadata?.name ?? '';
   const patch = await patchFor(deps, node, instance);
-  const current = patch === undefined ? node : await step('Kubernetes', `patching labels of node ${nodeName}`, () => deps.nodes.patchNodeLabels(nodeName, patch));
+  const current =
+    patch === undefined ? node : await step('Kubernetes', `patching labels of node ${nodeName}`, () => unlessNodeGone(() => deps.nodes.patchNodeLabels(nodeName, patch)));
+  if (current === undefined) return { result: 'ignored', reason: 'nodeGone', detail: `node ${nodeName} of instance ${instanceId} was deleted before its labels were written` };
   const startupTaintRemoved = await step('Kubernetes', `removing the start-up taint of node ${nodeName}`, () => removeStartupTaint(deps.nodes, current));
   if (patch === undefined) return { result: 'alreadyCorrect', nodeName, waitedMs, startupTaintRemoved };
   return { result: 'labeled', nodeName, patch, waitedMs, startupTaintRemoved };

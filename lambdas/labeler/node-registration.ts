@@ -17,6 +17,8 @@ export interface NodeLookups {
   byName(): Promise<V1Node | undefined>;
   /** The GET plus a scan of the node list (custom node names, nodes without providerID). */
   thorough(): Promise<V1Node | undefined>;
+  /** Whether the instance has ended (terminated, shutting down, unknown to EC2): its node will never come. Asked every ENDED_CHECK_INTERVAL_MS. */
+  ended?(): Promise<boolean>;
 }
 
 export interface RegistrationWait {
@@ -39,9 +41,11 @@ const FIRST_DELAY_MS = 1_000;
  * the GET by name finds the node, so the scan is the rare fallback.
  */
 export const THOROUGH_LOOK_INTERVAL_MS = 60_000;
+/** One DescribeInstances per waiting invocation this often: a Spot instance interrupted in its first minutes stops the wait within it. */
+export const ENDED_CHECK_INTERVAL_MS = 30_000;
 
 /**
- * Looks for the node until it appears or the deadline passes: a thorough
+ * Looks for the node until it appears, the instance ends, or the deadline passes: a thorough
  * look first, then GETs by name with backoff capped at `pollMaxMs` (so a node
  * is found within that long of registering), a thorough look at most every
  * THOROUGH_LOOK_INTERVAL_MS, and a last thorough look at the deadline.
@@ -49,6 +53,7 @@ export const THOROUGH_LOOK_INTERVAL_MS = 60_000;
 export async function waitForNode(lookups: NodeLookups, wait: RegistrationWait, clock: Clock): Promise<RegistrationResult> {
   const start = clock.now();
   let lastThorough = start;
+  let lastEndedCheck = start;
   let looks = 1;
   let node = await lookups.thorough();
   let delay = Math.min(FIRST_DELAY_MS, wait.pollMaxMs);
@@ -59,6 +64,10 @@ export async function waitForNode(lookups: NodeLookups, wait: RegistrationWait, 
     delay = Math.min(delay * 2, wait.pollMaxMs);
     const now = clock.now();
     looks += 1;
+    if (lookups.ended && now < wait.deadline && now - lastEndedCheck >= ENDED_CHECK_INTERVAL_MS) {
+      lastEndedCheck = now;
+      if (await lookups.ended()) break;
+    }
     if (now >= wait.deadline || now - lastThorough >= THOROUGH_LOOK_INTERVAL_MS) {
       lastThorough = now;
       node = await lookups.thorough();

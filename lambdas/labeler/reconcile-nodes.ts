@@ -6,6 +6,7 @@ import type { LabelerErrorKind } from './labeler-errors';
 import { errorKind, LabelerError, step } from './labeler-errors';
 import { mapWithConcurrency } from './map-with-concurrency';
 import { instanceIdFromProviderId, nodeDnsNames } from './node-match';
+import { unlessNodeGone } from './node-gone';
 import { removeStartupTaint } from './startup-taint';
 import { errorMessage } from '../common/error-message';
 
@@ -13,7 +14,7 @@ export interface ReconcileSummary {
   readonly nodes: number;
   readonly labeled: number;
   readonly alreadyCorrect: number;
-  /** Nodes with no live EC2 instance behind them (Fargate, other clouds, terminated). */
+  /** Nodes with no live EC2 instance behind them (Fargate, other clouds, terminated), or deleted before their patch. */
   readonly skipped: number;
   readonly failed: number;
   /** Nodes whose start-up taint this run lifted (their labels were right or were just made so). */
@@ -67,9 +68,11 @@ export async function reconcileNodes(deps: LabelerDeps): Promise<ReconcileSummar
     const info: InstanceTypeGpuInfo | undefined = types.get(instance.instanceType);
     if (info === undefined) throw new LabelerError('Ec2', `DescribeInstanceTypes did not return instance type ${instance.instanceType}`);
     const patch = labelPatch(node.metadata?.labels, desiredGpuLabels(info, deps.config.labels), owned);
-    const current = patch === undefined ? node : await step('Kubernetes', `patching labels of node ${name}`, () => deps.nodes.patchNodeLabels(name, patch));
+    const current = patch === undefined ? node : await step('Kubernetes', `patching labels of node ${name}`, () => unlessNodeGone(() => deps.nodes.patchNodeLabels(name, patch)));
+    // Deleted since the listing (Spot interruption, consolidation): nothing left to label, not a failure.
+    if (current === undefined) return { name, written: false, untainted: false, gone: true };
     const untainted = await step('Kubernetes', `removing the start-up taint of node ${name}`, () => removeStartupTaint(deps.nodes, current));
-    return { name, written: patch !== undefined, untainted };
+    return { name, written: patch !== undefined, untainted, gone: false };
   });
 
   let labeled = 0;
@@ -78,7 +81,12 @@ export async function reconcileNodes(deps: LabelerDeps): Promise<ReconcileSummar
   const labeledNodes: string[] = [];
   const errorsByKind: Partial<Record<LabelerErrorKind, number>> = {};
   const failures: { node: string; kind: LabelerErrorKind; message: string }[] = [];
+  let gone = 0;
   results.forEach((result, index) => {
+    if (result.ok && result.value.gone) {
+      gone += 1;
+      return;
+    }
     if (result.ok) {
       if (result.value.untainted) startupTaintsRemoved += 1;
       if (result.value.written) {
@@ -97,6 +105,6 @@ export async function reconcileNodes(deps: LabelerDeps): Promise<ReconcileSummar
       });
     }
   });
-  const failed = results.length - labeled - alreadyCorrect;
-  return { nodes: nodes.length, labeled, alreadyCorrect, skipped: nodes.length - work.length, failed, startupTaintsRemoved, errorsByKind, failures, labeledNodes };
+  const failed = results.length - labeled - alreadyCorrect - gone;
+  return { nodes: nodes.length, labeled, alreadyCorrect, skipped: nodes.length - work.length + gone, failed, startupTaintsRemoved, errorsByKind, failures, labeledNodes };
 }

@@ -1,6 +1,6 @@
 import type { V1Node, V1Taint } from '@kubernetes/client-node';
 import type { JsonPatchOperation, NodeGateway } from '../kube';
-import { isKubeInvalid } from '../kube';
+import { isKubeInvalid, isKubeNotFound } from '../kube';
 import { NODE_TAINT } from '../scheduling/keys';
 
 /** The start-up taint GPU node groups may carry until the labeler has labelled them. */
@@ -46,6 +46,8 @@ export async function removeStartupTaint(nodes: NodeGateway, node: V1Node): Prom
       await nodes.jsonPatchNode(name, operations);
       return true;
     } catch (error) {
+      // Deleted meanwhile (Spot interruption, consolidation): no taint left to lift.
+      if (isKubeNotFound(error)) return false;
       if (!isKubeInvalid(error) || attempt >= MAX_ATTEMPTS) throw error;
       current = await nodes.readNode(name);
     }

@@ -21,7 +21,7 @@ export const SERVICE = {
 } as const;
 export type ServiceName = (typeof SERVICE)[keyof typeof SERVICE];
 
-export type MetricUnit = 'Count' | 'Milliseconds' | 'Seconds';
+export type MetricUnit = 'Count' | 'Milliseconds' | 'Seconds' | 'None';
 
 export interface MetricDefinition {
   readonly name: string;
@@ -176,6 +176,22 @@ export const METRIC = {
   gpuPodsPending: { name: 'GpuPodsPending', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
   /** Age of the oldest of them since creation, 0 when none. */
   oldestPendingGpuPodAge: { name: 'OldestPendingGpuPodAge', unit: 'Seconds', service: SERVICE.reconciler, dimensions: {} },
+  /**
+   * Capacity, every run (lambdas/reconciler/capacity.ts): the GPU nodes
+   * counted above, those created since the previous run (launched) and those
+   * being deleted; the dashboard takes terminated nodes as launched minus the
+   * change in GpuNodes.
+   */
+  gpuNodes: { name: 'GpuNodes', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  gpuNodesLaunched: { name: 'GpuNodesLaunched', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  gpuNodesTerminating: { name: 'GpuNodesTerminating', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  /** Sum of the GPU nodes' on-demand prices, USD per hour (unit None: CloudWatch has no currency). */
+  gpuNodesHourlyCost: { name: 'GpuNodesHourlyCostUsd', unit: 'None', service: SERVICE.reconciler, dimensions: {} },
+  /** GPU nodes whose instance type has no price (GPU_PRICES_USD): left out of the cost. */
+  gpuNodesUnpriced: { name: 'GpuNodesUnpriced', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  /** Pending GPU pods Karpenter is bringing a node up for (a fresh Nominated event), and the rest: waiting for room on existing nodes. */
+  gpuPodsWaitingForCapacity: { name: 'GpuPodsWaitingForCapacity', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  gpuPodsWaitingForFit: { name: 'GpuPodsWaitingForFit', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
   /** Pending GPU pods per reason of their PodScheduled=False message: each pod once per reason. */
   gpuPodsPendingByReason: {
     name: 'GpuPodsPendingByReason',

@@ -6,6 +6,7 @@ import { parseLabelSelector } from '../scheduling/label-selector';
 import { SEED_DELETION_COST_POLICY } from './deletion-cost-policy';
 import { INT32_MAX, INT32_MIN } from './int32';
 import { podNamespacesFromEnv } from './pod-namespaces';
+import { gpuPricesFromEnv } from './gpu-prices';
 import type { ClusterSelection } from './kube-objects';
 import type { ReconcilerSettings } from './reconcile';
 
@@ -85,6 +86,12 @@ export function reconcilerConfigFromEnv(env: Env): ReconcilerConfig {
       schedulerName: envString(env, 'GPU_SCHEDULER_NAME', { default: 'gpu-scheduler', ...SCHEDULER_NAME }),
       maxPodWritesPerRun: envInt(env, 'MAX_POD_WRITES_PER_RUN', { default: 50, min: 0, max: 10_000 }),
       karpenterDisruptionCost: envBoolean(env, 'KARPENTER_DISRUPTION_COST', { default: true }),
+      karpenterDoNotDisrupt: envBoolean(env, 'KARPENTER_DO_NOT_DISRUPT', { default: true }),
+      capacity: {
+        // The schedule's interval (the stack sets it): nodes created within it count as launched by this run.
+        runIntervalSeconds: envDuration(env, 'RUN_INTERVAL', { default: MINUTE_MS, minMs: MINUTE_MS, maxMs: 24 * 60 * MINUTE_MS }) / 1000,
+        pricesUsd: gpuPricesFromEnv(env),
+      },
       podMetrics: {
         ...metricStat,
         namespace: envString(env, 'POD_METRICS_NAMESPACE', { default: 'GpuWorkloads', ...CLOUDWATCH_NAME }),

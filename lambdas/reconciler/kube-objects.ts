@@ -1,8 +1,10 @@
-import type { V1Node, V1Pod, ResourceV1ResourceClaim, V1ResourceSlice } from '@kubernetes/client-node';
+import type { CoreV1Event, V1Node, V1Pod, ResourceV1ResourceClaim, V1ResourceSlice } from '@kubernetes/client-node';
 import type { NodeGateway, PodGateway, DraGateway } from '../kube';
 import { isKubeConflict, isKubeNotFound } from '../kube';
 import { NVIDIA_DRA_SLICE_FIELD_SELECTOR } from '../scheduling/dra-gpus';
 import type { LabelSelector } from '../scheduling/label-selector';
+import type { PodMetadataPatch } from './do-not-disrupt';
+import { OWNED_DO_NOT_DISRUPT_SELECTOR } from './do-not-disrupt';
 import { selectorMatches } from '../scheduling/label-selector';
 
 /** One pod listing, read two ways. */
@@ -29,6 +31,13 @@ export interface ClusterReader {
    * cluster that does not serve resource.k8s.io/v1.
    */
   listResourceClaims(): Promise<ResourceV1ResourceClaim[]>;
+  /**
+   * Finished (Succeeded, Failed) pods still carrying the do-not-disrupt the
+   * reconciler wrote, found by its owner label: what is left to clean up.
+   */
+  listFinishedOwnedPods(): Promise<V1Pod[]>;
+  /** Karpenter's `Nominated` events about pods: which pending pods it is launching (or has found) a node for. */
+  listNominations(): Promise<CoreV1Event[]>;
 }
 
 /** 404: the object is gone; 409: it changed under us. Both are settled by the next run. */
@@ -39,6 +48,8 @@ export interface AnnotationWriter {
   /** One merge patch of the pod's annotations; `null` removes one. */
   patchPodAnnotations(namespace: string, name: string, annotations: Readonly<Record<string, string | null>>): Promise<PatchOutcome>;
   patchNodeAnnotation(name: string, key: string, value: string | null): Promise<PatchOutcome>;
+  /** One merge patch of the pod's annotations and labels together. */
+  patchPodMetadata(namespace: string, name: string, patch: PodMetadataPatch): Promise<PatchOutcome>;
 }
 
 export interface ClusterSelection {
@@ -59,6 +70,9 @@ export interface ClusterSelection {
 // ones are deletion-cost candidates: the ReplicaSet controller deletes
 // pending and unknown pods before running ones whatever their cost.
 const UNFINISHED_PODS = 'status.phase!=Succeeded,status.phase!=Failed';
+const NOMINATED_POD_EVENTS = 'involvedObject.kind=Pod,reason=Nominated';
+// Field selectors cannot say "Succeeded or Failed"; "none of the others" can.
+const FINISHED_PODS = 'status.phase!=Pending,status.phase!=Running,status.phase!=Unknown';
 
 export function kubeClusterReader(pods: PodGateway, nodes: NodeGateway, dra: DraGateway, selection: ClusterSelection): ClusterReader {
   const podOptions = { fieldSelector: UNFINISHED_PODS, pageSize: selection.pageSize };
@@ -81,6 +95,20 @@ export function kubeClusterReader(pods: PodGateway, nodes: NodeGateway, dra: Dra
     async listResourceClaims() {
       return (await dra.listResourceClaims({ pageSize: selection.pageSize })) ?? [];
     },
+    async listNominations() {
+      const options = { fieldSelector: NOMINATED_POD_EVENTS, pageSize: selection.pageSize };
+      if (selection.namespaces.length === 0) return pods.listPodEvents(options);
+      const events: CoreV1Event[] = [];
+      for (const namespace of selection.namespaces) events.push(...(await pods.listPodEvents({ ...options, namespace })));
+      return events;
+    },
+    async listFinishedOwnedPods() {
+      const options = { fieldSelector: FINISHED_PODS, labelSelector: OWNED_DO_NOT_DISRUPT_SELECTOR, pageSize: selection.pageSize };
+      if (selection.namespaces.length === 0) return pods.listPods(options);
+      const finished: V1Pod[] = [];
+      for (const namespace of selection.namespaces) finished.push(...(await pods.listPods({ ...options, namespace })));
+      return finished;
+    },
   };
 }
 
@@ -91,6 +119,9 @@ export function kubeAnnotationWriter(pods: PodGateway, nodes: NodeGateway): Anno
     },
     patchNodeAnnotation(name, key, value) {
       return tolerated(() => nodes.patchNodeAnnotations(name, { [key]: value }));
+    },
+    patchPodMetadata(namespace, name, patch) {
+      return tolerated(() => pods.patchPodMetadata(namespace, name, patch));
     },
   };
 }

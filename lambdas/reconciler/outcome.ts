@@ -1,8 +1,10 @@
-import type { V1Node, V1Pod, ResourceV1ResourceClaim, V1ResourceSlice } from '@kubernetes/client-node';
+import type { CoreV1Event, V1Node, V1Pod, ResourceV1ResourceClaim, V1ResourceSlice } from '@kubernetes/client-node';
+import type { CapacityOutcome, CapacitySettings } from './capacity';
+import { capacityOutcome } from './capacity';
 import type { GpuOutcome } from '../scheduling/cluster-outcome';
 import { clusterOutcome } from '../scheduling/cluster-outcome';
 import type { PendingGpuPods } from '../scheduling/pending-gpu-pods';
-import { pendingGpuPods } from '../scheduling/pending-gpu-pods';
+import { isPendingGpuPod, pendingGpuPods } from '../scheduling/pending-gpu-pods';
 import { snapshotFromKubernetes } from '../scheduling/snapshot';
 
 /** Distinct reasons reported per run; the rest are summed into `Other` (metric cardinality). */
@@ -24,6 +26,15 @@ export interface ReconcileOutcome {
   readonly byModel: Readonly<Record<string, GpuOutcome>>;
   readonly pending: PendingGpuPods;
   readonly invalidNodes: InvalidGpuNodes;
+  /** GPU nodes launched, terminating and their hourly cost; pending GPU pods waiting for capacity versus for a fit. */
+  readonly capacity: CapacityOutcome;
+}
+
+/** What the capacity numbers need besides the listings the GPU outcome reads. */
+export interface CapacityInputs {
+  /** Karpenter's Nominated events (empty where Karpenter does not run: every pending pod then waits for a fit). */
+  readonly nominations: readonly CoreV1Event[];
+  readonly settings: CapacitySettings;
 }
 
 /**
@@ -42,6 +53,7 @@ export function reconcileOutcome(
   dra: { readonly resourceSlices: readonly V1ResourceSlice[]; readonly resourceClaims: readonly ResourceV1ResourceClaim[] },
   schedulerName: string,
   now: Date,
+  capacity: CapacityInputs = { nominations: [], settings: { runIntervalSeconds: 60, pricesUsd: {} } },
 ): ReconcileOutcome {
   const snapshot = snapshotFromKubernetes(nodes, pods, dra.resourceSlices, dra.resourceClaims);
   const o = clusterOutcome(snapshot);
@@ -51,5 +63,15 @@ export function reconcileOutcome(
     count: invalid.length,
     examples: invalid.slice(0, INVALID_NODE_EXAMPLES).map((node) => ({ node: node.name, reason: node.invalid ?? '' })),
   };
-  return { gpus, byModel: o.byModel, pending: pendingGpuPods(pods, schedulerName, now.getTime(), PENDING_REASON_LIMIT, snapshot.gpuClaim), invalidNodes };
+  // The nodes the GPU counts include, so that launched, cost and GPUs agree.
+  const counted = new Set(snapshot.nodes.filter((node) => node.gpuCount > 0 && node.invalid === undefined).map((node) => node.name));
+  const gpuNodes = nodes.filter((node) => counted.has(node.metadata?.name ?? ''));
+  const pendingPods = pods.filter((pod) => isPendingGpuPod(pod, schedulerName, snapshot.gpuClaim));
+  return {
+    gpus,
+    byModel: o.byModel,
+    pending: pendingGpuPods(pods, schedulerName, now.getTime(), PENDING_REASON_LIMIT, snapshot.gpuClaim),
+    invalidNodes,
+    capacity: capacityOutcome(gpuNodes, pendingPods, capacity.nominations, capacity.settings, now, nodes),
+  };
 }

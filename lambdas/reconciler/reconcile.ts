@@ -1,3 +1,4 @@
+import type { V1Pod } from '@kubernetes/client-node';
 import type { DeletionCostPolicy, PodSignals, UncoveredOwnerKind } from './deletion-cost-policy';
 import { deletionCostCoverage, isWarmingUp, podDeletionCost, UNCOVERED_OWNER_KINDS } from './deletion-cost-policy';
 import type { AnnotationWriter, ClusterReader } from './kube-objects';
@@ -15,6 +16,8 @@ import { sanitisePercent } from './sanitise';
 import type { WriteCandidate, WriteDiscipline } from './write-discipline';
 import { decideWrite, planWrites } from './write-discipline';
 import { errorMessage } from '../common/error-message';
+import { doNotDisruptChanges } from './do-not-disrupt';
+import type { CapacitySettings } from './capacity';
 
 export interface NodeUtilizationSettings {
   readonly enabled: boolean;
@@ -39,6 +42,13 @@ export interface ReconcilerSettings {
    * nodes of idle pods first (see karpenter-disruption-cost.ts).
    */
   readonly karpenterDisruptionCost: boolean;
+  /**
+   * Give pods opted in with gpu.nvidia.com/do-not-disrupt Karpenter's
+   * karpenter.sh/do-not-disrupt while they run (do-not-disrupt.ts).
+   */
+  readonly karpenterDoNotDisrupt: boolean;
+  /** The run interval and instance prices behind the capacity numbers. */
+  readonly capacity: CapacitySettings;
 }
 
 export interface ReconcileDeps {
@@ -51,7 +61,16 @@ export interface ReconcileDeps {
 export type ReconcileErrorKind = 'CloudWatch' | 'Kubernetes' | 'Unknown';
 
 /** Where a failure happened; a failed pod or node list or metric read means the run did nothing useful. */
-export type ReconcileStep = 'listPods' | 'listNodes' | 'listResourceSlices' | 'listResourceClaims' | 'readMetrics' | 'patchPod' | 'patchNode';
+export type ReconcileStep =
+  | 'listPods'
+  | 'listNodes'
+  | 'listResourceSlices'
+  | 'listResourceClaims'
+  | 'listFinishedPods'
+  | 'listEvents'
+  | 'readMetrics'
+  | 'patchPod'
+  | 'patchNode';
 
 export interface ReconcileError {
   readonly kind: ReconcileErrorKind;
@@ -73,6 +92,10 @@ export interface ReconcileSummary {
   podsNotCoveredExamples: string[];
   podsGone: number;
   writeConflicts: number;
+  /** karpenter.sh/do-not-disrupt written on opted-in pods now bound. */
+  doNotDisruptSet: number;
+  /** Ours taken off pods that finished or left the opt-in. */
+  doNotDisruptCleared: number;
   nodesEvaluated: number;
   nodesWithoutMetrics: number;
   nodeUtilizationWritten: number;
@@ -100,6 +123,8 @@ export function emptySummary(): ReconcileSummary {
     podsNotCoveredExamples: [],
     podsGone: 0,
     writeConflicts: 0,
+    doNotDisruptSet: 0,
+    doNotDisruptCleared: 0,
     nodesEvaluated: 0,
     nodesWithoutMetrics: 0,
     nodeUtilizationWritten: 0,
@@ -133,8 +158,16 @@ export async function reconcile(settings: ReconcilerSettings, deps: ReconcileDep
     // then show none) rather than no outcome at all.
     const resourceSlices = (await attempt(summary, 'listResourceSlices', () => deps.cluster.listGpuResourceSlices())) ?? [];
     const resourceClaims = (await attempt(summary, 'listResourceClaims', () => deps.cluster.listResourceClaims())) ?? [];
-    summary.outcome = reconcileOutcome(listedNodes, listed.all, { resourceSlices, resourceClaims }, settings.schedulerName, now);
+    // Without them every pending pod counts as waiting for a fit: counted as an error, not fatal.
+    const nominations = (await attempt(summary, 'listEvents', () => deps.cluster.listNominations())) ?? [];
+    summary.outcome = reconcileOutcome(listedNodes, listed.all, { resourceSlices, resourceClaims }, settings.schedulerName, now, {
+      nominations,
+      settings: settings.capacity,
+    });
   }
+  // Before the metric read: these writes depend on the pods' phase alone,
+  // and a CloudWatch outage must not leave a training pod unprotected.
+  if (listed !== undefined && settings.karpenterDoNotDisrupt) await guardPods(listed.all, summary, deps);
   const pods = listed?.optedIn;
   const nodes = settings.nodes.enabled ? listedNodes : undefined;
 
@@ -199,6 +232,23 @@ export async function reconcile(settings: ReconcilerSettings, deps: ReconcileDep
   return summary;
 }
 
+/**
+ * karpenter.sh/do-not-disrupt on the opted-in pods now bound, off the
+ * finished ones that carry ours. No per-run budget: these are one write per
+ * pod start and one per pod end, and a missed one is a training run
+ * Karpenter may interrupt.
+ */
+async function guardPods(unfinished: readonly V1Pod[], summary: ReconcileSummary, deps: ReconcileDeps): Promise<void> {
+  // A failed listing of finished pods only delays their cleanup: they block no Karpenter decision.
+  const finished = (await attempt(summary, 'listFinishedPods', () => deps.cluster.listFinishedOwnedPods())) ?? [];
+  for (const change of doNotDisruptChanges([...unfinished, ...finished])) {
+    const outcome = await attempt(summary, 'patchPod', () => deps.writer.patchPodMetadata(change.namespace, change.name, change.patch));
+    if (outcome === 'written') summary[change.kind === 'set' ? 'doNotDisruptSet' : 'doNotDisruptCleared'] += 1;
+    else if (outcome === 'gone') summary.podsGone += 1;
+    else if (outcome === 'conflict') summary.writeConflicts += 1;
+  }
+}
+
 const NOT_COVERED_EXAMPLES = 5;
 
 function describeOwner(pod: PodView): string {
@@ -243,6 +293,8 @@ const STEP_KIND: Readonly<Record<ReconcileStep, ReconcileErrorKind>> = {
   listNodes: 'Kubernetes',
   listResourceSlices: 'Kubernetes',
   listResourceClaims: 'Kubernetes',
+  listFinishedPods: 'Kubernetes',
+  listEvents: 'Kubernetes',
   readMetrics: 'CloudWatch',
   patchPod: 'Kubernetes',
   patchNode: 'Kubernetes',

@@ -70,6 +70,20 @@ function recordOutcome(telemetry: Telemetry, outcome: ReconcileOutcome): void {
     telemetry.record(METRIC.gpusByModel, sum(list, (o) => o.stranded), { GpuModel, State: 'Stranded' });
   }
   telemetry.record(METRIC.gpuPodsPending, pending.count);
+  const { capacity } = outcome;
+  telemetry.record(METRIC.gpuNodes, capacity.gpuNodes);
+  telemetry.record(METRIC.gpuNodesLaunched, capacity.launched);
+  telemetry.record(METRIC.gpuNodesTerminating, capacity.terminating);
+  telemetry.record(METRIC.gpuNodesHourlyCost, capacity.hourlyCostUsd);
+  telemetry.record(METRIC.gpuNodesUnpriced, capacity.unpriced);
+  telemetry.record(METRIC.gpuPodsWaitingForCapacity, capacity.waitingForCapacity);
+  telemetry.record(METRIC.gpuPodsWaitingForFit, capacity.waitingForFit);
+  if (capacity.unpriced > 0) {
+    telemetry.logger.warn('GPU nodes left out of the hourly cost: no price for their instance type (set GPU_PRICES_USD)', {
+      nodes: capacity.unpriced,
+      instanceTypes: capacity.unpricedTypes,
+    });
+  }
   telemetry.record(METRIC.oldestPendingGpuPodAge, pending.oldestSeconds ?? 0);
   for (const { code, pods } of pending.reasons) telemetry.record(METRIC.gpuPodsPendingByReason, pods, { Reason: code });
 }

@@ -97,6 +97,24 @@ export const POD_ANNOTATION = {
   peerSelector: 'gpu.nvidia.com/peer-selector',
   /** Number of pods in the pod's job (all alike, found by its peer selector), 1..MAX_GROUP_SIZE. */
   groupSize: 'gpu.nvidia.com/group-size',
+  /**
+   * `"true"`: the reconciler gives the pod Karpenter's
+   * `karpenter.sh/do-not-disrupt: "true"` once it is bound and takes it away
+   * when the pod has finished (lambdas/reconciler/do-not-disrupt.ts). For
+   * training pods, set on the Job's pod template.
+   */
+  doNotDisrupt: 'gpu.nvidia.com/do-not-disrupt',
+} as const;
+
+/** Pod labels our components write. */
+export const POD_LABEL = {
+  /**
+   * `reconciler` on a pod whose `karpenter.sh/do-not-disrupt` the reconciler
+   * wrote: it only ever removes one so marked, never one the pod came with.
+   * A label (not an annotation) so the finished pods to clean up are found by
+   * a server-side selector rather than by listing every finished pod.
+   */
+  doNotDisruptOwner: 'gpu.nvidia.com/do-not-disrupt-owner',
 } as const;
 
 /** Largest group-size accepted: one pod on each node of the largest EKS cluster (100,000 nodes); anything above is a typo. */

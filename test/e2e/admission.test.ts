@@ -175,7 +175,9 @@ describe('GPU annotation checks, in every namespace', () => {
     const warning = await warningOf(other, { annotations: { 'gpu.nvidia.com/modle': 'H300' } });
     expect(warning).toContain(`Validation failed for ValidatingAdmissionPolicy '${GPU_INTENT_POLICY_NAMES.annotationCheck}'`);
     expect(warning).toContain('unknown GPU annotation gpu.nvidia.com/modle');
-    expect(warning).toContain('allowed keys: gpu.nvidia.com/model, gpu.nvidia.com/memory, gpu.nvidia.com/peer-selector, gpu.nvidia.com/group-size');
+    expect(warning).toContain(
+      'allowed keys: gpu.nvidia.com/model, gpu.nvidia.com/memory, gpu.nvidia.com/peer-selector, gpu.nvidia.com/group-size, gpu.nvidia.com/do-not-disrupt',
+    );
   });
 
   it('malformed values draw a warning naming the key and the form expected', async () => {
@@ -187,6 +189,8 @@ describe('GPU annotation checks, in every namespace', () => {
       'gpu.nvidia.com/group-size=0 is not a whole number of pods from 1 to 100000',
     );
     expect(await warningOf(other, { annotations: { 'gpu.nvidia.com/group-size': '4' } })).toContain('gpu.nvidia.com/group-size=4 needs gpu.nvidia.com/peer-selector');
+    expect(await warningOf(other, { annotations: { 'gpu.nvidia.com/do-not-disrupt': 'yes' } })).toContain('gpu.nvidia.com/do-not-disrupt=yes is neither true nor false');
+    for (const value of ['true', ' True ', 'false']) expect(await warningOf(other, { annotations: { 'gpu.nvidia.com/do-not-disrupt': value } })).toBe('');
     // Well-formed values, in every accepted form, draw none.
     for (const memory of ['80Gi', '81920', '40960.5', '42G']) {
       expect(await warningOf(other, { annotations: { 'gpu.nvidia.com/memory': memory, 'gpu.nvidia.com/model': 'a100, H100' } })).toBe('');

@@ -9,7 +9,8 @@ import { LAMBDA_WRITE_LIMITS, writeLimitDenialPrefix } from '../../cdk/lib/acces
 import { kubeStatusCode } from '../../lambdas/kube';
 import { GPU_LABEL } from '../../lambdas/labeler/gpu-labels';
 import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view';
-import { NODE_ANNOTATION, NODE_TAINT } from '../../lambdas/scheduling/keys';
+import { KARPENTER_DO_NOT_DISRUPT_ANNOTATION } from '../../lambdas/reconciler/do-not-disrupt';
+import { NODE_ANNOTATION, NODE_TAINT, POD_LABEL } from '../../lambdas/scheduling/keys';
 import { e2eHarness } from '../../local/e2e-context';
 
 const h = e2eHarness();
@@ -129,7 +130,7 @@ describe('the reconciler may change only the deletion cost of pods and the utili
   });
 
   it('is refused a foreign label, a foreign annotation and a spec field on pods', async () => {
-    await expectRefused(patchPod(reconciler, { metadata: { labels: { app: 'db' } } }), group, `${group} may change no pod labels`);
+    await expectRefused(patchPod(reconciler, { metadata: { labels: { app: 'db' } } }), group, `${group} may change only these pod labels: ${POD_LABEL.doNotDisruptOwner}`);
     await expectRefused(
       patchPod(reconciler, { metadata: { annotations: { 'example.com/owner': null } } }),
       group,
@@ -149,6 +150,29 @@ describe('the reconciler may change only the deletion cost of pods and the utili
     const cleared = await patchNode(reconciler, { metadata: { annotations: { [NODE_ANNOTATION.gpuUtilization]: null } } });
     expect(cleared.metadata?.annotations?.[NODE_ANNOTATION.gpuUtilization]).toBeUndefined();
     expect(cleared.metadata?.annotations?.['example.com/owner']).toBe('platform');
+  });
+
+  it('may add karpenter.sh/do-not-disrupt with its owner label and remove it, never a do-not-disrupt the pod came with', async () => {
+    const ownedMessage = `${group} may change ${KARPENTER_DO_NOT_DISRUPT_ANNOTATION} only on a pod it marked with ${POD_LABEL.doNotDisruptOwner}`;
+    // Without the owner label: refused.
+    await expectRefused(patchPod(reconciler, { metadata: { annotations: { [KARPENTER_DO_NOT_DISRUPT_ANNOTATION]: 'true' } } }), group, ownedMessage);
+    const set = await patchPod(reconciler, { metadata: { annotations: { [KARPENTER_DO_NOT_DISRUPT_ANNOTATION]: 'true' }, labels: { [POD_LABEL.doNotDisruptOwner]: 'reconciler' } } });
+    expect(set.metadata?.annotations?.[KARPENTER_DO_NOT_DISRUPT_ANNOTATION]).toBe('true');
+    const cleared = await patchPod(reconciler, { metadata: { annotations: { [KARPENTER_DO_NOT_DISRUPT_ANNOTATION]: null }, labels: { [POD_LABEL.doNotDisruptOwner]: null } } });
+    expect(cleared.metadata?.annotations?.[KARPENTER_DO_NOT_DISRUPT_ANNOTATION]).toBeUndefined();
+    expect(cleared.metadata?.labels).toEqual({ app: 'web' });
+
+    // The user's own: neither removed nor altered, even if the reconciler also sends its label.
+    await patchPod(h.core, { metadata: { annotations: { [KARPENTER_DO_NOT_DISRUPT_ANNOTATION]: 'true' } } });
+    await expectRefused(patchPod(reconciler, { metadata: { annotations: { [KARPENTER_DO_NOT_DISRUPT_ANNOTATION]: null } } }), group, ownedMessage);
+    await expectRefused(
+      patchPod(reconciler, { metadata: { annotations: { [KARPENTER_DO_NOT_DISRUPT_ANNOTATION]: null }, labels: { [POD_LABEL.doNotDisruptOwner]: null } } }),
+      group,
+      ownedMessage,
+    );
+    await expectRefused(patchPod(reconciler, { metadata: { annotations: { [KARPENTER_DO_NOT_DISRUPT_ANNOTATION]: '1h' } } }), group, ownedMessage);
+    expect((await h.core.readNamespacedPod({ namespace, name: podName })).metadata?.annotations?.[KARPENTER_DO_NOT_DISRUPT_ANNOTATION]).toBe('true');
+    await patchPod(h.core, { metadata: { annotations: { [KARPENTER_DO_NOT_DISRUPT_ANNOTATION]: null } } });
   });
 });
 

@@ -50,8 +50,13 @@ export const LAMBDA_KUBERNETES_ACCESS = {
       { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'patch'] },
       { apiGroups: ['resource.k8s.io'], resources: ['resourceslices', 'resourceclaims'], verbs: ['list'] },
     ],
-    // Lists opted-in pods and writes their pod-deletion-cost annotation, in
-    // the reconciler's POD_NAMESPACES only when that is set.
-    namespacedRules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'patch'] }],
+    // Lists opted-in pods and writes their pod-deletion-cost annotation (and
+    // the do-not-disrupt of opted-in training pods), and lists Karpenter's
+    // Nominated events of pending pods (waiting for capacity or for a fit),
+    // in the reconciler's POD_NAMESPACES only when that is set.
+    namespacedRules: [
+      { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'patch'] },
+      { apiGroups: [''], resources: ['events'], verbs: ['list'] },
+    ],
   },
 } as const satisfies Record<string, LambdaKubernetesAccess>;

@@ -5,9 +5,10 @@
 // same ones (local/write-limit-policy.ts), so the tested policy is the
 // deployed policy.
 import { ownedLabelKeys } from '../../../lambdas/labeler/gpu-labels';
+import { KARPENTER_DO_NOT_DISRUPT_ANNOTATION } from '../../../lambdas/reconciler/do-not-disrupt';
 import { KARPENTER_DISRUPTION_COST_ANNOTATION } from '../../../lambdas/reconciler/karpenter-disruption-cost';
 import { POD_DELETION_COST_ANNOTATION } from '../../../lambdas/reconciler/pod-view';
-import { NODE_ANNOTATION, NODE_TAINT } from '../../../lambdas/scheduling/keys';
+import { NODE_ANNOTATION, NODE_TAINT, POD_LABEL } from '../../../lambdas/scheduling/keys';
 import type { KubernetesObject } from '../scheduler/second-scheduler-manifests';
 import type { Validation } from './identity-policy';
 import { identityPolicyManifests } from './identity-policy';
@@ -19,6 +20,12 @@ export interface ObjectWriteLimit {
   readonly annotations: readonly string[];
   /** Taints it may remove (nodes only); it may add or alter none. */
   readonly removableTaints: readonly string[];
+  /**
+   * Annotations it may add, or later change and remove, only together with
+   * its owner label: one the object already had without that label (the
+   * user's own) stays exactly as it is.
+   */
+  readonly ownedAnnotations?: readonly { readonly annotation: string; readonly ownerLabel: string }[];
 }
 
 export interface IdentityWriteLimit {
@@ -49,7 +56,12 @@ export const LAMBDA_WRITE_LIMITS = {
   reconciler: {
     group: LAMBDA_KUBERNETES_ACCESS.reconciler.group,
     nodes: { labels: [], annotations: [NODE_ANNOTATION.gpuUtilization], removableTaints: [] },
-    pods: { labels: [], annotations: [POD_DELETION_COST_ANNOTATION, KARPENTER_DISRUPTION_COST_ANNOTATION], removableTaints: [] },
+    pods: {
+      labels: [POD_LABEL.doNotDisruptOwner],
+      annotations: [POD_DELETION_COST_ANNOTATION, KARPENTER_DISRUPTION_COST_ANNOTATION, KARPENTER_DO_NOT_DISRUPT_ANNOTATION],
+      removableTaints: [],
+      ownedAnnotations: [{ annotation: KARPENTER_DO_NOT_DISRUPT_ANNOTATION, ownerLabel: POD_LABEL.doNotDisruptOwner }],
+    },
   },
 } as const satisfies Record<string, IdentityWriteLimit>;
 
@@ -108,6 +120,16 @@ function objectValidations(group: string, resource: 'nodes' | 'pods', limit: Obj
       reason: 'Forbidden',
     },
   ];
+  for (const { annotation, ownerLabel } of limit.ownedAnnotations ?? []) {
+    const [key, owner] = [JSON.stringify(annotation), JSON.stringify(ownerLabel)];
+    const unchanged = `(${key} in variables.newAnnotations) == (${key} in variables.oldAnnotations) && (!(${key} in variables.oldAnnotations) || variables.newAnnotations[${key}] == variables.oldAnnotations[${key}])`;
+    validations.push({
+      // Unchanged, or changed on an object that carried our owner label before (ours to change or remove) or carries it after (added by us, now).
+      expression: onlyFor(`(${unchanged}) || (${owner} in variables.oldLabels && ${key} in variables.oldAnnotations) || (!(${key} in variables.oldAnnotations) && ${owner} in variables.newLabels)`),
+      message: `${group} may change ${annotation} only on a ${kind} it marked with ${ownerLabel}`,
+      reason: 'Forbidden',
+    });
+  }
   if (resource === 'nodes') {
     validations.push(
       {

@@ -15,6 +15,7 @@ export function annotationCheckPolicy(): KubernetesObject {
   const model = POD_ANNOTATION.gpuModel;
   const memory = POD_ANNOTATION.gpuMemory;
   const group = POD_ANNOTATION.groupSize;
+  const doNotDisrupt = POD_ANNOTATION.doNotDisrupt;
   const quoted = (key: string): string => `${celString(`${key}=`)} + ${annotationCel(key)}`;
   return {
     apiVersion: POLICY_API_VERSION,
@@ -50,6 +51,12 @@ export function annotationCheckPolicy(): KubernetesObject {
         {
           expression: `!(${celString(group)} in variables.annotations) || (${annotationCel(group)}.trim().matches("^[0-9]{1,6}$") && int(${annotationCel(group)}.trim()) >= 1 && int(${annotationCel(group)}.trim()) <= ${MAX_GROUP_SIZE})`,
           messageExpression: `${quoted(group)} + " is not a whole number of pods from 1 to ${MAX_GROUP_SIZE}"`,
+          reason: 'Invalid',
+        },
+        {
+          // The reconciler reads "true" (any case, trimmed) as the opt-in; anything else but "false" is a typo that leaves the pod unprotected.
+          expression: `!(${celString(doNotDisrupt)} in variables.annotations) || ${annotationCel(doNotDisrupt)}.trim().lowerAscii() in ["true", "false"]`,
+          messageExpression: `${quoted(doNotDisrupt)} + " is neither true nor false (only true keeps Karpenter from disrupting the pod's node while it runs)"`,
           reason: 'Invalid',
         },
         {

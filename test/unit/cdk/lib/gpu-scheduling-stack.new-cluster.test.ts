@@ -546,6 +546,25 @@ describe('observability', () => {
     expect(firstOf('Extender requests per verb')).toBeGreaterThan(firstOf('gpu-scheduler ready replicas'));
   });
 
+  it('follows the top row with capacity: nodes and their cost, pods waiting for capacity or a fit, launched and terminated, idle GPU-hours', () => {
+    const [body] = dashboardBodies(synth.json);
+    const widgets = body?.widgets ?? [];
+    const titled = (title: string) => widgets.find((w) => w.properties?.title === title) as { y: number; properties: { metrics: unknown[][]; setPeriodToTimeRange?: boolean; view?: string } } | undefined;
+    const topY = widgets[1]?.y ?? 0;
+    const now = titled('GPU nodes now: count, $ per hour');
+    expect(now?.y).toBeGreaterThan(topY);
+    expect(now?.y).toBeLessThan(widgets.find((w) => w.properties?.title === 'GPUs allocatable per model')?.y ?? 0);
+    const names = (title: string) => JSON.stringify(titled(title)?.properties.metrics);
+    expect(names('GPU nodes now: count, $ per hour')).toContain('GpuNodesHourlyCostUsd');
+    expect(names('Pending GPU pods: waiting for capacity, for a fit')).toMatch(/GpuPodsWaitingForCapacity.*GpuPodsWaitingForFit/);
+    // Totals over the dashboard's time range: a gauge × its period in hours.
+    const range = titled('Over the time range: launched, idle GPU-hours, $');
+    expect(range?.properties.setPeriodToTimeRange).toBe(true);
+    expect(names('Over the time range: launched, idle GPU-hours, $')).toContain('idle * PERIOD(idle) / 3600');
+    expect(names('Over the time range: launched, idle GPU-hours, $')).toContain('cost * PERIOD(cost) / 3600');
+    expect(names('GPU nodes launched and terminated (per minute)')).toContain('IF(FILL(launchedn, 0) - DIFF(nodes) > 0, FILL(launchedn, 0) - DIFF(nodes), 0)');
+  });
+
   it('matches the dashboard picture in docs/deploy.md (re-draw it with npx tsx cdk/tools/render-dashboard-layout.ts)', () => {
     const [body] = dashboardBodies(synth.json);
     expect(body && dashboardLayoutSvg(body)).toBe(readFileSync(DASHBOARD_LAYOUT_SVG, 'utf8'));

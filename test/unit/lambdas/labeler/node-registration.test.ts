@@ -1,7 +1,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { Clock, NodeLookups } from '../../../../lambdas/labeler/node-registration';
-import { THOROUGH_LOOK_INTERVAL_MS, waitForNode } from '../../../../lambdas/labeler/node-registration';
+import { ENDED_CHECK_INTERVAL_MS, THOROUGH_LOOK_INTERVAL_MS, waitForNode } from '../../../../lambdas/labeler/node-registration';
 
 /** A clock that only moves when the wait sleeps, so the schedule of looks is exact. */
 function manualClock(): Clock & { sleeps: number[] } {
@@ -73,5 +73,25 @@ describe('waitForNode', () => {
     const clock = manualClock();
     const l = lookups(clock, Number.POSITIVE_INFINITY);
     expect(await waitForNode(l, { deadline: 0, pollMaxMs: 5_000 }, clock)).toEqual({ node: undefined, waitedMs: 0, looks: 1 });
+  });
+
+  it('stops waiting within ENDED_CHECK_INTERVAL_MS once the instance has ended (a Spot interruption before its node joined)', async () => {
+    const clock = manualClock();
+    const endsAt = 40_000;
+    const checks: number[] = [];
+    const l = { ...lookups(clock, Number.POSITIVE_INFINITY), ended: () => { checks.push(clock.now()); return Promise.resolve(clock.now() >= endsAt); } };
+    const result = await waitForNode(l, { deadline: 210_000, pollMaxMs: 5_000 }, clock);
+    expect(result.node).toBeUndefined();
+    expect(result.waitedMs).toBeGreaterThanOrEqual(endsAt);
+    expect(result.waitedMs).toBeLessThanOrEqual(endsAt + ENDED_CHECK_INTERVAL_MS + 5_000);
+    // Asked no more often than the interval: one DescribeInstances per waiting invocation per interval.
+    for (let i = 1; i < checks.length; i++) expect((checks[i] ?? 0) - (checks[i - 1] ?? 0)).toBeGreaterThanOrEqual(ENDED_CHECK_INTERVAL_MS);
+  });
+
+  it('waits to the deadline for an instance that keeps running', async () => {
+    const clock = manualClock();
+    const l = { ...lookups(clock, Number.POSITIVE_INFINITY), ended: () => Promise.resolve(false) };
+    const result = await waitForNode(l, { deadline: 120_000, pollMaxMs: 5_000 }, clock);
+    expect(result.waitedMs).toBeGreaterThanOrEqual(120_000);
   });
 });

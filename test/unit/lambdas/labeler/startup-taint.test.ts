@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { STARTUP_TAINT, startupTaintRemoval } from '../../../../lambdas/labeler/startup-taint';
+import type { V1Node } from '@kubernetes/client-node';
+import type { NodeGateway } from '../../../../lambdas/kube';
+import { removeStartupTaint, STARTUP_TAINT, startupTaintRemoval } from '../../../../lambdas/labeler/startup-taint';
 import { NODE_TAINT } from '../../../../lambdas/scheduling/keys';
 
 const gpu = { key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' };
@@ -29,5 +31,27 @@ describe('startupTaintRemoval', () => {
       { op: 'test', path: '/spec/taints/0/key', value: NODE_TAINT.gpuLabelsPending },
       { op: 'remove', path: '/spec/taints/0' },
     ]);
+  });
+});
+
+describe('removeStartupTaint', () => {
+  const tainted: V1Node = { metadata: { name: 'gpu-1' }, spec: { taints: [{ ...STARTUP_TAINT }] } };
+  const gateway = (error: Error): NodeGateway => ({
+    listNodePages: async function* () {},
+    listNodes: async () => [],
+    readNode: async () => undefined,
+    patchNodeLabels: async () => ({}),
+    patchNodeAnnotations: async () => ({}),
+    jsonPatchNode: async () => {
+      throw error;
+    },
+  });
+
+  it('lifts nothing, without an error, from a node deleted meanwhile (404)', async () => {
+    await expect(removeStartupTaint(gateway(Object.assign(new Error('HTTP 404'), { code: 404 })), tainted)).resolves.toBe(false);
+  });
+
+  it('still fails on anything else', async () => {
+    await expect(removeStartupTaint(gateway(Object.assign(new Error('HTTP 500'), { code: 500 })), tainted)).rejects.toThrow('HTTP 500');
   });
 });

@@ -55,9 +55,10 @@ describe('reconcile keeps karpenter.sh/disruption-cost in step', () => {
         return 'written';
       },
       patchNodeAnnotation: async () => 'written',
+      patchPodMetadata: async () => 'written',
     };
     await reconcile(settings, {
-      cluster: { listPods: async () => ({ optedIn: [pod], all: [pod] }), listNodes: async () => [], listGpuResourceSlices: async () => [], listResourceClaims: async () => [] },
+      cluster: { listPods: async () => ({ optedIn: [pod], all: [pod] }), listNodes: async () => [], listGpuResourceSlices: async () => [], listResourceClaims: async () => [], listFinishedOwnedPods: async () => [], listNominations: async () => [] },
       writer,
       metrics: { latestValues: async () => new Map() },
       now: () => now,

@@ -41,6 +41,10 @@ function recordingWriter(outcome: PatchOutcome = 'written'): AnnotationWriter & 
       calls.push(`${name} ${key}=${String(value)}`);
       return outcome;
     },
+    async patchPodMetadata(namespace, name, patch) {
+      calls.push(`${namespace}/${name} ${JSON.stringify(patch)}`);
+      return outcome;
+    },
   };
 }
 
@@ -49,6 +53,8 @@ const cluster = (pods: V1Pod[]): ClusterReader => ({
   listNodes: async (): Promise<V1Node[]> => [],
   listGpuResourceSlices: async () => [],
   listResourceClaims: async () => [],
+  listFinishedOwnedPods: async () => [],
+  listNominations: async () => [],
 });
 
 describe('reconcile under faults', () => {
@@ -129,6 +135,7 @@ describe('reconcile under faults', () => {
           return 'written';
         },
         patchNodeAnnotation: async () => 'written',
+        patchPodMetadata: async () => 'written',
       },
       metrics: { latestValues: async () => new Map() },
       now: () => now,
@@ -149,6 +156,11 @@ describe('kubeAnnotationWriter', () => {
       if (error) throw error;
       return {};
     },
+    patchPodMetadata: async () => {
+      if (error) throw error;
+      return {};
+    },
+    listPodEvents: async () => [],
   });
   const nodes = {} as NodeGateway;
 
@@ -157,5 +169,8 @@ describe('kubeAnnotationWriter', () => {
     await expect(kubeAnnotationWriter(gateway(apiError(404)), nodes).patchPodAnnotations('ns', 'p', { k: '1' })).resolves.toBe('gone');
     await expect(kubeAnnotationWriter(gateway(apiError(409)), nodes).patchPodAnnotations('ns', 'p', { k: '1' })).resolves.toBe('conflict');
     await expect(kubeAnnotationWriter(gateway(apiError(500)), nodes).patchPodAnnotations('ns', 'p', { k: '1' })).rejects.toThrow('HTTP 500');
+    const patch = { annotations: { k: null }, labels: { l: null } };
+    await expect(kubeAnnotationWriter(gateway(apiError(404)), nodes).patchPodMetadata('ns', 'p', patch)).resolves.toBe('gone');
+    await expect(kubeAnnotationWriter(gateway(apiError(500)), nodes).patchPodMetadata('ns', 'p', patch)).rejects.toThrow('HTTP 500');
   });
 });

@@ -4,6 +4,8 @@ import { LAMBDA_KUBERNETES_ACCESS } from '../../../../../cdk/lib/access/lambda-r
 
 const { reconciler, labeler, extender } = LAMBDA_KUBERNETES_ACCESS;
 const PODS = { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'patch'] };
+/** Karpenter's Nominated events of pending pods: list only. */
+const EVENTS = { apiGroups: [''], resources: ['events'], verbs: ['list'] };
 const NODES = { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'patch'] };
 /** The reconciler's outcome reads NVIDIA's slices once per run: list only, no watch, no get. */
 const SLICES_LIST = { apiGroups: ['resource.k8s.io'], resources: ['resourceslices', 'resourceclaims'], verbs: ['list'] };
@@ -27,7 +29,7 @@ describe('lambdaRbacManifests', () => {
   it('grants the reconciler pods cluster-wide when it is limited to no namespace, and only list on ResourceSlices and ResourceClaims', () => {
     const objects = lambdaRbacManifests(reconciler, []);
     expect(summary(objects)).toEqual(['ClusterRole gpu-scheduling-reconciler', 'ClusterRoleBinding gpu-scheduling-reconciler']);
-    expect(objects[0]?.rules).toEqual([NODES, SLICES_LIST, PODS]);
+    expect(objects[0]?.rules).toEqual([NODES, SLICES_LIST, PODS, EVENTS]);
   });
 
   it('grants pods only in the listed namespaces, nodes (cluster-scoped) still through the ClusterRole', () => {
@@ -41,7 +43,7 @@ describe('lambdaRbacManifests', () => {
       'RoleBinding batch/gpu-scheduling-reconciler',
     ]);
     expect(objects[0]?.rules).toEqual([NODES, SLICES_LIST]);
-    for (const role of objects.filter((o) => o.kind === 'Role')) expect(role.rules).toEqual([PODS]);
+    for (const role of objects.filter((o) => o.kind === 'Role')) expect(role.rules).toEqual([PODS, EVENTS]);
     for (const binding of objects.filter((o) => o.kind === 'RoleBinding')) {
       expect(binding).toMatchObject({
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'gpu-scheduling-reconciler' },

@@ -3,7 +3,7 @@ import { LAMBDA_KUBERNETES_ACCESS } from '../../../../../cdk/lib/access/lambda-r
 import { LAMBDA_WRITE_LIMITS, lambdaWriteLimitManifests, writeLimitManifests } from '../../../../../cdk/lib/access/write-limit-policy';
 import { GFD_GPU_LABEL, GPU_LABEL, KARPENTER_GPU_LABEL } from '../../../../../lambdas/labeler/gpu-labels';
 import { POD_DELETION_COST_ANNOTATION } from '../../../../../lambdas/reconciler/pod-view';
-import { NODE_ANNOTATION, NODE_TAINT } from '../../../../../lambdas/scheduling/keys';
+import { NODE_ANNOTATION, NODE_TAINT, POD_LABEL } from '../../../../../lambdas/scheduling/keys';
 
 // What the CEL accepts and refuses is proven against the real kube-apiserver
 // in test/e2e/write-limits.test.ts; this file pins what must not drift.
@@ -48,17 +48,25 @@ describe('write-limit policies', () => {
     expect(taintRule?.expression).toContain(`t.key in ["${NODE_TAINT.gpuLabelsPending}"]`);
   });
 
-  it('allow the reconciler the deletion cost (and Karpenter\'s copy of it) on pods and the utilization on nodes, nothing else', () => {
+  it('allow the reconciler the deletion cost (and Karpenter\'s copy of it) and its do-not-disrupt on pods and the utilization on nodes, nothing else', () => {
     const { nodes, pods } = LAMBDA_WRITE_LIMITS.reconciler;
     expect(nodes).toEqual({ labels: [], annotations: [NODE_ANNOTATION.gpuUtilization], removableTaints: [] });
-    expect(pods).toEqual({ labels: [], annotations: [POD_DELETION_COST_ANNOTATION, 'karpenter.sh/disruption-cost'], removableTaints: [] });
+    expect(pods).toEqual({
+      labels: [POD_LABEL.doNotDisruptOwner],
+      annotations: [POD_DELETION_COST_ANNOTATION, 'karpenter.sh/disruption-cost', 'karpenter.sh/do-not-disrupt'],
+      removableTaints: [],
+      ownedAnnotations: [{ annotation: 'karpenter.sh/do-not-disrupt', ownerLabel: POD_LABEL.doNotDisruptOwner }],
+    });
+    const owned = policyOf('reconciler').validations.find((v) => v.message.includes('only on a pod it marked'));
+    expect(owned?.expression).toContain(`"${POD_LABEL.doNotDisruptOwner}" in variables.oldLabels`);
   });
 
   it('check labels, annotations, taints, spec and the rest of each kind, each with a message naming the group', () => {
     for (const component of ['labeler', 'reconciler'] as const) {
       const { group } = LAMBDA_WRITE_LIMITS[component];
       const { validations } = policyOf(component);
-      expect(validations).toHaveLength(5 + 4);
+      // Nodes: labels, annotations, taints, spec, the rest; pods: labels, annotations, spec, the rest (and the reconciler's owned do-not-disrupt).
+      expect(validations).toHaveLength(component === 'reconciler' ? 5 + 5 : 5 + 4);
       for (const v of validations) {
         expect(v.message.startsWith(`${group} may `)).toBe(true);
         expect(v.expression).toMatch(/^variables\.kind != '(nodes|pods)' \|\| \(/);
