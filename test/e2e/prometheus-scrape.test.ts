@@ -9,8 +9,7 @@
 // is a non-loopback address of this machine where the scheduler listens.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiextensionsV1Api, KubernetesObjectApi, type KubernetesObject, type V1CustomResourceDefinition } from '@kubernetes/client-node';
-import { parse } from 'yaml';
+import { ApiextensionsV1Api, KubernetesObjectApi, loadYaml, type KubernetesObject, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAppConfig } from '../../cdk/app-config/parse-app-config';
 import { dashboardPromQueries, grafanaDashboard } from '../../cdk/lib/monitoring/grafana-dashboard';
@@ -54,7 +53,8 @@ const podMonitorManifests = () =>
 
 async function installPodMonitorCrd(): Promise<void> {
   const api = harness.kubeConfig.makeApiClient(ApiextensionsV1Api);
-  const crd = parse(readFileSync(await podMonitorCrdFile(), 'utf8')) as V1CustomResourceDefinition;
+  // Read through the client's model (loadYaml), which keeps x-kubernetes-* schema keys when the client sends it back.
+  const crd = loadYaml<V1CustomResourceDefinition>(readFileSync(await podMonitorCrdFile(), 'utf8'));
   const name = crd.metadata?.name ?? '';
   try {
     await api.createCustomResourceDefinition({ body: crd });
@@ -120,13 +120,20 @@ beforeAll(async () => {
   });
   await markPodRunning(core, { namespace, name: REPLICA }, address);
 
+  prometheus = await startPrometheus({ binary: binary.binary, scrapeConfigs: [outOfClusterJob(await serviceAccountTokenFile(PROMETHEUS_SA))], scrapeInterval: '1s', workDir: join(workDir, 'bound') });
+  await waitFor('the first scrape', async () => ((await prometheus?.activeTargets())?.some((t) => t.health === 'up') ? true : undefined), { timeoutMs: 60_000, intervalMs: 500 });
+
+  // Scheduling while Prometheus watches, so the counters move inside its rate windows.
   // The node has one GPU: the first pod is placed, the second cannot be.
   await core.createNamespacedPod({ namespace, body: gpuPod('fits') });
   expect(await waitForPodScheduled(core, { namespace, name: 'fits' })).toBe(node.name);
   await core.createNamespacedPod({ namespace, body: gpuPod('waits') });
   await waitForPodEvent(core, { namespace, name: 'waits' }, (e) => e.reason === 'FailedScheduling');
-
-  prometheus = await startPrometheus({ binary: binary.binary, scrapeConfigs: [outOfClusterJob(await serviceAccountTokenFile(PROMETHEUS_SA))], scrapeInterval: '1s', workDir: join(workDir, 'bound') });
+  // A counter's first sample already holds its first increments, so rate() sees only later ones: one
+  // more attempt once Prometheus has the series, as a busy scheduler's counters keep moving.
+  await waitFor('the attempt series in Prometheus', async () => ((await prometheus?.query('scheduler_schedule_attempts_total{result="unschedulable"}'))?.length ? true : undefined), { timeoutMs: 60_000, intervalMs: 500 });
+  await core.createNamespacedPod({ namespace, body: gpuPod('waits-too') });
+  await waitForPodEvent(core, { namespace, name: 'waits-too' }, (e) => e.reason === 'FailedScheduling');
 }, 900_000);
 
 afterAll(async () => {
@@ -175,10 +182,10 @@ describe('a real Prometheus on the scrape job', () => {
       }, { timeoutMs: 60_000, intervalMs: 1_000 });
       expect(samples.length, `${panel}: ${query}`).toBeGreaterThan(0);
     }
-    // The numbers are the scheduler's: one replica up; the pod that cannot fit waits in the unschedulable queue.
+    // The numbers are the scheduler's: the two pods that cannot fit wait in the unschedulable queue.
     const byQueue = queries.find((q) => q.expr.includes('by (queue)'));
     const pending = await prometheus?.query(byQueue?.expr ?? '');
-    expect(pending?.find((s) => s.metric.queue === 'unschedulable')?.value[1]).toBe('1');
+    expect(pending?.find((s) => s.metric.queue === 'unschedulable')?.value[1]).toBe('2');
     const attempts = queries.find((q) => q.expr.includes('by (result)'));
     const results = (await prometheus?.query(attempts?.expr.replaceAll('$__rate_interval', RATE_WINDOW) ?? '')) ?? [];
     expect(results.map((s) => s.metric.result).sort()).toEqual(expect.arrayContaining(['scheduled', 'unschedulable']));
