@@ -38,6 +38,8 @@ export interface WidgetView {
   readonly width: number;
   readonly height: number;
   readonly stacked: boolean;
+  /** A single value over the dashboard's whole time range rather than the latest period. */
+  readonly overTimeRange: boolean;
   readonly lines: readonly WidgetLine[];
 }
 
@@ -79,7 +81,7 @@ export function readWidget(widget: cloudwatch.IWidget): WidgetView {
   if (!json) throw new Error('a CloudWatch widget rendered to no JSON');
   const props = json.properties;
   const title = typeof props.title === 'string' ? props.title : '';
-  const base = { title, width: json.width, height: json.height, stacked: props.stacked === true };
+  const base = { title, width: json.width, height: json.height, stacked: props.stacked === true, overTimeRange: props.setPeriodToTimeRange === true };
   if (json.type === 'alarm') return { ...base, type: 'alarm', lines: [] };
   if (json.type !== 'metric') return { ...base, type: 'other', lines: [] };
   // CloudWatch's defaults for a line that names no statistic or period.

@@ -1,5 +1,5 @@
 // The Grafana dashboard, derived from the CloudWatch dashboard's outcome rows
-// (outcome-widgets.ts): the same panels in the same order, read from
+// and capacity rows (outcome-widgets.ts, capacity-widgets.ts): the same panels in the same order, read from
 // CloudWatch through Grafana's CloudWatch data source, except the second
 // scheduler's own metrics, which come from Prometheus where they are born.
 // Nothing is computed twice: the GPU outcome stays the reconciler's.
@@ -12,6 +12,7 @@ import * as stat from '@grafana/grafana-foundation-sdk/stat';
 import * as text from '@grafana/grafana-foundation-sdk/text';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { capacityRows } from '../observability/capacity-widgets';
 import { outcomeGraphs, outcomeTopRow } from '../observability/outcome-widgets';
 import { readWidget, type WidgetLine, type WidgetView } from './cloudwatch-widget-json';
 import { metricKeyOf, schedulerPromEquivalents, type PromEquivalent, type PromQuery, type SchedulerSeries } from './scheduler-promql';
@@ -108,7 +109,9 @@ function panelFor(view: WidgetView, props: GrafanaDashboardProps, equivalents: P
     right.push(...converted.right);
   }
   if (view.type === 'singleValue') {
-    return new stat.PanelBuilder().title(view.title).span(view.width).height(height).targets(targets).reduceOptions(new common.ReduceDataOptionsBuilder().calcs(['lastNotNull']));
+    // Over the time range, CloudWatch makes one period of the whole range; Grafana adds up the periods instead.
+    const calcs = view.overTimeRange ? ['sum'] : ['lastNotNull'];
+    return new stat.PanelBuilder().title(view.title).span(view.width).height(height).targets(targets).reduceOptions(new common.ReduceDataOptionsBuilder().calcs(calcs));
   }
   const panel = new timeseries.PanelBuilder().title(view.title).span(view.width).height(height).targets(targets);
   if (view.stacked) panel.stacking(new common.StackingConfigBuilder().mode(common.StackingMode.Normal));
@@ -121,6 +124,7 @@ export function grafanaDashboard(props: GrafanaDashboardProps): dashboard.Dashbo
   const equivalents = schedulerPromEquivalents(props);
   const rows: { title: string; widgets: readonly cloudwatch.IWidget[] }[] = [
     { title: 'Outcome', widgets: outcomeTopRow([]) },
+    { title: 'Capacity', widgets: capacityRows().flat() },
     { title: 'Outcome over time', widgets: outcomeGraphs().flat() },
   ];
   const builder = new dashboard.DashboardBuilder(`GPU scheduling (${props.clusterName})`)

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dashboardPromQueries, dashboardTargets, grafanaDashboard } from '../../../../../cdk/lib/monitoring/grafana-dashboard';
 import { readWidget } from '../../../../../cdk/lib/monitoring/cloudwatch-widget-json';
+import { capacityRows } from '../../../../../cdk/lib/observability/capacity-widgets';
 import { outcomeGraphs, outcomeTopRow } from '../../../../../cdk/lib/observability/outcome-widgets';
 import { METRIC } from '../../../../../lambdas/observability/metric-catalog';
 import { catalogMismatch } from '../../support/metric-coverage';
@@ -13,14 +14,20 @@ const SCHEDULER_METRICS: string[] = [METRIC.gpuSchedulerAttempts, METRIC.gpuSche
 
 describe('the Grafana dashboard', () => {
   it('opens with the CloudWatch dashboard\'s outcome row: the same panels, in the same order and widths', () => {
-    const first = panels.slice(rowIndex('Outcome') + 1, rowIndex('Outcome over time'));
+    const first = panels.slice(rowIndex('Outcome') + 1, rowIndex('Capacity'));
     const cloudWatch = outcomeTopRow([]).map(readWidget);
     expect(first.map((p) => p.title)).toEqual(cloudWatch.map((w) => w.title));
     expect(first.map((p) => p.gridPos?.w)).toEqual(cloudWatch.map((w) => w.width));
     expect(new Set(first.map((p) => p.gridPos?.y)).size).toBe(1);
   });
 
-  it('then every graph of the CloudWatch outcome rows', () => {
+  it('then the capacity rows, then every graph of the CloudWatch outcome rows', () => {
+    const capacity = panels.slice(rowIndex('Capacity') + 1, rowIndex('Outcome over time'));
+    expect(capacity.map((p) => p.title)).toEqual(capacityRows().flat().map((w) => readWidget(w).title));
+    // A CloudWatch value over the whole time range is Grafana's sum of the periods; the others are the latest.
+    const calcs = (title: string) => (capacity.find((p) => p.title === title) as { options?: { reduceOptions?: { calcs?: string[] } } }).options?.reduceOptions?.calcs;
+    expect(calcs('Over the time range: launched, idle GPU-hours, $')).toEqual(['sum']);
+    expect(calcs('GPU nodes now: count, $ per hour')).toEqual(['lastNotNull']);
     const rest = panels.slice(rowIndex('Outcome over time') + 1);
     expect(rest.map((p) => p.title)).toEqual(outcomeGraphs().flat().map((w) => readWidget(w).title));
   });
