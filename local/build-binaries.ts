@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { LOCALLY_BUILT_MINOR, locallyBuiltRelease } from '../cdk/app-config/kubernetes-releases';
 import { errorMessage } from '../lambdas/common/error-message';
 import { ensureKarpenterBinaries } from './build-karpenter';
+import { ensureKueueBinaries } from './build-kueue';
 import { cacheRoot, requireGo, runGo } from './go-build';
 
 export const KUBE_BINARY_NAMES = ['kube-apiserver', 'kube-scheduler', 'kube-controller-manager', 'etcd'] as const;
@@ -167,6 +168,10 @@ if (invokedDirectly) {
       const karpenterStarted = Date.now();
       const karpenter = await ensureKarpenterBinaries();
       console.log(`[karpenter] ready in ${((Date.now() - karpenterStarted) / 1000).toFixed(1)}s: ${karpenter.binary}`);
+      // So does Kueue's controller manager.
+      const kueueStarted = Date.now();
+      const kueue = await ensureKueueBinaries();
+      console.log(`[kueue] ready in ${((Date.now() - kueueStarted) / 1000).toFixed(1)}s: ${kueue.binary}`);
     })
     .catch((error: unknown) => {
       console.error(errorMessage(error));

@@ -45,6 +45,36 @@ export async function markPodRunning(core: CoreV1Api, { namespace, name }: PodRe
   );
 }
 
+/** Ends the pod as its kubelet would when every container exited 0: phase Succeeded, not Ready (the Job controller counts it as a completion). */
+export async function markPodSucceeded(core: CoreV1Api, { namespace, name }: PodRef, finishedAt = new Date()): Promise<V1Pod> {
+  const pod = await core.readNamespacedPod({ namespace, name });
+  const now = finishedAt.toISOString();
+  const condition = (type: string): Record<string, string> => ({ type, status: 'False', reason: 'PodCompleted', lastTransitionTime: now });
+  return core.patchNamespacedPodStatus(
+    {
+      namespace,
+      name,
+      body: {
+        status: {
+          phase: 'Succeeded',
+          startTime: pod.status?.startTime ?? now,
+          conditions: ['ContainersReady', 'Ready'].map(condition),
+          containerStatuses: (pod.spec?.containers ?? []).map((c) => ({
+            name: c.name,
+            image: c.image ?? '',
+            imageID: '',
+            ready: false,
+            started: false,
+            restartCount: 0,
+            state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: pod.status?.startTime ?? now, finishedAt: now } },
+          })),
+        },
+      },
+    },
+    STRATEGIC_MERGE_PATCH,
+  );
+}
+
 /** Waits until the scheduler bound the pod; returns the node name. */
 export function waitForPodScheduled(core: CoreV1Api, ref: PodRef, timeoutMs = 60_000): Promise<string> {
   return waitFor(

@@ -70,6 +70,7 @@ function recordOutcome(telemetry: Telemetry, outcome: ReconcileOutcome): void {
     telemetry.record(METRIC.gpusByModel, sum(list, (o) => o.stranded), { GpuModel, State: 'Stranded' });
   }
   telemetry.record(METRIC.gpuPodsPending, pending.count);
+  telemetry.record(METRIC.gpuPodsAwaitingAdmission, pending.gated);
   telemetry.record(METRIC.oldestPendingGpuPodAge, pending.oldestSeconds ?? 0);
   for (const { code, pods } of pending.reasons) telemetry.record(METRIC.gpuPodsPendingByReason, pods, { Reason: code });
 }
