@@ -15,6 +15,8 @@ const MAIN_PACKAGE = 'sigs.k8s.io/kueue/cmd/kueue';
 const BINARY_NAME = 'kueue-manager';
 /** Every CRD Kueue's manifests install (its controllers watch all of them, MultiKueue's included). */
 const CRD_SOURCE_DIR = 'config/components/crd/bases';
+/** The kustomization that turns on the CRDs' conversion webhooks, and its patches. */
+const CRD_KUSTOMIZATION_DIR = 'config/components/crd';
 /** The admission webhooks the release registers (kustomize's input: names and service unprefixed). */
 const WEBHOOK_SOURCE_FILE = 'config/components/webhook/manifests.yaml';
 
@@ -26,6 +28,8 @@ export interface KueueBinaries {
   crdFiles: string[];
   /** The module's MutatingWebhookConfiguration and ValidatingWebhookConfiguration (one YAML stream). */
   webhookManifests: string;
+  /** The CRDs' kustomization.yaml, beside its `patches/` (the conversion webhooks a release installs). */
+  crdKustomization: string;
 }
 
 interface PinnedKueue {
@@ -51,7 +55,7 @@ function binariesIn(dir: string, version: string): KueueBinaries {
         .sort()
         .map((file) => join(crdDir, file))
     : [];
-  return { version, binary: join(dir, 'bin', BINARY_NAME), crdDir, crdFiles, webhookManifests: join(dir, 'webhooks.yaml') };
+  return { version, binary: join(dir, 'bin', BINARY_NAME), crdDir, crdFiles, webhookManifests: join(dir, 'webhooks.yaml'), crdKustomization: join(dir, 'crd-kustomization', 'kustomization.yaml') };
 }
 
 function isComplete(binaries: KueueBinaries): boolean {
@@ -60,7 +64,7 @@ function isComplete(binaries: KueueBinaries): boolean {
   } catch {
     return false;
   }
-  return binaries.crdFiles.length > 0 && existsSync(binaries.webhookManifests);
+  return binaries.crdFiles.length > 0 && existsSync(binaries.webhookManifests) && existsSync(binaries.crdKustomization);
 }
 
 /** The cached build for the pinned version, or undefined when it has not been built yet. */
@@ -108,6 +112,11 @@ export async function ensureKueueBinaries(log: (message: string) => void = conso
     for (const file of readdirSync(join(sourceDir, CRD_SOURCE_DIR)).filter((name) => name.endsWith('.yaml'))) {
       cpSync(join(sourceDir, CRD_SOURCE_DIR, file), join(stagingDir, 'crds', file));
     }
+    mkdirSync(join(stagingDir, 'crd-kustomization', 'patches'), { recursive: true });
+    cpSync(join(sourceDir, CRD_KUSTOMIZATION_DIR, 'kustomization.yaml'), join(stagingDir, 'crd-kustomization', 'kustomization.yaml'));
+    for (const file of readdirSync(join(sourceDir, CRD_KUSTOMIZATION_DIR, 'patches'))) {
+      cpSync(join(sourceDir, CRD_KUSTOMIZATION_DIR, 'patches', file), join(stagingDir, 'crd-kustomization', 'patches', file));
+    }
     cpSync(join(sourceDir, WEBHOOK_SOURCE_FILE), join(stagingDir, 'webhooks.yaml'));
     let built = 0;
     let lastReport = 0;
@@ -123,7 +132,7 @@ export async function ensureKueueBinaries(log: (message: string) => void = conso
       },
       toolchain,
     );
-    if (!isComplete(binariesIn(stagingDir, version))) throw new Error(`go build finished but ${stagingDir} lacks ${BINARY_NAME}, the CRDs or the webhook manifests`);
+    if (!isComplete(binariesIn(stagingDir, version))) throw new Error(`go build finished but ${stagingDir} lacks ${BINARY_NAME}, the CRDs, their kustomization or the webhook manifests`);
     rmSync(workDir, { recursive: true, force: true });
     if (existsSync(finalDir) && !findKueueBinaries()) rmSync(finalDir, { recursive: true, force: true });
     try {

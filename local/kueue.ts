@@ -7,14 +7,15 @@
 // the gpu-scheduler and the extender place the pods it lets go.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BatchV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { BatchV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import type { KueueBinaries } from './build-kueue';
 import { podLikeHostAddress } from './host-address';
 import { httpGet } from './http-probe';
 import { kueueConfiguration, type WaitForPodsReadyOptions } from './kueue-config';
 import { installKueueCrds } from './kueue-crds';
-import { installKueueWebhooks, KUEUE_NAMESPACE, uninstallKueueWebhookConfigurations } from './kueue-webhooks';
+import { installKueueWebhooks, KUEUE_NAMESPACE, KUEUE_WEBHOOK_SECRET, KUEUE_WEBHOOK_SERVICE, uninstallKueueWebhookConfigurations } from './kueue-webhooks';
+import { mountSecret, type SecretMount } from './secret-mount';
 import { ManagedProcess } from './managed-process';
 import { freeLoopbackPort } from './ports';
 import { waitFor } from './wait';
@@ -126,14 +127,16 @@ export async function startKueue(options: KueueOptions): Promise<Kueue> {
   );
 
   let proc: ManagedProcess | undefined;
+  let certMount: SecretMount | undefined;
   const stop = async (): Promise<void> => {
     await proc?.stop();
+    certMount?.stop();
     await uninstallKueueWebhookConfigurations(kubeConfig);
     await deleteKueueObjects(kubeConfig);
   };
 
   try {
-    await installKueueCrds(kubeConfig, options.binaries);
+    await installKueueCrds(kubeConfig, options.binaries, { name: KUEUE_WEBHOOK_SERVICE, namespace: KUEUE_NAMESPACE });
     await installKueueWebhooks(kubeConfig, options.binaries.webhookManifests, webhookHost, webhookPort);
     const started = new ManagedProcess({
       name: 'kueue',
@@ -143,6 +146,9 @@ export async function startKueue(options: KueueOptions): Promise<Kueue> {
       env: { ...process.env, KUBECONFIG: options.kubeconfigPath },
     });
     proc = started;
+    // Kueue's certificate manager fills the Secret and waits for the files, as
+    // a kubelet would mount them into the pod's certDir.
+    certMount = mountSecret(kubeConfig.makeApiClient(CoreV1Api), { namespace: KUEUE_NAMESPACE, name: KUEUE_WEBHOOK_SECRET }, certDir, ['tls.crt', 'tls.key']);
     const failFast = (): void => started.assertRunning();
     await waitFor(
       `Kueue /readyz on port ${healthPort}`,
