@@ -61,6 +61,8 @@ export interface Workload {
   spec: { queueName?: string };
   status?: {
     conditions?: Condition[];
+    /** How often waitForPodsReady evicted and requeued it. */
+    requeueState?: { count?: number; requeueAt?: string };
     admission?: {
       clusterQueue: string;
       podSetAssignments: { name: string; flavors?: Record<string, string>; topologyAssignment?: { levels: string[] } }[];

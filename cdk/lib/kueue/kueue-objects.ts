@@ -55,6 +55,8 @@ export interface FlavorToleration {
 
 export interface FlavorProps {
   readonly instanceType: string;
+  /** Default flavorName(instanceType); another name gives the same nodes a second flavor (e.g. with another topology). */
+  readonly name?: string;
   /** A Topology's name: Kueue then places this flavor's workloads by topology (TAS); unset for quota alone. */
   readonly topologyName?: string;
   /**
@@ -72,7 +74,7 @@ export function kueueResourceFlavor(props: FlavorProps): KubernetesObject {
   return {
     apiVersion: KUEUE_API_VERSION,
     kind: 'ResourceFlavor',
-    metadata: { name: flavorName(props.instanceType) },
+    metadata: { name: props.name ?? flavorName(props.instanceType) },
     spec: {
       nodeLabels: { [INSTANCE_TYPE_LABEL]: props.instanceType },
       ...(props.topologyName && { topologyName: props.topologyName }),
@@ -85,6 +87,8 @@ export function kueueResourceFlavor(props: FlavorProps): KubernetesObject {
 
 export interface GpuQuota {
   readonly instanceType: string;
+  /** The flavor's name when it is not flavorName(instanceType). */
+  readonly flavor?: string;
   /** GPUs of this instance type the queue may use of its own. */
   readonly gpus: number;
   /** Most GPUs it may borrow beyond `gpus` from its cohort; unset: as many as the cohort has unused. */
@@ -113,7 +117,7 @@ export function kueueClusterQueue(props: ClusterQueueProps): KubernetesObject {
   if (props.quotas.length === 0) throw new Error(`ClusterQueue ${props.name} has no GPU quota`);
   const seen = new Set<string>();
   const flavors = props.quotas.map((quota) => {
-    const name = flavorName(quota.instanceType);
+    const name = quota.flavor ?? flavorName(quota.instanceType);
     if (seen.has(name)) throw new Error(`ClusterQueue ${props.name} lists ${quota.instanceType} twice`);
     seen.add(name);
     const gpu = {
