@@ -1,4 +1,7 @@
-// The Configuration (config.kueue.x-k8s.io/v1beta2) the local Kueue runs with.
+// The Configuration (config.kueue.x-k8s.io/v1beta2) the local Kueue runs with:
+// the stack's (cdk/lib/kueue/kueue-manager-config.ts) plus what a pod would get
+// from the chart and its Deployment (namespace, ports, certificates).
+import { kueueManagerConfig } from '../cdk/lib/kueue/kueue-manager-config';
 import { KUEUE_NAMESPACE, KUEUE_WEBHOOK_SECRET, KUEUE_WEBHOOK_SERVICE } from './kueue-webhooks';
 
 export interface WaitForPodsReadyOptions {
@@ -18,9 +21,12 @@ export interface KueueConfigOptions {
 }
 
 export function kueueConfiguration(options: KueueConfigOptions): object {
+  const { waitForPodsReady, ...deployed } = kueueManagerConfig({
+    podsReadyTimeout: options.waitForPodsReady?.timeout ?? '10m',
+    blockAdmission: options.waitForPodsReady?.blockAdmission ?? false,
+  });
   return {
-    apiVersion: 'config.kueue.x-k8s.io/v1beta2',
-    kind: 'Configuration',
+    ...deployed,
     namespace: KUEUE_NAMESPACE,
     health: { healthProbeBindAddress: `127.0.0.1:${options.healthPort}` },
     metrics: { bindAddress: `127.0.0.1:${options.metricsPort}` },
@@ -28,12 +34,8 @@ export function kueueConfiguration(options: KueueConfigOptions): object {
     leaderElection: { leaderElect: false },
     // As the Helm chart installs it: Kueue issues the webhook certificate and injects its CA.
     internalCertManagement: { enable: true, webhookServiceName: KUEUE_WEBHOOK_SERVICE, webhookSecretName: KUEUE_WEBHOOK_SECRET },
-    // Only Jobs that name a LocalQueue are Kueue's; every other workload of the cluster is left alone.
-    manageJobsWithoutQueueName: false,
-    integrations: { frameworks: ['batch/job'] },
-    ...(options.waitForPodsReady && {
-      waitForPodsReady: { timeout: options.waitForPodsReady.timeout, blockAdmission: options.waitForPodsReady.blockAdmission },
-    }),
+    // Off unless the file asks for it: a file that runs no pods to Ready would see its workloads evicted.
+    ...(options.waitForPodsReady && { waitForPodsReady }),
     // The visibility API server would bind a fixed port on every interface; nothing here reads it.
     featureGates: { VisibilityOnDemand: false },
   };
