@@ -5,13 +5,15 @@
 //   npx tsx local/build-binaries.ts      # prints the directory holding the binaries
 //
 // Run directly, it then builds Karpenter (kwok provider launching moto instances,
-// local/build-karpenter.ts) and Prometheus (local/build-prometheus.ts) too.
+// local/build-karpenter.ts), Kueue (local/build-kueue.ts) and Prometheus
+// (local/build-prometheus.ts) too.
 import { existsSync, mkdirSync, readFileSync, rmSync, renameSync, cpSync, accessSync, constants } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LOCALLY_BUILT_MINOR, locallyBuiltRelease } from '../cdk/app-config/kubernetes-releases';
 import { errorMessage } from '../lambdas/common/error-message';
 import { ensureKarpenterBinaries } from './build-karpenter';
+import { ensureKueueBinaries } from './build-kueue';
 import { ensurePrometheusBinary } from './build-prometheus';
 import { cacheRoot, requireGo, runGo } from './go-build';
 
@@ -169,6 +171,10 @@ if (invokedDirectly) {
       const karpenterStarted = Date.now();
       const karpenter = await ensureKarpenterBinaries();
       console.log(`[karpenter] ready in ${((Date.now() - karpenterStarted) / 1000).toFixed(1)}s: ${karpenter.binary}`);
+      // So does Kueue's controller manager.
+      const kueueStarted = Date.now();
+      const kueue = await ensureKueueBinaries();
+      console.log(`[kueue] ready in ${((Date.now() - kueueStarted) / 1000).toFixed(1)}s: ${kueue.binary}`);
       // Prometheus scrapes the gpu-scheduler in test/e2e/prometheus-scrape.test.ts.
       const prometheusStarted = Date.now();
       const prometheus = await ensurePrometheusBinary();

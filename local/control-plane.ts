@@ -147,6 +147,10 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       '--allow-privileged=true',
       // The kubernetes Service cannot point at a loopback address; nothing here needs it.
       '--endpoint-reconciler-type=none',
+      // Webhooks and aggregated APIs named by a Service are called at its
+      // EndpointSlice's address (no kube-proxy here to route a ClusterIP):
+      // Kueue's admission webhooks run this way (local/kueue-webhooks.ts).
+      '--enable-aggregator-routing=true',
       '--profiling=false',
       '--v=1',
     ];

@@ -6,6 +6,8 @@ import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { beforeEach, inject, onTestFailed } from 'vitest';
 import type { KarpenterBinaries } from './build-karpenter';
 import { startKarpenter, type Karpenter, type KarpenterOptions } from './karpenter';
+import type { KueueBinaries } from './build-kueue';
+import { startKueue, type Kueue, type KueueOptions } from './kueue';
 import type { ControlPlaneInfo } from './control-plane';
 import { startKubeScheduler } from './kube-scheduler';
 import type { ManagedProcess } from './managed-process';
@@ -20,6 +22,8 @@ export interface LocalHarnessInfo {
   motoUrl: string;
   /** Karpenter (kwok provider launching moto instances) and its CRDs (local/build-karpenter.ts); files start it with local/karpenter.ts. */
   karpenter: KarpenterBinaries;
+  /** Kueue's controller manager, CRDs and webhook manifests (local/build-kueue.ts); files start it with local/kueue.ts. */
+  kueue: KueueBinaries;
 }
 
 declare module 'vitest' {
@@ -46,6 +50,11 @@ export interface E2eHarness {
    * `options` set the NodePool and the instance types.
    */
   startKarpenter(options?: Omit<KarpenterOptions, 'binaries' | 'kubeConfig' | 'kubeconfigPath' | 'workDir' | 'ec2' | 'motoUrl'>): Promise<Karpenter>;
+  /**
+   * Starts Kueue (Job integration, its webhooks, TAS) against this control
+   * plane, as its admin; its log joins the tails printed on failure.
+   */
+  startKueue(options?: Omit<KueueOptions, 'binaries' | 'kubeConfig' | 'kubeconfigPath' | 'workDir'>): Promise<Kueue>;
   /** Tails of every component log, including GPU schedulers started here. */
   logTails(lines?: number): string;
   /**
@@ -132,6 +141,17 @@ export function e2eHarness(): E2eHarness {
         ec2,
         motoUrl: info.motoUrl,
       });
+    },
+    async startKueue(options = {}) {
+      const kueue = await startKueue({
+        ...options,
+        binaries: info.kueue,
+        kubeConfig,
+        kubeconfigPath: info.controlPlane.adminKubeconfig,
+        workDir: info.controlPlane.logDir,
+      });
+      extraLogs.push(kueue.process);
+      return kueue;
     },
     async startGpuScheduler(extender, listen) {
       gpuSchedulerStarts += 1;

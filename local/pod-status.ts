@@ -45,10 +45,14 @@ export async function markPodRunning(core: CoreV1Api, { namespace, name }: PodRe
   );
 }
 
-/** Its containers exited (code 0 for Succeeded, 1 for Failed) and the pod is done, as the kubelet reports it. */
-export async function markPodFinished(core: CoreV1Api, { namespace, name }: PodRef, phase: 'Succeeded' | 'Failed' = 'Succeeded'): Promise<V1Pod> {
+/**
+ * Its containers exited (code 0 for Succeeded, 1 for Failed) and the pod is
+ * done, not Ready, as the kubelet reports it (the Job controller counts a
+ * Succeeded one as a completion).
+ */
+export async function markPodFinished(core: CoreV1Api, { namespace, name }: PodRef, phase: 'Succeeded' | 'Failed' = 'Succeeded', finishedAt = new Date()): Promise<V1Pod> {
   const pod = await core.readNamespacedPod({ namespace, name });
-  const now = new Date().toISOString();
+  const now = finishedAt.toISOString();
   const condition = (type: string): Record<string, string> => ({ type, status: 'False', reason: 'PodCompleted', lastTransitionTime: now });
   return core.patchNamespacedPodStatus(
     {
@@ -57,6 +61,7 @@ export async function markPodFinished(core: CoreV1Api, { namespace, name }: PodR
       body: {
         status: {
           phase,
+          startTime: pod.status?.startTime ?? now,
           conditions: ['ContainersReady', 'Ready'].map(condition),
           containerStatuses: (pod.spec?.containers ?? []).map((c) => ({
             name: c.name,
@@ -65,7 +70,9 @@ export async function markPodFinished(core: CoreV1Api, { namespace, name }: PodR
             ready: false,
             started: false,
             restartCount: 0,
-            state: { terminated: { exitCode: phase === 'Succeeded' ? 0 : 1, reason: phase === 'Succeeded' ? 'Completed' : 'Error', finishedAt: now } },
+            state: {
+              terminated: { exitCode: phase === 'Succeeded' ? 0 : 1, reason: phase === 'Succeeded' ? 'Completed' : 'Error', startedAt: pod.status?.startTime ?? now, finishedAt: now },
+            },
           })),
         },
       },

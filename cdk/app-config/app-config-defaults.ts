@@ -13,6 +13,7 @@ import type {
   NodeGroupConfig,
   NodeTaint,
   NvidiaDevicePluginConfig,
+  KueueConfig,
   ScheduledFunctionConfig,
   SchedulerConfig,
 } from './app-config';
@@ -46,6 +47,7 @@ export interface NewClusterDefaults extends Omit<NewClusterConfig, 'gpuNodeGroup
 
 export interface AddonsDefaults {
   readonly nvidiaDevicePlugin: NvidiaDevicePluginConfig;
+  readonly kueue: KueueConfig;
   readonly cloudWatchObservability: Omit<CloudWatchObservabilityConfig, 'addonVersion'>;
 }
 
@@ -154,6 +156,7 @@ export const APP_CONFIG_DEFAULTS: AppConfigDefaults = {
   },
   addons: {
     nvidiaDevicePlugin: { enabled: true, chartVersion: '0.17.1' },
+    kueue: { enabled: false, podsReadyTimeout: '10m' },
     cloudWatchObservability: { enabled: true },
   },
   scheduler: {

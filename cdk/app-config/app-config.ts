@@ -279,9 +279,27 @@ export interface CloudWatchObservabilityConfig {
   readonly addonVersion: string | undefined;
 }
 
+export interface KueueConfig {
+  /**
+   * Install Kueue (chart pinned to the release the local harness tests) with a Topology of EKS's network
+   * layers and one ResourceFlavor per GPU instance type of the stack's node groups and NodePools; docs/kueue.md.
+   *
+   * @default false
+   */
+  readonly enabled: boolean;
+  /**
+   * How long an admitted job may take to have all its pods Ready before Kueue evicts and requeues it (waitForPodsReady).
+   *
+   * @default "10m"
+   */
+  readonly podsReadyTimeout: string;
+}
+
 export interface AddonsConfig {
   /** @default - the NvidiaDevicePluginConfig defaults */
   readonly nvidiaDevicePlugin: NvidiaDevicePluginConfig;
+  /** @default - the KueueConfig defaults */
+  readonly kueue: KueueConfig;
   /** @default - the CloudWatchObservabilityConfig defaults */
   readonly cloudWatchObservability: CloudWatchObservabilityConfig;
 }

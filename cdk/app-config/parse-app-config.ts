@@ -242,6 +242,12 @@ function parseAddons(reader: ConfigReader): AddonsConfig {
     chartVersion: plugin.string('chartVersion', { default: defaults.nvidiaDevicePlugin.chartVersion, pattern: /^\d+\.\d+\.\d+$/, allowed: 'a chart version such as 0.17.1' }),
   };
   plugin.done();
+  const kueueReader = reader.child('kueue');
+  const kueue = {
+    enabled: kueueReader.boolean('enabled', defaults.kueue.enabled),
+    podsReadyTimeout: kueueReader.string('podsReadyTimeout', { default: defaults.kueue.podsReadyTimeout, pattern: /^\d+(?:s|m|h)$/, allowed: 'a duration such as 90s, 10m or 1h' }),
+  };
+  kueueReader.done();
   const observability = reader.child('cloudWatchObservability');
   const cloudWatchObservability = {
     enabled: observability.boolean('enabled', defaults.cloudWatchObservability.enabled),
@@ -252,7 +258,7 @@ function parseAddons(reader: ConfigReader): AddonsConfig {
   };
   observability.done();
   reader.done();
-  return { nvidiaDevicePlugin, cloudWatchObservability };
+  return { nvidiaDevicePlugin, kueue, cloudWatchObservability };
 }
 
 function parseScheduler(reader: ConfigReader, kubernetesVersion: KubernetesMinorVersion): SchedulerConfig {

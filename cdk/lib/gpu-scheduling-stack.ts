@@ -14,6 +14,7 @@ import { ClusterAddons } from './cluster/cluster-addons';
 import type { ClusterTarget } from './cluster/cluster-target';
 import { GPU_NODE_LABELS, GPU_NODE_STARTUP_TAINT, NewGpuCluster } from './cluster/new-gpu-cluster';
 import { Karpenter } from './karpenter/karpenter';
+import { Kueue } from './kueue/kueue';
 import { EventDrivenInvocation } from './functions/event-driven-invocation';
 import { ExtenderEndpoint } from './functions/extender-endpoint';
 import { PipelineFunction } from './functions/pipeline-function';
@@ -58,6 +59,8 @@ export class GpuSchedulingStack extends Stack {
         podIdentityAgent: addons.podIdentityAgent,
       });
     }
+
+    if (config.addons.kueue.enabled) new Kueue(this, 'Kueue', { target, config });
 
     const extender = new PipelineFunction(this, 'Extender', {
       name: 'extender',

@@ -172,8 +172,10 @@ export const METRIC = {
     service: SERVICE.reconciler,
     dimensions: { GpuModel: GPU_MODELS, State: GPU_STATES },
   },
-  /** GPU pods waiting for the GPU scheduler (GPU_SCHEDULER_NAME), 0 when none. */
+  /** GPU pods waiting for the GPU scheduler (GPU_SCHEDULER_NAME) to find a node, 0 when none; pods held by scheduling gates are not among them. */
   gpuPodsPending: { name: 'GpuPodsPending', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  /** GPU pods of the GPU scheduler held by scheduling gates (waiting for admission, e.g. Kueue's), 0 when none. */
+  gpuPodsAwaitingAdmission: { name: 'GpuPodsAwaitingAdmission', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
   /** Age of the oldest of them since creation, 0 when none. */
   oldestPendingGpuPodAge: { name: 'OldestPendingGpuPodAge', unit: 'Seconds', service: SERVICE.reconciler, dimensions: {} },
   /**

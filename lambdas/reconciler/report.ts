@@ -70,6 +70,7 @@ function recordOutcome(telemetry: Telemetry, outcome: ReconcileOutcome): void {
     telemetry.record(METRIC.gpusByModel, sum(list, (o) => o.stranded), { GpuModel, State: 'Stranded' });
   }
   telemetry.record(METRIC.gpuPodsPending, pending.count);
+  telemetry.record(METRIC.gpuPodsAwaitingAdmission, pending.gated);
   const { capacity } = outcome;
   telemetry.record(METRIC.gpuNodes, capacity.gpuNodes);
   telemetry.record(METRIC.gpuNodesLaunched, capacity.launched);

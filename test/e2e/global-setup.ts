@@ -1,13 +1,14 @@
 // Starts the local stand-ins once for the whole e2e project: Kubernetes
 // binaries built from source (cached), etcd, kube-apiserver,
 // kube-controller-manager, a default kube-scheduler and moto_server; Karpenter
-// (its kwok provider launching moto instances) is built (cached) for the files
-// that start it. Test
+// (its kwok provider launching moto instances) and Kueue are built (cached) for
+// the files that start them. Test
 // files reach them through local/e2e-context.ts. Nothing here is optional: a
 // missing tool fails the run with a message saying what to install.
 import type { TestProject } from 'vitest/node';
 import { ensureKubeBinaries } from '../../local/build-binaries';
 import { ensureKarpenterBinaries } from '../../local/build-karpenter';
+import { ensureKueueBinaries } from '../../local/build-kueue';
 import { startControlPlane, type ControlPlane } from '../../local/control-plane';
 import type { LocalHarnessInfo } from '../../local/e2e-context';
 import { startMoto, type MotoServer } from '../../local/moto';
@@ -16,6 +17,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const log = (message: string): void => console.log(message);
   const binaries = await ensureKubeBinaries(log);
   const karpenter = await ensureKarpenterBinaries(log);
+  const kueue = await ensureKueueBinaries(log);
   let moto: MotoServer | undefined;
   let controlPlane: ControlPlane | undefined;
   try {
@@ -30,7 +32,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await moto?.stop();
     throw error;
   }
-  const info: LocalHarnessInfo = { controlPlane: controlPlane.info, motoUrl: moto.url, karpenter };
+  const info: LocalHarnessInfo = { controlPlane: controlPlane.info, motoUrl: moto.url, karpenter, kueue };
   project.provide('localHarness', info);
 
   const started = { controlPlane, moto };

@@ -46,9 +46,10 @@ export function outcomeTopRow(alarms: readonly cloudwatch.IAlarm[]): cloudwatch.
       catalogMetric(METRIC.gpusIdle, {}, { statistic: 'Average', label: 'idle' }),
       catalogMetric(METRIC.gpusStranded, {}, { statistic: 'Average', label: 'stranded' }),
     ], 7),
-    single('Pending GPU pods: count, oldest age', [
+    single('Pending GPU pods: count, oldest age, awaiting admission', [
       catalogMetric(METRIC.gpuPodsPending, {}, { statistic: 'Maximum', label: 'pending' }),
       catalogMetric(METRIC.oldestPendingGpuPodAge, {}, { statistic: 'Maximum', label: 'oldest (s)' }),
+      catalogMetric(METRIC.gpuPodsAwaitingAdmission, {}, { statistic: 'Maximum', label: 'gated' }),
     ], 5),
     single('gpu-scheduler: attempts, ready replicas', [attemptsPerMinute(), catalogMetric(METRIC.gpuSchedulerReadyReplicas, {}, { statistic: 'Minimum', label: 'ready replicas' })], 5),
     new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: [...alarms], width: 7, height: 4 }),
@@ -71,7 +72,10 @@ export function outcomeGraphs(): cloudwatch.IWidget[][] {
       graph('GPUs stranded per model', byModel('Stranded')),
     ],
     [
-      graph('Pending GPU pods and oldest age', [catalogMetric(METRIC.gpuPodsPending, {}, { statistic: 'Maximum', label: 'pending pods' })], {
+      graph('Pending GPU pods and oldest age', [
+        catalogMetric(METRIC.gpuPodsPending, {}, { statistic: 'Maximum', label: 'pending for a node' }),
+        catalogMetric(METRIC.gpuPodsAwaitingAdmission, {}, { statistic: 'Maximum', label: 'awaiting admission (gated)' }),
+      ], {
         right: [catalogMetric(METRIC.oldestPendingGpuPodAge, {}, { statistic: 'Maximum', label: 'oldest (s)' })],
       }),
       graph('GPU pods pending by reason', catalogMetricsByDimension(METRIC.gpuPodsPendingByReason, { statistic: 'Maximum' }), { stacked: true }),

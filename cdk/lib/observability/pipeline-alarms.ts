@@ -112,7 +112,7 @@ export class PipelineAlarms extends Construct {
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
-      alarmDescription: `A GPU pod has waited more than ${config.gpuPodPendingMinutes} min for the GPU scheduler: see GpuPodsPendingByReason on the dashboard and the pod's FailedScheduling events.`,
+      alarmDescription: `A GPU pod has waited more than ${config.gpuPodPendingMinutes} min for the GPU scheduler to find it a node (pods held by scheduling gates, e.g. awaiting Kueue's admission, are not counted): see GpuPodsPendingByReason on the dashboard and the pod's FailedScheduling events.`,
     });
     this.add('GpusStranded', {
       metric: new cloudwatch.MathExpression({

@@ -58,6 +58,7 @@ const TABLES: Readonly<Record<string, readonly (readonly [setting: string, table
   DisruptionBudgetConfig: [['', {}]],
   AddonsConfig: [['', D.addons]],
   NvidiaDevicePluginConfig: [['', D.addons.nvidiaDevicePlugin]],
+  KueueConfig: [['', D.addons.kueue]],
   CloudWatchObservabilityConfig: [['', D.addons.cloudWatchObservability]],
   SchedulerConfig: [['', D.scheduler]],
   SchedulerResourcesConfig: [['', D.scheduler.resources]],

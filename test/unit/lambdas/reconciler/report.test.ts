@@ -63,7 +63,7 @@ describe('recordReconcile: cluster outcome and deletion costs', () => {
         outcome: {
           gpus: gpus(20, 12, 1),
           byModel: { A100: gpus(8, 6, 1), X1: gpus(4, 2, 0), Y2: gpus(4, 4, 0), unknown: gpus(4, 0, 0) },
-          pending: { count: 0, oldestSeconds: undefined, reasons: [] },
+          pending: { count: 0, gated: 0, oldestSeconds: undefined, reasons: [] },
           invalidNodes: NO_INVALID_NODES,
           capacity: NO_CAPACITY,
         },
@@ -76,14 +76,14 @@ describe('recordReconcile: cluster outcome and deletion costs', () => {
       [0, { GpuModel: 'Unknown', State: 'Allocated' }],
     ]);
     // Nothing pending is a value (alarms must see it), reasons are not.
-    expect([calls(record, 'GpuPodsPending'), calls(record, 'OldestPendingGpuPodAge'), calls(record, 'GpuPodsPendingByReason')]).toEqual([[0], [0], []]);
+    expect([calls(record, 'GpuPodsPending'), calls(record, 'GpuPodsAwaitingAdmission'), calls(record, 'OldestPendingGpuPodAge'), calls(record, 'GpuPodsPendingByReason')]).toEqual([[0], [0], [0], []]);
   });
 
-  it('writes pending GPU pods, the oldest age and the reasons', () => {
+  it('writes pending GPU pods, those awaiting admission apart, the oldest age and the reasons', () => {
     const { telemetry, record } = spiedTelemetry();
-    const pending = { count: 3, oldestSeconds: 420, reasons: [{ code: 'InsufficientGpus', pods: 2 } as const, { code: 'Other', pods: 1 } as const] };
+    const pending = { count: 3, gated: 8, oldestSeconds: 420, reasons: [{ code: 'InsufficientGpus', pods: 2 } as const, { code: 'Other', pods: 1 } as const] };
     recordReconcile(telemetry, summary({ outcome: { gpus: gpus(0, 0, 0), byModel: {}, pending, invalidNodes: NO_INVALID_NODES, capacity: NO_CAPACITY } }));
-    expect([calls(record, 'GpuPodsPending'), calls(record, 'OldestPendingGpuPodAge')]).toEqual([[3], [420]]);
+    expect([calls(record, 'GpuPodsPending'), calls(record, 'GpuPodsAwaitingAdmission'), calls(record, 'OldestPendingGpuPodAge')]).toEqual([[3], [8], [420]]);
     expect(calls(record, 'GpuPodsPendingByReason')).toEqual([
       [2, { Reason: 'InsufficientGpus' }],
       [1, { Reason: 'Other' }],
@@ -93,7 +93,7 @@ describe('recordReconcile: cluster outcome and deletion costs', () => {
   it('writes the capacity numbers, and warns about GPU nodes without a price', () => {
     const { telemetry, record, warn } = spiedTelemetry();
     const capacity = { gpuNodes: 3, launched: 1, terminating: 1, waitingForCapacity: 2, waitingForFit: 1, hourlyCostUsd: 11.344, unpriced: 1, unpricedTypes: ['x9.large'] };
-    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(12, 4, 0), byModel: {}, pending: { count: 3, oldestSeconds: 60, reasons: [] }, invalidNodes: NO_INVALID_NODES, capacity } }));
+    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(12, 4, 0), byModel: {}, pending: { count: 3, gated: 0, oldestSeconds: 60, reasons: [] }, invalidNodes: NO_INVALID_NODES, capacity } }));
     expect(
       ['GpuNodes', 'GpuNodesLaunched', 'GpuNodesTerminating', 'GpuNodesHourlyCostUsd', 'GpuNodesUnpriced', 'GpuPodsWaitingForCapacity', 'GpuPodsWaitingForFit'].map((name) => calls(record, name)),
     ).toEqual([[3], [1], [1], [11.344], [1], [2], [1]]);
@@ -102,7 +102,7 @@ describe('recordReconcile: cluster outcome and deletion costs', () => {
 
   it('warns once, naming a few, about nodes whose GPUs are left out for invalid data; not when there are none', () => {
     const { telemetry, warn } = spiedTelemetry();
-    const pending = { count: 0, oldestSeconds: undefined, reasons: [] };
+    const pending = { count: 0, gated: 0, oldestSeconds: undefined, reasons: [] };
     recordReconcile(telemetry, summary({ outcome: { gpus: gpus(8, 0, 0), byModel: {}, pending, invalidNodes: NO_INVALID_NODES, capacity: NO_CAPACITY } }));
     expect(warn).not.toHaveBeenCalled();
     const examples = [{ node: 'p5-a', reason: 'ResourceSlices of gpu.nvidia.com: device "gpu-0" has no productName' }];

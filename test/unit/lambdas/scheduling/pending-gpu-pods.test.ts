@@ -5,12 +5,17 @@ import { gpuPod } from './kube-objects';
 
 const NOW = Date.parse('2026-12-01T10:00:00Z');
 
-function pending(name: string, options: { ageSeconds?: number; gpus?: number; scheduler?: string; message?: string } = {}): V1Pod {
+function pending(name: string, options: { ageSeconds?: number; gpus?: number; scheduler?: string; message?: string; gates?: string[] } = {}): V1Pod {
   const pod = gpuPod(name, { gpus: options.gpus ?? 1 }) as V1Pod;
   return {
     ...pod,
     metadata: { ...pod.metadata, creationTimestamp: new Date(NOW - (options.ageSeconds ?? 10) * 1000) },
-    spec: { ...pod.spec, containers: pod.spec?.containers ?? [], schedulerName: options.scheduler ?? 'gpu-scheduler' },
+    spec: {
+      ...pod.spec,
+      containers: pod.spec?.containers ?? [],
+      schedulerName: options.scheduler ?? 'gpu-scheduler',
+      ...(options.gates && { schedulingGates: options.gates.map((name) => ({ name })) }),
+    },
     status: {
       phase: 'Pending',
       ...(options.message ? { conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: options.message }] } : {}),
@@ -27,11 +32,26 @@ describe('pendingGpuPods', () => {
       'gpu-scheduler',
       NOW,
     );
-    expect(result).toEqual({ count: 2, oldestSeconds: 300, reasons: [] });
+    expect(result).toEqual({ count: 2, gated: 0, oldestSeconds: 300, reasons: [] });
+  });
+
+  it('counts pods held by scheduling gates (Kueue) apart: not pending for a node, not in the oldest age or the reasons', () => {
+    const schedulingGated = 'SchedulingGated: 0/9 nodes are available: 1 Insufficient nvidia.com/gpu.';
+    const result = pendingGpuPods(
+      [
+        pending('ungated', { ageSeconds: 30, message: msg('Insufficient nvidia.com/gpu') }),
+        pending('topology', { ageSeconds: 900, gates: ['kueue.x-k8s.io/topology'], message: schedulingGated }),
+        pending('admission', { ageSeconds: 600, gates: ['kueue.x-k8s.io/admission'] }),
+        pending('cpu-gated', { gpus: 0, gates: ['kueue.x-k8s.io/admission'] }),
+      ],
+      'gpu-scheduler',
+      NOW,
+    );
+    expect(result).toEqual({ count: 1, gated: 2, oldestSeconds: 30, reasons: [{ code: 'InsufficientGpus', pods: 1 }] });
   });
 
   it('reports nothing pending as zero pods and no age', () => {
-    expect(pendingGpuPods([], 'gpu-scheduler', NOW)).toEqual({ count: 0, oldestSeconds: undefined, reasons: [] });
+    expect(pendingGpuPods([], 'gpu-scheduler', NOW)).toEqual({ count: 0, gated: 0, oldestSeconds: undefined, reasons: [] });
   });
 
   it('counts each pod once per reason code, most frequent first, the rest as Other', () => {
