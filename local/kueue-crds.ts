@@ -4,9 +4,10 @@
 // injects their CA and waits for them before it starts).
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ApiextensionsV1Api, loadYaml, type KubeConfig, type V1CustomResourceConversion, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, type KubeConfig, type V1CustomResourceConversion, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import type { KueueBinaries } from './build-kueue';
+import { readCrdFile } from './crds';
 import { waitFor } from './wait';
 
 interface ConversionPatch {
@@ -41,12 +42,8 @@ export async function installKueueCrds(kubeConfig: KubeConfig, binaries: KueueBi
   const api = kubeConfig.makeApiClient(ApiextensionsV1Api);
   const conversions = kueueCrdConversions(binaries.crdKustomization, webhookService);
   for (const file of binaries.crdFiles) {
-    // Deserialised into the client's model: it sends only the model's fields, and
-    // `x-kubernetes-int-or-string` and the other `x-kubernetes-*` keys of a plain
-    // YAML object would not match their camel-case names and be dropped.
-    const crd = loadYaml<V1CustomResourceDefinition>(readFileSync(file, 'utf8'));
-    const name = crd.metadata?.name;
-    if (!name) throw new Error(`${file} is not a CustomResourceDefinition with a name`);
+    const crd = readCrdFile(file);
+    const name = crd.metadata?.name ?? '';
     const conversion = conversions.get(name);
     const body: V1CustomResourceDefinition = conversion ? { ...crd, spec: { ...crd.spec, conversion } } : crd;
     try {

@@ -9,13 +9,14 @@
 // is a non-loopback address of this machine where the scheduler listens.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiextensionsV1Api, KubernetesObjectApi, loadYaml, type KubernetesObject, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAppConfig } from '../../cdk/app-config/parse-app-config';
 import { dashboardPromQueries, grafanaDashboard } from '../../cdk/lib/monitoring/grafana-dashboard';
 import { schedulerPodMonitorManifests, schedulerScrapeJob, schedulerScrapeJobLabel } from '../../cdk/lib/monitoring/scheduler-scrape';
 import { SECURE_PORT_NAME } from '../../cdk/lib/scheduler/second-scheduler-manifests';
 import { ensurePrometheusBinary } from '../../local/build-prometheus';
+import { installCrd, readCrdFile } from '../../local/crds';
 import { e2eHarness } from '../../local/e2e-context';
 import { createGpuNode, deleteGpuNode, describeInstanceType, seedGpuLabels, type GpuNode } from '../../local/gpu-nodes';
 import { podLikeHostAddress } from '../../local/host-address';
@@ -52,20 +53,8 @@ const podMonitorManifests = () =>
   schedulerPodMonitorManifests({ ...target(), ...parseAppConfig(undefined).monitoring.podMonitor, prometheusNamespace: monitoringNamespace, prometheusServiceAccount: PROMETHEUS_SA, interval: '1s' });
 
 async function installPodMonitorCrd(): Promise<void> {
-  const api = harness.kubeConfig.makeApiClient(ApiextensionsV1Api);
-  // Read through the client's model (loadYaml), which keeps x-kubernetes-* schema keys when the client sends it back.
-  const crd = loadYaml<V1CustomResourceDefinition>(readFileSync(await podMonitorCrdFile(), 'utf8'));
-  const name = crd.metadata?.name ?? '';
-  try {
-    await api.createCustomResourceDefinition({ body: crd });
-  } catch (error) {
-    // Kept from an earlier run: the file is that of the pinned release.
-    if (!/409|AlreadyExists/i.test(String(error))) throw error;
-  }
-  await waitFor(`CRD ${name} Established`, async () => {
-    const current = await api.readCustomResourceDefinition({ name });
-    return current.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
-  });
+  const file = await podMonitorCrdFile();
+  await installCrd(harness.kubeConfig, readCrdFile(file), file);
 }
 
 /** A token of the ServiceAccount, written where Prometheus reads it (as a projected token would be). */
