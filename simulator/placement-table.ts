@@ -10,7 +10,7 @@ export function alignColumns(rows: readonly (readonly string[])[]): string {
 
 /** Said once next to the stranded figure, so nobody has to guess what it counts. */
 export const STRANDED_MEANING =
-  'stranded = the idle GPUs that pods of the shapes seen here (from the bound GPU pods) could not use, e.g. 1 free GPU on a node when pods ask for 2 (0 with no bound GPU pods to learn shapes from).';
+  'stranded = the part of idle that pods of the typical shapes (learned from the bound GPU pods) could not use, e.g. 1 free GPU on a node when those pods ask for 2.';
 
 const PATH_LINE = {
   fast: 'fast path: kube-scheduler\'s gpu-scheduler profile and the extender modelled in process (--exact runs the real ones)',
@@ -35,7 +35,7 @@ export function formatSimulation(result: SimulationResult): string {
   const out: string[] = [PATH_LINE[result.path]];
   out.push(`${result.placed.length} placed, ${result.unschedulable.length} unschedulable, ${result.alreadyBound} already bound (any scheduler; counted as load)${skippedLine(result)}`);
   if (result.placed.length > 0) {
-    out.push('', alignColumns([['POD', 'NODE', 'SCORE', 'GPU DEVICES', 'NOTE'], ...result.placed.map((p) => [p.pod, p.node, p.score === undefined ? 'only node' : String(p.score), p.devices.join(',') || '-', note(p)])]));
+    out.push('', alignColumns([['POD', 'NODE', 'TOTAL', 'GPU DEVICES', 'NOTE'], ...result.placed.map((p) => [p.pod, p.node, p.score === undefined ? 'only node' : String(p.score), p.devices.join(',') || '-', note(p)])]));
   }
   const explained = result.placed.filter((p) => p.explanation !== undefined);
   if (explained.length > 0) {
@@ -54,10 +54,9 @@ export function formatSimulation(result: SimulationResult): string {
 export function unschedulableLines(u: UnschedulablePod, totalNodes: number): string[] {
   const lines = [`UNSCHEDULABLE ${u.pod}`, `  kube-scheduler says: ${u.message}`];
   const byExtender = u.rejectedByExtender.reduce((sum, r) => sum + r.nodes, 0);
-  if (u.filteredByScheduler.length > 0) {
-    lines.push(`  1. kube-scheduler's own filters removed ${totalNodes - byExtender} of ${totalNodes} nodes before the extender was asked (a node short of several resources is listed under each):`);
-    for (const f of u.filteredByScheduler) lines.push(`     ${f.nodes} × ${f.plugin}: ${f.reason}`);
-  }
+  const several = u.filteredByScheduler.length > 1 ? ' (a node short of several resources is listed under each)' : '';
+  lines.push(`  1. kube-scheduler's own filters removed ${totalNodes - byExtender} of ${totalNodes} nodes before the extender was asked${u.filteredByScheduler.length > 0 ? `${several}:` : ''}`);
+  for (const f of u.filteredByScheduler) lines.push(`     ${f.nodes} × ${f.plugin}: ${f.reason}`);
   if (byExtender === 0) return [...lines, '  2. no node was left for the extender to judge'];
   lines.push(`  2. the extender rejected the ${byExtender} node(s) left:`);
   for (const r of u.rejectedByExtender) lines.push(`     ${r.nodes} × ${r.code} (e.g. ${r.example})`);
