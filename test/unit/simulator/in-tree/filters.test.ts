@@ -5,9 +5,9 @@ import { parseSchedPod } from '../../../../simulator/in-tree/pod-spec';
 import { gpuNode, gpuPod } from '../../lambdas/scheduling/kube-objects';
 
 type Json = Record<string, unknown>;
-const withSpec = (object: Json, spec: Json): Json => ({ ...object, spec: { ...(object.spec as Json), ...spec } });
+const withSpec = (object: object, spec: Json): Json => ({ ...object, spec: { ...(object as { spec?: Json }).spec, ...spec } });
 
-function verdicts(nodes: Json[], bound: Json[], pending: Json): Record<string, string> {
+function verdicts(nodes: readonly object[], bound: readonly object[], pending: object): Record<string, string> {
   const cluster = new ClusterState(nodes.map(parseSchedNode));
   for (const raw of bound) {
     const pod = parseSchedPod(raw);
@@ -48,7 +48,7 @@ describe('the gpu-scheduler profile\'s in-tree filters', () => {
   });
 
   it('NodePorts: the same host port and protocol conflict, another protocol does not', () => {
-    const ported = (name: string, protocol: string, nodeName?: string): Json =>
+    const ported = (name: string, protocol: string, nodeName?: string): object =>
       withSpec(gpuPod(name, nodeName === undefined ? {} : { nodeName }), { containers: [{ name: 'c', ports: [{ containerPort: 80, hostPort: 8080, protocol }] }] });
     const nodes = [gpuNode('a'), gpuNode('b')];
     expect(verdicts(nodes, [ported('x', 'TCP', 'a')], ported('p', 'TCP'))).toEqual({ a: "NodePorts: node(s) didn't have free ports for the requested pod ports", b: 'fits' });

@@ -5,9 +5,9 @@ import { IN_TREE_SCORE_WEIGHTS, inTreeScores } from '../../../../simulator/in-tr
 import { gpuNode, gpuPod } from '../../lambdas/scheduling/kube-objects';
 
 type Json = Record<string, unknown>;
-const withSpec = (object: Json, spec: Json): Json => ({ ...object, spec: { ...(object.spec as Json), ...spec } });
+const withSpec = (object: object, spec: Json): Json => ({ ...object, spec: { ...(object as { spec?: Json }).spec, ...spec } });
 
-function scores(nodes: Json[], bound: Json[], pending: Json): Record<string, number[]> {
+function scores(nodes: readonly object[], bound: readonly object[], pending: object): Record<string, number[]> {
   const cluster = new ClusterState(nodes.map(parseSchedNode));
   for (const raw of bound) {
     const pod = parseSchedPod(raw);
