@@ -9,10 +9,9 @@ import { parsePodRequirements } from '../lambdas/scheduling/pod-requirements';
 import type { Profile } from '../lambdas/scheduling/profile';
 import type { Snapshot } from '../lambdas/scheduling/snapshot';
 import type { ClusterState, NodeState } from './in-tree/cluster';
-import type { InTreeFilter } from './in-tree/filters';
+import type { InTreeFilter, InTreeRejection } from './in-tree/filters';
 import { filterNode, preFilter } from './in-tree/filters';
 import type { SchedPod } from './in-tree/pod-spec';
-import type { InTreeScore } from './in-tree/scores';
 import { IN_TREE_SCORE_WEIGHTS, inTreeScores } from './in-tree/scores';
 
 /** kube-scheduler's MaxNodeScore / MaxExtenderPriority: what one extender level is worth before its weight. */
@@ -57,28 +56,28 @@ export interface CycleResult {
   readonly explanation: CycleExplanation | undefined;
 }
 
-function countReason(map: Map<InTreeFilter, Map<string, number>>, plugin: InTreeFilter, reason: string): void {
-  let reasons = map.get(plugin);
-  if (reasons === undefined) map.set(plugin, (reasons = new Map()));
-  reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+/** Nodes per plugin and reason, from nodes per (shared) rejection. */
+function byPlugin(counts: ReadonlyMap<InTreeRejection, number>): Map<InTreeFilter, Map<string, number>> {
+  const out = new Map<InTreeFilter, Map<string, number>>();
+  for (const [{ plugin, reasons }, nodes] of counts) {
+    let byReason = out.get(plugin);
+    if (byReason === undefined) out.set(plugin, (byReason = new Map()));
+    for (const reason of reasons) byReason.set(reason, (byReason.get(reason) ?? 0) + nodes);
+  }
+  return out;
 }
 
 export function scheduleOne(model: SchedulerModel, pod: SchedPod): CycleResult {
   const { cluster, snapshot, extenderProfile } = model;
   const filterCycle = preFilter(cluster, pod);
-  const inTreeRejected = new Map<InTreeFilter, Map<string, number>>();
+  const rejections = new Map<InTreeRejection, number>();
   const passed: NodeState[] = [];
-  let inTreeRejectedCount = 0;
   for (const node of cluster.nodes) {
     const rejection = filterNode(filterCycle, node);
-    if (rejection === undefined) {
-      passed.push(node);
-      continue;
-    }
-    inTreeRejectedCount++;
-    for (const reason of rejection.reasons) countReason(inTreeRejected, rejection.plugin, reason);
+    if (rejection === undefined) passed.push(node);
+    else rejections.set(rejection, (rejections.get(rejection) ?? 0) + 1);
   }
-  const base = { inTreeRejected, inTreeRejectedCount, totalNodes: cluster.nodes.length };
+  const base = { inTreeRejected: byPlugin(rejections), inTreeRejectedCount: cluster.nodes.length - passed.length, totalNodes: cluster.nodes.length };
   if (passed.length === 0) return { ...base, node: undefined, tiedWith: [], extenderRejected: [], feasible: 0, explanation: undefined };
 
   // The extender's /filter and /prioritize, as its handler runs them (lambdas/extender/verbs.ts).
@@ -93,8 +92,8 @@ export function scheduleOne(model: SchedulerModel, pod: SchedPod): CycleResult {
   const outcome = extenderProfile.filter(state, extenderNodes);
   for (const { node, status } of outcome.rejected) extenderRejected.push({ node: node.name, code: status.code, message: status.message });
   const feasibleInfos = outcome.feasible;
-  const feasibleNames = new Set(feasibleInfos.map((n) => n.name));
-  const feasible = passed.filter((n) => feasibleNames.has(n.node.name));
+  const feasibleSet = new Set(feasibleInfos);
+  const feasible = passed.filter((n) => feasibleSet.has(snapshot.getNode(n.node.name) as NodeInfo));
   const result = { ...base, extenderRejected, feasible: feasible.length };
   if (feasible.length === 0) return { ...result, node: undefined, tiedWith: [], explanation: undefined };
   // One node left: kube-scheduler takes it without scoring.
@@ -102,31 +101,33 @@ export function scheduleOne(model: SchedulerModel, pod: SchedPod): CycleResult {
 
   const breakdown = extenderProfile.explainScores(state, feasibleInfos);
   const levels = toExtenderScores(breakdown.total, (i) => (feasibleInfos[i] as NodeInfo).name);
-  const levelByName = new Map(feasibleInfos.map((n, i) => [n.name, i]));
-  const inTree = inTreeScores(cluster, pod, feasible);
-  const totals: NodeTotal[] = feasible.map((node, i) => {
-    const points: Record<string, number> = {};
-    let total = 0;
-    for (const [plugin, scores] of inTree) {
-      const value = (scores[i] as number) * IN_TREE_SCORE_WEIGHTS[plugin as InTreeScore];
-      points[plugin] = value;
-      total += value;
-    }
-    const j = levelByName.get(node.node.name) as number;
-    const extender = (levels[j] ?? 0) * model.extenderWeight * EXTENDER_LEVEL_POINTS;
-    points.extender = extender;
-    total += extender;
-    const extenderPlugins: Record<string, number> = {};
-    for (const part of breakdown.plugins) extenderPlugins[part.plugin] = Math.round((part.scores[j] ?? 0) * 100) / 100;
-    return { node: node.node.name, total, points, extenderPlugins };
-  });
+  const levelIndex = new Map(feasibleInfos.map((n, i) => [n, i]));
+  const extenderIndex = feasible.map((node) => levelIndex.get(snapshot.getNode(node.node.name) as NodeInfo) as number);
+  const inTree = [...inTreeScores(cluster, pod, feasible)].map(([plugin, scores]) => ({ plugin, scores, weight: IN_TREE_SCORE_WEIGHTS[plugin] }));
+  const extenderPoints = (i: number): number => (levels[extenderIndex[i] as number] ?? 0) * model.extenderWeight * EXTENDER_LEVEL_POINTS;
+  const totals = new Float64Array(feasible.length);
+  for (let i = 0; i < feasible.length; i++) {
+    let total = extenderPoints(i);
+    for (const part of inTree) total += (part.scores[i] as number) * part.weight;
+    totals[i] = total;
+  }
   let best = 0;
-  for (let i = 1; i < totals.length; i++) if ((totals[i] as NodeTotal).total > (totals[best] as NodeTotal).total) best = i;
-  const bestTotal = totals[best] as NodeTotal;
-  const tiedWith = totals.filter((t) => t.total === bestTotal.total).map((t) => t.node);
+  for (let i = 1; i < totals.length; i++) if ((totals[i] as number) > (totals[best] as number)) best = i;
   let second = -1;
-  for (let i = 0; i < totals.length; i++) if (i !== best && (second < 0 || (totals[i] as NodeTotal).total > (totals[second] as NodeTotal).total)) second = i;
-  const runnerUp = second < 0 ? undefined : totals[second];
+  for (let i = 0; i < totals.length; i++) if (i !== best && (second < 0 || (totals[i] as number) > (totals[second] as number))) second = i;
+  const tiedWith: string[] = [];
+  for (let i = 0; i < totals.length; i++) if (totals[i] === totals[best]) tiedWith.push((feasible[i] as NodeState).node.name);
+  // Only the two nodes an explanation shows get their parts spelled out.
+  const nodeTotal = (i: number): NodeTotal => {
+    const points: Record<string, number> = {};
+    for (const part of inTree) points[part.plugin] = (part.scores[i] as number) * part.weight;
+    points.extender = extenderPoints(i);
+    const extenderPlugins: Record<string, number> = {};
+    for (const part of breakdown.plugins) extenderPlugins[part.plugin] = Math.round((part.scores[extenderIndex[i] as number] ?? 0) * 100) / 100;
+    return { node: (feasible[i] as NodeState).node.name, total: totals[i] as number, points, extenderPlugins };
+  };
+  const bestTotal = nodeTotal(best);
+  const runnerUp = second < 0 ? undefined : nodeTotal(second);
   return {
     ...result,
     node: bestTotal.node,

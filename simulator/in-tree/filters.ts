@@ -53,7 +53,8 @@ export function preFilter(cluster: ClusterState, pod: SchedPod): InTreeFilterCyc
 const CORE_RESOURCES = new Set(['cpu', 'memory', 'ephemeral-storage', 'pods']);
 
 /** NodeResourcesFit's fitsRequest: every resource the pod is short of on this node. */
-export function insufficientResources(pod: SchedPod, node: NodeState): string[] {
+export function insufficientResources(pod: SchedPod, node: NodeState): readonly string[] {
+  if (fitsResources(pod, node)) return NO_REASONS;
   const reasons: string[] = [];
   const allocatable = node.node.allocatable;
   if (node.pods.length + 1 > (allocatable.get('pods') ?? 0)) reasons.push('Too many pods');
@@ -68,13 +69,32 @@ export function insufficientResources(pod: SchedPod, node: NodeState): string[] 
   return reasons;
 }
 
+const NO_REASONS: readonly string[] = Object.freeze([]);
+
+/** insufficientResources without building its list: the per-node hot path, where most nodes fit. */
+function fitsResources(pod: SchedPod, node: NodeState): boolean {
+  const allocatable = node.node.allocatable;
+  if (node.pods.length + 1 > (allocatable.get('pods') ?? 0)) return false;
+  for (const [name, want] of pod.requests) {
+    if (name === 'pods' || want === 0) continue;
+    if (want > (allocatable.get(name) ?? 0) - (node.requested.get(name) ?? 0)) return false;
+  }
+  return true;
+}
+
 /** HostPortInfo.CheckConflict: 0.0.0.0 on either side conflicts with any address. */
 function portConflicts(want: HostPort, used: readonly HostPort[]): boolean {
   return used.some((u) => u.port === want.port && u.protocol === want.protocol && (want.ip === '0.0.0.0' || u.ip === '0.0.0.0' || u.ip === want.ip));
 }
 
-function rejection(plugin: InTreeFilter, reason: string): InTreeRejection {
-  return { plugin, reasons: [reason] };
+/** One shared rejection per plugin and reasons, so a cycle counts rejected nodes by identity instead of by text. */
+const REJECTIONS = new Map<string, InTreeRejection>();
+
+function rejection(plugin: InTreeFilter, ...reasons: string[]): InTreeRejection {
+  const key = `${plugin}\u0000${reasons.join('\u0000')}`;
+  let found = REJECTIONS.get(key);
+  if (found === undefined) REJECTIONS.set(key, (found = Object.freeze({ plugin, reasons: Object.freeze(reasons) })));
+  return found;
 }
 
 export function filterNode(cycle: InTreeFilterCycle, node: NodeState): InTreeRejection | undefined {
@@ -86,7 +106,7 @@ export function filterNode(cycle: InTreeFilterCycle, node: NodeState): InTreeRej
   if (!requiredNodeAffinityMatches(pod, spec)) return rejection('NodeAffinity', "node(s) didn't match Pod's node affinity/selector");
   if (pod.hostPorts.some((p) => portConflicts(p, node.ports))) return rejection('NodePorts', "node(s) didn't have free ports for the requested pod ports");
   const short = insufficientResources(pod, node);
-  if (short.length > 0) return { plugin: 'NodeResourcesFit', reasons: short };
+  if (short.length > 0) return rejection('NodeResourcesFit', ...short);
   const spread = cycle.spread === undefined ? undefined : spreadFilter(cycle.spread, pod, node);
   if (spread !== undefined) return rejection('PodTopologySpread', spread);
   const affinity = cycle.affinity === undefined ? undefined : affinityFilter(cycle.affinity, node);

@@ -36,6 +36,8 @@ function candidates(cluster: ClusterState, terms: readonly AffinityTerm[]): read
 export interface AffinityFilterState {
   readonly pod: SchedPod;
   readonly existingAntiAffinity: PairCounts;
+  /** The topology keys existingAntiAffinity counts under: a node is checked on these labels only. */
+  readonly existingAntiAffinityKeys: readonly string[];
   readonly affinity: PairCounts;
   readonly antiAffinity: PairCounts;
 }
@@ -55,7 +57,8 @@ export function affinityPreFilter(cluster: ClusterState, pod: SchedPod): Affinit
   for (const term of pod.requiredAntiAffinity) {
     for (const { pod: existing, node } of candidates(cluster, [term])) if (termMatches(term, existing)) addPair(antiAffinity, node, term.topologyKey, 1);
   }
-  return { pod, existingAntiAffinity, affinity, antiAffinity };
+  const existingAntiAffinityKeys = [...new Set([...existingAntiAffinity.keys()].map((k) => k.slice(0, k.indexOf('\u0000'))))];
+  return { pod, existingAntiAffinity, existingAntiAffinityKeys, affinity, antiAffinity };
 }
 
 /** Filter: the reason the node fails, or undefined. */
@@ -75,8 +78,10 @@ export function affinityFilter(state: AffinityFilterState, node: NodeState): str
       if (value !== undefined && (state.antiAffinity.get(pair(term.topologyKey, value)) ?? 0) > 0) return AFFINITY_REASON.antiAffinity;
     }
   }
-  if (state.existingAntiAffinity.size > 0) {
-    for (const [key, value] of Object.entries(labels)) if ((state.existingAntiAffinity.get(pair(key, value)) ?? 0) > 0) return AFFINITY_REASON.existingAntiAffinity;
+  // kube-scheduler looks up every label of the node; only the keys that were counted can hit.
+  for (const key of state.existingAntiAffinityKeys) {
+    const value = labels[key];
+    if (value !== undefined && (state.existingAntiAffinity.get(pair(key, value)) ?? 0) > 0) return AFFINITY_REASON.existingAntiAffinity;
   }
   return undefined;
 }
