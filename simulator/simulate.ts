@@ -90,6 +90,12 @@ export interface SimulateOptions {
   readonly explain?: boolean;
   /** The extender's weight in the scheduler configuration; default: the deployed one. */
   readonly extenderWeight?: number;
+  /**
+   * Which of several nodes with the best total a pod gets (kube-scheduler
+   * picks at random); default the first in the input. The differential test
+   * follows the real scheduler's pick here so later pods see the same cluster.
+   */
+  readonly breakTie?: (pod: string, tied: readonly string[]) => string;
 }
 
 /** What the input holds, sorted the way both paths need it. */
@@ -197,13 +203,16 @@ export function simulate(nodes: readonly unknown[], pods: readonly unknown[], pr
         failures.set(pod, result);
         continue;
       }
-      const devices = bindBoth(cluster, snapshot, pod, result.node);
+      const tied = result.tiedWith;
+      const picked = tied.length > 1 && options.breakTie !== undefined ? options.breakTie(pod.key, tied) : result.node;
+      const node = tied.length > 1 && tied.includes(picked) ? picked : result.node;
+      const devices = bindBoth(cluster, snapshot, pod, node);
       placed.push({
         pod: pod.key,
-        node: result.node,
+        node,
         score: result.explanation?.best.total,
         devices: [...devices],
-        tiedWith: result.tiedWith.slice(1),
+        tiedWith: tied.filter((n) => n !== node),
         ...(options.explain === true && result.explanation !== undefined ? { explanation: result.explanation } : {}),
       });
     }

@@ -14,6 +14,8 @@ export interface DumpSize {
   /** Share of the pods that are pending (default 0.1). */
   readonly pendingShare?: number;
   readonly seed: number;
+  /** The pods' namespaces (default ml and web). */
+  readonly namespaces?: readonly string[];
 }
 
 export interface GeneratedDump {
@@ -127,6 +129,7 @@ function pod(name: string, namespace: string, app: string, spec: Record<string, 
 
 export function generateDump(size: DumpSize): GeneratedDump {
   const rng = createRng(size.seed);
+  const namespaces = size.namespaces ?? ['ml', 'web'];
   const nodes = Array.from({ length: size.nodes }, (_, i) => node(`node-${String(i).padStart(5, '0')}`, weighted(rng), rng));
   const pendingCount = Math.round(size.pods * (size.pendingShare ?? 0.1));
   const boundCount = size.pods - pendingCount;
@@ -151,7 +154,7 @@ export function generateDump(size: DumpSize): GeneratedDump {
     boundApps.add(app);
     const hostPort = rng.next() < 0.05 ? 9100 : undefined;
     const schedulerName = s.gpus > 0 ? 'gpu-scheduler' : 'default-scheduler';
-    pods.push(pod(`bound-${i}`, pick(rng, ['ml', 'web']), app, { schedulerName, nodeName: target.name, tolerations: TOLERATE_GPU, containers: [container(s, hostPort)] }, 'Running'));
+    pods.push(pod(`bound-${i}`, pick(rng, namespaces), app, { schedulerName, nodeName: target.name, tolerations: TOLERATE_GPU, containers: [container(s, hostPort)] }, 'Running'));
   }
   const apps = [...boundApps];
   for (let i = 0; i < pendingCount; i++) {
@@ -159,7 +162,7 @@ export function generateDump(size: DumpSize): GeneratedDump {
     const app = pick(rng, APPS);
     const hostPort = rng.next() < 0.05 ? 9100 : undefined;
     const schedulerName = rng.next() < 0.05 ? 'default-scheduler' : 'gpu-scheduler';
-    pods.push(pod(`pending-${i}`, pick(rng, ['ml', 'web']), app, { schedulerName, containers: [container(s, hostPort)], ...constraints(rng, app, s.gpus, apps) }, 'Pending'));
+    pods.push(pod(`pending-${i}`, pick(rng, namespaces), app, { schedulerName, containers: [container(s, hostPort)], ...constraints(rng, app, s.gpus, apps) }, 'Pending'));
   }
   return { nodes, pods };
 }

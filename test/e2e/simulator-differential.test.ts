@@ -1,0 +1,63 @@
+// The simulator's two paths on the same generated dumps: the fast path (the
+// gpu-scheduler profile and the extender modelled in process) must place
+// every pod where the real kube-scheduler with the extender (--exact) does,
+// and fail the same pods with the same reasons. Where totals tie,
+// kube-scheduler picks at random: the fast path must report that tie with
+// the real pick among the tied nodes, and then follows it so that later
+// pods see the same cluster.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateDump } from '../../bench/simulate/generated-dump';
+import { e2eHarness } from '../../local/e2e-context';
+import { waitFor } from '../../local/wait';
+import { simulateExact } from '../../simulator/exact';
+import { simulate } from '../../simulator/simulate';
+
+const harness = e2eHarness();
+const SEEDS = [101, 202, 303];
+const created: string[] = [];
+
+/** The part of a FailedScheduling message about placement, without kube-scheduler's preemption attempt. */
+function placementPart(message: string): string {
+  return message.split(/\.\s+preemption:/)[0]?.replace(/\.$/, '') ?? message;
+}
+
+async function cleanUp(): Promise<void> {
+  for (const name of created.splice(0)) await harness.core.deleteNamespace({ name }).catch(() => undefined);
+  await harness.resetCluster();
+}
+
+describe('simulate: the fast path places as the real gpu-scheduler does', () => {
+  beforeAll(async () => {
+    await harness.resetCluster();
+  });
+  afterAll(cleanUp);
+
+  for (const seed of SEEDS) {
+    it(`generated dump, seed ${seed}: same placements and reasons, ties reported with the real pick among them`, async () => {
+      // Under 100 nodes kube-scheduler evaluates every node (percentageOfNodesToScore), as the fast path does.
+      const namespaces = [`ml-${seed}`, `web-${seed}`];
+      const dump = generateDump({ nodes: 30, pods: 160, pendingShare: 0.25, seed, namespaces });
+      created.push(...namespaces);
+      const exact = await simulateExact(dump.nodes, dump.pods, {}, harness.info.controlPlane);
+      const exactNode = new Map(exact.placed.map((p) => [p.pod, p.node]));
+      const fast = simulate(dump.nodes, dump.pods, {}, { breakTie: (pod, tied) => exactNode.get(pod) ?? (tied[0] as string) });
+
+      const fastNode = new Map(fast.placed.map((p) => [p.pod, p.node]));
+      expect(fastNode).toEqual(exactNode);
+      for (const p of fast.placed) if (p.tiedWith.length > 0) expect([p.node, ...p.tiedWith]).toContain(exactNode.get(p.pod));
+      const reasons = (result: typeof fast) => new Map(result.unschedulable.map((u) => [u.pod, placementPart(u.message)]));
+      expect(reasons(fast)).toEqual(reasons(exact));
+      // The generated dump exercises what the fast path models, and the paths agree on it.
+      expect(fast.placed.length).toBeGreaterThan(10);
+      expect(fast.unschedulable.length).toBeGreaterThan(0);
+      expect(fast.skipped.otherScheduler['default-scheduler']).toBeGreaterThan(0);
+      console.log(`seed ${seed}: ${fast.placed.length} placed (${fast.placed.filter((p) => p.tiedWith.length > 0).length} on a tie), ${fast.unschedulable.length} unschedulable`);
+
+      await cleanUp();
+      await waitFor('the namespaces of the dump gone', async () => {
+        const left = (await harness.core.listNamespace()).items.filter((ns) => namespaces.includes(ns.metadata?.name ?? ''));
+        return left.length === 0 ? true : undefined;
+      }, { timeoutMs: 120_000 });
+    }, 15 * 60_000);
+  }
+});
