@@ -49,7 +49,7 @@ const EXACT_NOT_MODELLED = [
 export function extenderEnvironment(profile: ProfileOptions): Env {
   const env: Record<string, string> = {
     // Every call sees every earlier bind: the deployed 5 s cache could score a pod on a view without the previous pods.
-    EXTENDER_CACHE_TTL: '0',
+    EXTENDER_CACHE_TTL: '0ms',
   };
   for (const [plugin, weight] of Object.entries(profile.weights ?? {})) env[weightVariable(plugin)] = String(weight);
   const gpu = profile.gpuScore ?? {};

@@ -7,6 +7,7 @@ import type { ProfileOptions } from '../lambdas/scheduling/profiles';
 import { createExtenderProfile } from '../lambdas/scheduling/profiles';
 import type { Snapshot } from '../lambdas/scheduling/snapshot';
 import { snapshotFromKubernetes } from '../lambdas/scheduling/snapshot';
+import { snapshotShapes } from '../lambdas/scheduling/fragmentation/snapshot-shapes';
 import { ClusterState, parseSchedNode } from './in-tree/cluster';
 import type { SchedPod } from './in-tree/pod-spec';
 import { parseSchedPod } from './in-tree/pod-spec';
@@ -191,6 +192,17 @@ export function simulate(nodes: readonly unknown[], pods: readonly unknown[], pr
     extenderProfile: createExtenderProfile(profileOptions),
     extenderWeight: options.extenderWeight ?? APP_CONFIG_DEFAULTS.scheduler.extender.weight,
   };
+  // The extender derives the workload's typical shapes afresh from every new
+  // cluster view (each bind, at the cache TTL --exact uses), while a profile
+  // kept across binds refreshes them only after 5 % more pods: start a new
+  // profile whenever a bind changes the shapes, so both score alike.
+  let shapes = JSON.stringify(snapshotShapes(snapshot));
+  const followShapes = (): void => {
+    const now = JSON.stringify(snapshotShapes(snapshot));
+    if (now === shapes) return;
+    shapes = now;
+    model.extenderProfile = createExtenderProfile(profileOptions);
+  };
   const placed: PlacedPod[] = [];
   let waiting = plan.pending;
   let failures = new Map<SchedPod, CycleResult>();
@@ -207,6 +219,7 @@ export function simulate(nodes: readonly unknown[], pods: readonly unknown[], pr
       const picked = tied.length > 1 && options.breakTie !== undefined ? options.breakTie(pod.key, tied) : result.node;
       const node = tied.length > 1 && tied.includes(picked) ? picked : result.node;
       const devices = bindBoth(cluster, snapshot, pod, node);
+      followShapes();
       placed.push({
         pod: pod.key,
         node,

@@ -8,7 +8,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDump } from '../../bench/simulate/generated-dump';
 import { e2eHarness } from '../../local/e2e-context';
-import { waitFor } from '../../local/wait';
 import { simulateExact } from '../../simulator/exact';
 import { simulate } from '../../simulator/simulate';
 
@@ -35,12 +34,18 @@ describe('simulate: the fast path places as the real gpu-scheduler does', () => 
   for (const seed of SEEDS) {
     it(`generated dump, seed ${seed}: same placements and reasons, ties reported with the real pick among them`, async () => {
       // Under 100 nodes kube-scheduler evaluates every node (percentageOfNodesToScore), as the fast path does.
+      await cleanUp();
       const namespaces = [`ml-${seed}`, `web-${seed}`];
       const dump = generateDump({ nodes: 30, pods: 160, pendingShare: 0.25, seed, namespaces });
       created.push(...namespaces);
-      const exact = await simulateExact(dump.nodes, dump.pods, {}, harness.info.controlPlane);
+      const exact = await simulateExact(dump.nodes, dump.pods, {}, harness.info.controlPlane, { explain: true });
       const exactNode = new Map(exact.placed.map((p) => [p.pod, p.node]));
-      const fast = simulate(dump.nodes, dump.pods, {}, { breakTie: (pod, tied) => exactNode.get(pod) ?? (tied[0] as string) });
+      const fast = simulate(dump.nodes, dump.pods, {}, { explain: true, breakTie: (pod, tied) => exactNode.get(pod) ?? (tied[0] as string) });
+      // The first pod, in queue order, the paths disagree on, with both sides' reasons: every later one may follow from it.
+      const first = fast.placed.find((p) => exactNode.get(p.pod) !== p.node);
+      if (first !== undefined) console.log(`exact placements, seed ${seed}: ${JSON.stringify(Object.fromEntries(exactNode))}`);
+      const firstExact = first && exact.placed.find((p) => p.pod === first.pod);
+      expect(first && { fast: first, exact: firstExact ?? exact.unschedulable.find((u) => u.pod === first.pod) }).toBeUndefined();
 
       const fastNode = new Map(fast.placed.map((p) => [p.pod, p.node]));
       expect(fastNode).toEqual(exactNode);
@@ -52,12 +57,6 @@ describe('simulate: the fast path places as the real gpu-scheduler does', () => 
       expect(fast.unschedulable.length).toBeGreaterThan(0);
       expect(fast.skipped.otherScheduler['default-scheduler']).toBeGreaterThan(0);
       console.log(`seed ${seed}: ${fast.placed.length} placed (${fast.placed.filter((p) => p.tiedWith.length > 0).length} on a tie), ${fast.unschedulable.length} unschedulable`);
-
-      await cleanUp();
-      await waitFor('the namespaces of the dump gone', async () => {
-        const left = (await harness.core.listNamespace()).items.filter((ns) => namespaces.includes(ns.metadata?.name ?? ''));
-        return left.length === 0 ? true : undefined;
-      }, { timeoutMs: 120_000 });
     }, 15 * 60_000);
   }
 });
