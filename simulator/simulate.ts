@@ -145,6 +145,18 @@ export function fastPathNotModelled(plan: DumpPlan): string[] {
   return notes;
 }
 
+/**
+ * Whether kube-scheduler tries a failed pod again when another pod is bound:
+ * its queueing hints do for InterPodAffinity and PodTopologySpread rejections
+ * (the new pod may be the peer it needs), and for a pod only the extender
+ * rejected (no plugin to ask, so every event requeues it); a node short of
+ * resources, tainted or unmatched stays so.
+ */
+export function requeuedByBind(result: CycleResult): boolean {
+  if (result.inTreeRejected.has('InterPodAffinity') || result.inTreeRejected.has('PodTopologySpread')) return true;
+  return result.inTreeRejectedCount === 0;
+}
+
 function filterCounts(result: CycleResult): FilterCount[] {
   const out: FilterCount[] = [];
   for (const [plugin, reasons] of result.inTreeRejected) for (const [reason, nodes] of reasons) out.push({ plugin, reason, nodes });
@@ -204,17 +216,17 @@ export function simulate(nodes: readonly unknown[], pods: readonly unknown[], pr
     model.extenderProfile = createExtenderProfile(profileOptions);
   };
   const placed: PlacedPod[] = [];
+  const failures = new Map<SchedPod, CycleResult>();
   let waiting = plan.pending;
-  let failures = new Map<SchedPod, CycleResult>();
-  for (let pass = 0; waiting.length > 0; pass++) {
+  while (waiting.length > 0) {
     const placedBefore = placed.length;
-    failures = new Map();
     for (const pod of waiting) {
       const result = scheduleOne(model, pod);
       if (result.node === undefined) {
         failures.set(pod, result);
         continue;
       }
+      failures.delete(pod);
       const tied = result.tiedWith;
       const picked = tied.length > 1 && options.breakTie !== undefined ? options.breakTie(pod.key, tied) : result.node;
       const node = tied.length > 1 && tied.includes(picked) ? picked : result.node;
@@ -230,7 +242,7 @@ export function simulate(nodes: readonly unknown[], pods: readonly unknown[], pr
       });
     }
     if (placed.length === placedBefore) break;
-    waiting = [...failures.keys()];
+    waiting = [...failures].filter(([, result]) => requeuedByBind(result)).map(([pod]) => pod);
   }
   const unschedulable = [...failures].map(([pod, result]) => ({
     pod: pod.key,

@@ -161,7 +161,8 @@ export function generateDump(size: DumpSize): GeneratedDump {
     const s = shape(rng, rng.next() < 0.8);
     const app = pick(rng, APPS);
     const hostPort = rng.next() < 0.05 ? 9100 : undefined;
-    const schedulerName = rng.next() < 0.05 ? 'default-scheduler' : 'gpu-scheduler';
+    // One pending pod in 20 is another scheduler's, which the simulator must skip.
+    const schedulerName = i % 20 === 7 ? 'default-scheduler' : 'gpu-scheduler';
     pods.push(pod(`pending-${i}`, pick(rng, namespaces), app, { schedulerName, containers: [container(s, hostPort)], ...constraints(rng, app, s.gpus, apps) }, 'Pending'));
   }
   return { nodes, pods };
