@@ -51,6 +51,10 @@ export function podToCreate(pod: SchedPod): KubeObject {
   delete spec.priority;
   delete spec.preemptionPolicy;
   if (pod.nodeName === undefined) delete spec.nodeName;
+  // A hand-written what-if pod may leave out what the API server requires but scheduling never reads.
+  for (const key of ['containers', 'initContainers']) {
+    if (Array.isArray(spec[key])) spec[key] = spec[key].map((c: unknown, i: number) => (isRecord(c) ? { name: `container-${i}`, image: 'simulated', ...c } : c));
+  }
   return { apiVersion: 'v1', kind: 'Pod', metadata: keptMetadata(raw), spec };
 }
 

@@ -4,7 +4,9 @@
 // reasons are read back from the API (as kubernetes-sigs/kube-scheduler-simulator
 // does for the default scheduler).
 import { CoreV1Api, KubeConfig, PatchStrategy, SchedulingV1Api, Watch, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
+import { errorMessage } from '../lambdas/common/error-message';
 import { weightVariable } from '../lambdas/extender/config';
+import { isRecord } from '../lambdas/scheduling/kube-json';
 import type { ExtenderRanking } from '../lambdas/extender/decision';
 import type { Env } from '../lambdas/env';
 import { mapWithConcurrency } from '../lambdas/labeler/map-with-concurrency';
@@ -94,12 +96,26 @@ class PodWatch {
   }
 }
 
+/** The API server's own words for a refused request (its Status message), else the error's. */
+function apiMessage(error: unknown): string {
+  const body = isRecord(error) && typeof error.body === 'string' ? error.body : undefined;
+  if (body !== undefined) {
+    try {
+      const status: unknown = JSON.parse(body);
+      if (isRecord(status) && typeof status.message === 'string') return status.message;
+    } catch {
+      // Not a Status: fall through to the error's message.
+    }
+  }
+  return errorMessage(error);
+}
+
 async function createAll(items: readonly unknown[], concurrency: number, create: (item: unknown) => Promise<unknown>, what: string): Promise<void> {
   const results = await mapWithConcurrency([...items], concurrency, create);
   const failed = results.filter((r) => !r.ok);
   if (failed.length > 0) {
     const first = failed[0] as { error: unknown };
-    throw new Error(`${failed.length} of ${items.length} ${what} could not be created; first: ${first.error instanceof Error ? first.error.message : String(first.error)}`);
+    throw new Error(`${failed.length} of ${items.length} ${what} could not be created; first: ${apiMessage(first.error)}`);
   }
 }
 

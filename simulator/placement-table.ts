@@ -35,7 +35,8 @@ export function formatSimulation(result: SimulationResult): string {
   const out: string[] = [PATH_LINE[result.path]];
   out.push(`${result.placed.length} placed, ${result.unschedulable.length} unschedulable, ${result.alreadyBound} already bound (any scheduler; counted as load)${skippedLine(result)}`);
   if (result.placed.length > 0) {
-    out.push('', alignColumns([['POD', 'NODE', 'TOTAL', 'GPU DEVICES', 'NOTE'], ...result.placed.map((p) => [p.pod, p.node, p.score === undefined ? 'only node' : String(p.score), p.devices.join(',') || '-', note(p)])]));
+    if (result.path === 'exact') out.push('', 'TOTAL is kube-scheduler\'s and not read back on this path; --explain shows the extender\'s ranking.');
+    out.push('', alignColumns([['POD', 'NODE', 'TOTAL', 'GPU DEVICES', 'NOTE'], ...result.placed.map((p) => [p.pod, p.node, p.score === undefined ? (result.path === 'exact' ? '-' : 'only node') : String(p.score), p.devices.join(',') || '-', note(p)])]));
   }
   const explained = result.placed.filter((p) => p.explanation !== undefined);
   if (explained.length > 0) {
