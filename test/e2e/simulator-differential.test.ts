@@ -12,7 +12,7 @@ import { simulateExact } from '../../simulator/exact';
 import { simulate } from '../../simulator/simulate';
 
 const harness = e2eHarness();
-const SEEDS = [101, 202, 303];
+const SEEDS = [101, 202, 303, 404, 505];
 const created: string[] = [];
 
 /** The part of a FailedScheduling message about placement, without kube-scheduler's preemption attempt. */
