@@ -26,7 +26,8 @@ describe('the dump\'s objects as --exact creates them', () => {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name: 'p', namespace: 'ml', labels: { app: 'a' } },
-      spec: { schedulerName: 'gpu-scheduler', priorityClassName: 'high', containers: [{ name: 'c' }] },
+      // The API server requires an image; scheduling never reads it.
+      spec: { schedulerName: 'gpu-scheduler', priorityClassName: 'high', containers: [{ name: 'c', image: 'simulated' }] },
     });
     expect(priorityClassesFor([parseSchedPod(raw), parseSchedPod({ ...raw, spec: { ...raw.spec, priorityClassName: 'system-node-critical' } })])).toEqual([
       { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'high' }, value: 1000, preemptionPolicy: 'Never' },
