@@ -245,6 +245,9 @@ async function readBack(core: CoreV1Api, plan: ReturnType<typeof planDump>, watc
     unschedulable.push({ pod: pending.key, message, filteredByScheduler: filtered, rejectedByExtender: byExtender });
   }
   const snapshot = snapshotFromKubernetes(nodesNow, podsNow);
+  const slowest = Math.max(0, ...(extender?.responses ?? []).map((r) => r.handlerMs));
+  const warnings = (extender?.failures ?? []).map((f) => `the extender's ${f.verb ?? 'call'} failed (${f.status}): ${f.message}`);
+  if (warnings.length > 0) warnings.push(`its slowest call took ${Math.round(slowest)} ms (kube-scheduler waits ${deployedExtenderSettings('').httpTimeout ?? '5s'})`);
   return {
     path: 'exact',
     placed,
@@ -254,5 +257,6 @@ async function readBack(core: CoreV1Api, plan: ReturnType<typeof planDump>, watc
     nodes: snapshot.nodes.map((n) => ({ node: n.name, gpus: n.gpuCount, freeWholeGpus: n.freeWholeGpus, pods: n.pods.length })),
     gpus: clusterOutcome(snapshot),
     notModelled: EXACT_NOT_MODELLED,
+    ...(warnings.length > 0 ? { warnings } : {}),
   };
 }

@@ -48,6 +48,7 @@ export function formatSimulation(result: SimulationResult): string {
   out.push('', alignColumns([['NODE', 'GPUS', 'FREE WHOLE GPUS', 'PODS'], ...result.nodes.map((n) => [n.node, String(n.gpus), String(n.freeWholeGpus), String(n.pods)])]));
   const g = result.gpus;
   out.push('', `GPUs after placement: ${g.allocatable} allocatable, ${g.allocated} allocated, ${g.idle} idle, ${g.stranded} stranded`, `  ${STRANDED_MEANING}`);
+  if (result.warnings !== undefined) out.push('', 'WARNINGS:', ...result.warnings.map((w) => `  - ${w}`));
   if (result.notModelled.length > 0) out.push('', `Not modelled on the ${result.path} path:`, ...result.notModelled.map((n) => `  - ${n}`));
   return out.join('\n');
 }

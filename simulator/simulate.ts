@@ -84,6 +84,10 @@ export interface SimulationResult {
   readonly gpus: ClusterOutcome;
   /** What this path does not model, for this input. */
   readonly notModelled: readonly string[];
+  /** Exact path: what went wrong on the way (an extender call that failed leaves that pod to kube-scheduler's own scores). */
+  readonly warnings?: readonly string[];
+  /** Fast path: nodes kube-scheduler's filters removed over every cycle of the run, placed pods' included, per plugin. */
+  readonly removedByScheduler?: Readonly<Record<string, number>>;
 }
 
 export interface SimulateOptions {
@@ -217,11 +221,17 @@ export function simulate(nodes: readonly unknown[], pods: readonly unknown[], pr
   };
   const placed: PlacedPod[] = [];
   const failures = new Map<SchedPod, CycleResult>();
+  const removedByScheduler: Record<string, number> = {};
   let waiting = plan.pending;
   while (waiting.length > 0) {
     const placedBefore = placed.length;
     for (const pod of waiting) {
       const result = scheduleOne(model, pod);
+      for (const [plugin, reasons] of result.inTreeRejected) {
+        // A node short of several resources counts once.
+        const nodes = plugin === 'NodeResourcesFit' ? Math.max(...reasons.values()) : [...reasons.values()].reduce((a, b) => a + b, 0);
+        removedByScheduler[plugin] = (removedByScheduler[plugin] ?? 0) + nodes;
+      }
       if (result.node === undefined) {
         failures.set(pod, result);
         continue;
@@ -259,5 +269,6 @@ export function simulate(nodes: readonly unknown[], pods: readonly unknown[], pr
     nodes: usage(snapshot),
     gpus: clusterOutcome(snapshot),
     notModelled: fastPathNotModelled(plan),
+    removedByScheduler,
   };
 }
