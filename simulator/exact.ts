@@ -149,6 +149,10 @@ export async function simulateExact(
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const scheduling = kubeConfig.makeApiClient(SchedulingV1Api);
   if ((await core.listNode({ limit: 1 })).items.length > 0) throw new Error('the API server already has nodes: --exact needs an empty cluster');
+  // A gpu-scheduler pod already there would be placed among the dump's.
+  if ((await core.listPodForAllNamespaces({ fieldSelector: `spec.schedulerName=${GPU_SCHEDULER}`, limit: 1 })).items.length > 0) {
+    throw new Error(`the API server already has ${GPU_SCHEDULER} pods: --exact needs an empty cluster`);
+  }
 
   const nodeNames = new Set(nodes.map((n) => nodeToCreate(n).metadata as { name: string }).map((m) => m.name));
   const bound = plan.bound.filter((p) => nodeNames.has(p.nodeName as string));

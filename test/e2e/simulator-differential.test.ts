@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDump } from '../../bench/simulate/generated-dump';
 import { failedSchedulingReasons } from '../../lambdas/scheduling/failed-scheduling';
 import { e2eHarness } from '../../local/e2e-context';
+import { waitFor } from '../../local/wait';
 import { simulateExact } from '../../simulator/exact';
 import { simulate } from '../../simulator/simulate';
 
@@ -23,9 +24,20 @@ function placementPart(message: string): string {
   return message.split(/\.\s+(?:no new claims to deallocate, )?preemption:/)[0]?.replace(/\.$/, '') ?? message;
 }
 
+/**
+ * Removes one dump before the next: its pods first (a pending gpu-scheduler pod left in a
+ * terminating namespace would be scheduled onto the next dump's nodes, which have the same
+ * names), then its namespaces and nodes, and waits until the namespaces are gone.
+ */
 async function cleanUp(): Promise<void> {
-  for (const name of created.splice(0)) await harness.core.deleteNamespace({ name }).catch(() => undefined);
+  const namespaces = created.splice(0);
+  for (const namespace of namespaces) await harness.core.deleteCollectionNamespacedPod({ namespace, gracePeriodSeconds: 0 }).catch(() => undefined);
+  for (const name of namespaces) await harness.core.deleteNamespace({ name }).catch(() => undefined);
   await harness.resetCluster();
+  await waitFor('the namespaces of the last dump gone', async () => {
+    const left = (await harness.core.listNamespace()).items.filter((ns) => namespaces.includes(ns.metadata?.name ?? ''));
+    return left.length === 0 ? true : undefined;
+  }, { timeoutMs: 120_000 });
 }
 
 describe('simulate: the fast path places as the real gpu-scheduler does', () => {
