@@ -1,38 +1,42 @@
 /**
- * `npm run simulate -- --nodes <file> --pods <file> [--config <file>] [--json] [--explain]`:
- * what-if placement of pending pods on a cluster, with the same scheduling
- * library and profile the extender runs (plus the scheduler's CPU/memory fit).
+ * `npm run simulate -- --nodes <file> --pods <file> [--config <file>] [--json] [--explain] [--exact]`:
+ * what-if placement of the gpu-scheduler's pending pods on a cluster, as the
+ * deployed gpu-scheduler (kube-scheduler's profile plus the extender) would place them.
  */
 import { readFileSync } from 'node:fs';
 import { defineCli, isEntryPoint, readCommandLine, UsageError } from '../lambdas/common/command-line';
-import { createSimulatorProfile } from '../lambdas/scheduling/profiles';
+import { errorMessage } from '../lambdas/common/error-message';
+import { startControlPlane } from '../local/control-plane';
+import { ensureKubeBinaries } from '../local/build-binaries';
+import { simulateExact } from './exact';
 import { InputError, parseKubeList } from './kube-list-file';
 import { formatSimulation } from './placement-table';
 import { simulate } from './simulate';
 import { parseSimulatorConfig } from './simulator-config';
-import { errorMessage } from '../lambdas/common/error-message';
 
 export const SIMULATE_CLI = defineCli({
-  usage: 'npm run simulate -- --nodes <file> --pods <file> [--config <file>] [--json] [--explain]',
+  usage: 'npm run simulate -- --nodes <file> --pods <file> [--config <file>] [--json] [--explain] [--exact]',
   summary: [
-    'What-if placement: where the pending pods would land on these nodes, with the',
-    'profile the extender runs (plus kube-scheduler\'s CPU/memory/pod-count fit).',
-    'Bound pods count as load; the others are placed in file order. Prints a placement',
-    'table (pod, node, score, GPU devices), the reasons for each unschedulable pod and',
-    'a node-usage table. Exit 0 done (even with unschedulable pods), 1 bad input, 2 bad usage.',
+    'What-if placement: where the pending pods with schedulerName gpu-scheduler would land on',
+    'these nodes, decided as the deployed gpu-scheduler decides: kube-scheduler\'s filters and',
+    'scores of its profile plus the extender. Pods of other schedulers are skipped; bound pods',
+    'of any scheduler count as load. Fast path by default (in process; lists what it does not',
+    'model); --exact runs the real kube-apiserver, kube-scheduler and extender locally.',
+    'Exit 0 done (even with unschedulable pods), 1 bad input or a failed --exact run, 2 bad usage.',
   ].join('\n'),
   options: {
     nodes: { type: 'string', value: 'file', description: 'nodes, as `kubectl get nodes -o json` (or yaml) prints them (required)' },
     pods: { type: 'string', value: 'file', description: 'pods, as `kubectl get pods -A -o json` (or yaml) prints them (required)' },
-    config: { type: 'string', value: 'file', description: 'profile options (JSON or YAML): weights, gpuScore; see docs/simulator.md' },
-    json: { type: 'boolean', description: 'print {placed, unschedulable, alreadyBound, nodes} as JSON instead of tables' },
-    explain: { type: 'boolean', description: 'for each placement, every plugin\'s score on the chosen node and on the runner-up, and the margin (or: tie)' },
+    config: { type: 'string', value: 'file', description: 'the extender\'s profile options (JSON or YAML): weights, gpuScore; see docs/simulator.md' },
+    json: { type: 'boolean', description: 'print the result as JSON instead of tables' },
+    explain: { type: 'boolean', description: 'for each placement, the points per plugin on the chosen node and the runner-up (with --exact: the extender\'s ranking)' },
+    exact: { type: 'boolean', description: 'run the real kube-apiserver, kube-scheduler and extender (builds Kubernetes once; about a minute per 500 nodes)' },
   },
   examples: [
     'kubectl get nodes -o json > nodes.json; kubectl get pods -A -o json > pods.json',
     'npm run simulate -- --nodes nodes.json --pods pods.json',
-    'npm run simulate -- --nodes nodes.json --pods pods.json --config profile.yaml --json',
     'npm run simulate -- --nodes nodes.json --pods pods.json --explain   # why each pod went where it went',
+    'npm run simulate -- --nodes nodes.json --pods pods.json --exact     # the real scheduler, same output',
   ],
 });
 
@@ -50,29 +54,52 @@ interface SimulateCliOptions {
   config: string | undefined;
   json: boolean;
   explain: boolean;
+  exact: boolean;
 }
 
-function main(argv: readonly string[]): number {
+async function main(argv: readonly string[]): Promise<number> {
   const options = readCommandLine(SIMULATE_CLI, argv, (values): SimulateCliOptions => {
     if (values.nodes === undefined || values.pods === undefined) throw new UsageError('--nodes and --pods are required');
-    return { nodes: values.nodes, pods: values.pods, config: values.config, json: values.json === true, explain: values.explain === true };
+    return { nodes: values.nodes, pods: values.pods, config: values.config, json: values.json === true, explain: values.explain === true, exact: values.exact === true };
   });
+  let result;
   try {
     const nodes = parseKubeList(readInput(options.nodes), options.nodes, 'Node');
     const pods = parseKubeList(readInput(options.pods), options.pods, 'Pod');
     const profileOptions = options.config === undefined ? {} : parseSimulatorConfig(readInput(options.config), options.config);
-    const result = simulate(nodes, pods, createSimulatorProfile(profileOptions), { explain: options.explain });
-    process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatSimulation(result)}\n`);
-    return 0;
+    result = options.exact ? await runExact(nodes, pods, profileOptions, options.explain) : simulate(nodes, pods, profileOptions, { explain: options.explain });
   } catch (error) {
-    if (error instanceof InputError) {
-      process.stderr.write(`error: ${error.message}\n`);
-      return 1;
-    }
+    process.stderr.write(`error: ${errorMessage(error)}\n`);
+    if (error instanceof InputError) return 1;
+    if (options.exact) return 1;
     throw error;
+  }
+  process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatSimulation(result)}\n`);
+  return 0;
+}
+
+/** A throwaway control plane (no default scheduler: only the gpu-scheduler places pods), stopped whatever happens. */
+async function runExact(nodes: readonly unknown[], pods: readonly unknown[], profileOptions: Parameters<typeof simulate>[2], explain: boolean) {
+  const log = (message: string): void => {
+    process.stderr.write(`${message}\n`);
+  };
+  const binaries = await ensureKubeBinaries(log);
+  const controlPlane = await startControlPlane({ binaries, defaultScheduler: false, log });
+  try {
+    return await simulateExact(nodes, pods, profileOptions ?? {}, controlPlane.info, { explain, log });
+  } finally {
+    await controlPlane.stop();
   }
 }
 
 if (isEntryPoint(import.meta.url)) {
-  process.exitCode = main(process.argv.slice(2));
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`error: ${errorMessage(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
 }

@@ -1,5 +1,6 @@
-import type { NodeScoreExplanation } from '../lambdas/scheduling/explain';
-import type { PlacedPod, SimulationResult } from './simulate';
+import type { RankedNode } from '../lambdas/extender/decision';
+import type { NodeTotal } from './kube-scheduler-cycle';
+import type { PlacedPod, SimulationResult, UnschedulablePod } from './simulate';
 
 /** Plain-text columns, each as wide as its widest cell, two spaces apart (the trace report's tables too). */
 export function alignColumns(rows: readonly (readonly string[])[]): string {
@@ -7,35 +8,90 @@ export function alignColumns(rows: readonly (readonly string[])[]): string {
   return rows.map((row) => row.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join('  ').trimEnd()).join('\n');
 }
 
-/** Human-readable report: placements, then each unschedulable pod with its per-node reasons, then node usage. */
+/** Said once next to the stranded figure, so nobody has to guess what it counts. */
+export const STRANDED_MEANING =
+  'stranded = the part of idle that pods of the typical shapes (learned from the bound GPU pods) could not use, e.g. 1 free GPU on a node when those pods ask for 2.';
+
+const PATH_LINE = {
+  fast: 'fast path: kube-scheduler\'s gpu-scheduler profile and the extender modelled in process (--exact runs the real ones)',
+  exact: 'exact path: the real kube-apiserver, kube-scheduler (gpu-scheduler profile) and extender',
+} as const;
+
+function skippedLine(result: SimulationResult): string {
+  const parts = Object.entries(result.skipped.otherScheduler).map(([scheduler, n]) => `${n} pending for ${scheduler}`);
+  if (result.skipped.gated > 0) parts.push(`${result.skipped.gated} held by schedulingGates`);
+  if (result.skipped.boundToUnknownNode > 0) parts.push(`${result.skipped.boundToUnknownNode} bound to nodes not in the node list`);
+  return parts.length === 0 ? '' : `; skipped (not placed): ${parts.join(', ')}`;
+}
+
+function note(p: PlacedPod): string {
+  if (p.tiedWith.length === 0) return '';
+  const others = p.tiedWith.length > 3 ? `${p.tiedWith.slice(0, 3).join(', ')} and ${p.tiedWith.length - 3} more` : p.tiedWith.join(', ');
+  return `tie with ${others}: kube-scheduler picks one at random`;
+}
+
+/** Human-readable report: placements, the unschedulable with what removed each node, node usage, GPUs and what the path leaves out. */
 export function formatSimulation(result: SimulationResult): string {
-  const out: string[] = [];
-  out.push(`${result.placed.length} placed, ${result.unschedulable.length} unschedulable, ${result.alreadyBound} already bound`);
+  const out: string[] = [PATH_LINE[result.path]];
+  out.push(`${result.placed.length} placed, ${result.unschedulable.length} unschedulable, ${result.alreadyBound} already bound (any scheduler; counted as load)${skippedLine(result)}`);
   if (result.placed.length > 0) {
-    out.push('', alignColumns([['POD', 'NODE', 'SCORE', 'GPU DEVICES'], ...result.placed.map((p) => [p.pod, p.node, p.score.toFixed(2), p.devices.join(',') || '-'])]));
+    if (result.path === 'exact') out.push('', 'TOTAL is kube-scheduler\'s and not read back on this path; --explain shows the extender\'s ranking.');
+    out.push('', alignColumns([['POD', 'NODE', 'TOTAL', 'GPU DEVICES', 'NOTE'], ...result.placed.map((p) => [p.pod, p.node, p.score === undefined ? (result.path === 'exact' ? '-' : 'only node') : String(p.score), p.devices.join(',') || '-', note(p)])]));
   }
   const explained = result.placed.filter((p) => p.explanation !== undefined);
-  if (explained.length > 0) out.push('', 'WHY (each plugin\'s 0..100 score; the total is their weighted mean):', ...explained.flatMap(explanationLines));
-  for (const u of result.unschedulable) {
-    out.push('', `UNSCHEDULABLE ${u.pod}: ${u.summary}`);
-    for (const r of u.reasons) out.push(`  ${r.node}: ${r.message}`);
+  if (explained.length > 0) {
+    out.push('', 'WHY (kube-scheduler\'s total: each in-tree score plugin\'s 0..100 × its weight, plus the extender\'s level 0..10 × weight × 10):', ...explained.flatMap(explanationLines));
   }
+  const ranked = result.placed.filter((p) => p.extenderRanking !== undefined);
+  if (ranked.length > 0) out.push('', 'WHY (the extender\'s ranking in its last /prioritize: its plugins\' 0..100 scores and the level sent):', ...ranked.flatMap(rankingLines));
+  for (const u of result.unschedulable) out.push('', ...unschedulableLines(u, result.nodes.length));
   out.push('', alignColumns([['NODE', 'GPUS', 'FREE WHOLE GPUS', 'PODS'], ...result.nodes.map((n) => [n.node, String(n.gpus), String(n.freeWholeGpus), String(n.pods)])]));
+  const g = result.gpus;
+  out.push('', `GPUs after placement: ${g.allocatable} allocatable, ${g.allocated} allocated, ${g.idle} idle, ${g.stranded} stranded`, `  ${STRANDED_MEANING}`);
+  if (result.warnings !== undefined) out.push('', 'WARNINGS:', ...result.warnings.map((w) => `  - ${w}`));
+  if (result.notModelled.length > 0) out.push('', `Not modelled on the ${result.path} path:`, ...result.notModelled.map((n) => `  - ${n}`));
   return out.join('\n');
 }
 
-function scoreLine(label: string, node: NodeScoreExplanation): string {
-  const parts = Object.entries(node.plugins).map(([plugin, score]) => `${plugin} ${score.toFixed(2)}`);
-  return `    ${label} ${node.node}: total ${node.total.toFixed(2)} (${parts.join(', ')})`;
+export function unschedulableLines(u: UnschedulablePod, totalNodes: number): string[] {
+  const lines = [`UNSCHEDULABLE ${u.pod}`, `  kube-scheduler says: ${u.message}`];
+  const byExtender = u.rejectedByExtender.reduce((sum, r) => sum + r.nodes, 0);
+  const several = u.filteredByScheduler.length > 1 ? ' (a node short of several resources is listed under each)' : '';
+  lines.push(`  1. kube-scheduler's own filters removed ${totalNodes - byExtender} of ${totalNodes} nodes before the extender was asked${u.filteredByScheduler.length > 0 ? `${several}:` : ''}`);
+  for (const f of u.filteredByScheduler) lines.push(`     ${f.nodes} × ${f.plugin}: ${f.reason}`);
+  if (byExtender === 0) return [...lines, '  2. no node was left for the extender to judge'];
+  lines.push(`  2. the extender rejected the ${byExtender} node(s) left:`);
+  for (const r of u.rejectedByExtender) lines.push(`     ${r.nodes} × ${r.code} (e.g. ${r.example})`);
+  return lines;
 }
 
-/** The chosen node's scores per plugin, the runner-up's, and the margin or the word tie. */
+function pointsLine(label: string, node: NodeTotal): string {
+  const parts = Object.entries(node.points).map(([plugin, points]) => `${plugin} ${points}`);
+  const extender = Object.entries(node.extenderPlugins).map(([plugin, score]) => `${plugin} ${score.toFixed(2)}`);
+  return `    ${label} ${node.node}: total ${node.total} (${parts.join(', ')}; the extender's plugins 0..100: ${extender.join(', ')})`;
+}
+
+function rankedLine(label: string, node: RankedNode): string {
+  const parts = Object.entries(node.plugins).map(([plugin, score]) => `${plugin} ${score.toFixed(2)}`);
+  return `    ${label} ${node.node}: level ${node.level}, total ${node.total.toFixed(2)} (${parts.join(', ')})`;
+}
+
+/** --exact --explain: the extender's best node and runner-up (kube-scheduler then adds its own scores). */
+export function rankingLines(placed: PlacedPod): string[] {
+  const ranking = placed.extenderRanking;
+  if (ranking === undefined) return [];
+  const lines = [`  ${placed.pod} → ${placed.node}`, rankedLine("extender's best", ranking.best)];
+  if (ranking.runnerUp !== undefined) lines.push(rankedLine('runner-up', ranking.runnerUp));
+  return lines;
+}
+
+/** The chosen node's points per plugin, the runner-up's, and the margin or the word tie. */
 export function explanationLines(placed: PlacedPod): string[] {
   const why = placed.explanation;
   if (why === undefined) return [];
-  const lines = [`  ${placed.pod} → ${placed.node}`, scoreLine('chosen', why.best)];
+  const lines = [`  ${placed.pod} → ${placed.node}`, pointsLine('chosen', why.best)];
   if (why.runnerUp === undefined) return [...lines, '    the only node that fits'];
-  lines.push(scoreLine('runner-up', why.runnerUp));
-  lines.push(why.tie ? '    tie: equal totals; the earlier node in the input wins (kube-scheduler picks at random among equal totals)' : `    margin ${why.margin.toFixed(2)} points`);
+  lines.push(pointsLine('runner-up', why.runnerUp));
+  lines.push(why.margin === 0 ? '    tie: equal totals; kube-scheduler picks at random among them (here: the first in the input)' : `    margin ${why.margin} points`);
   return lines;
 }

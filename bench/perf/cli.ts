@@ -14,6 +14,7 @@ import type { ClusterHarness, LabelerResult, ReconcilerResult } from './cluster-
 import { benchLabeler, benchReconciler, startClusterHarness } from './cluster-bench';
 import { invalidVcpu } from './cpu-quota';
 import { benchScale } from './scale-bench';
+import { benchSimulateExact, benchSimulateFast, type SimulateBenchResult } from '../simulate/simulate-bench';
 import { scaleRows } from './scale-rows';
 import type { ThroughputResult } from './scheduler-throughput';
 import { benchSchedulerThroughput, DEPLOYED_CLIENT_RATE_LIMIT } from './scheduler-throughput';
@@ -25,7 +26,7 @@ import { count, formatTable, kib, mib, ms, ratio } from './report-table';
 import { defineCli, isEntryPoint, readCommandLine, UsageError, type CliValues } from '../../lambdas/common/command-line';
 import { errorMessage } from '../../lambdas/common/error-message';
 
-const SECTIONS = ['extender', 'memory', 'bundles', 'reconciler', 'labeler', 'e2e', 'scale'] as const;
+const SECTIONS = ['extender', 'memory', 'bundles', 'reconciler', 'labeler', 'e2e', 'scale', 'simulate', 'simulate-exact'] as const;
 type Section = (typeof SECTIONS)[number];
 
 export const BENCH_CLI = defineCli({
@@ -53,6 +54,9 @@ export const BENCH_CLI = defineCli({
     'scale-seconds': { type: 'string', value: 'n', default: '60', description: 'length of the warm container\'s steady scheduling period for scale' },
     'scale-commit': { type: 'string', value: 'rev', description: 'for scale: bundle the extender of this commit (git archive) instead of the working tree' },
     'scale-rate': { type: 'string', value: 'n', default: '5', description: 'pods scheduled (and as many deleted) per second during that period' },
+    'simulate-nodes': { type: 'string', value: 'n', default: '5000', description: 'nodes of the generated dump for simulate (the fast path)' },
+    'simulate-pods': { type: 'string', value: 'n', default: '50000', description: 'pods of that dump, 2 % of them pending' },
+    'simulate-exact-nodes': { type: 'string', value: 'n', default: '500', description: 'nodes of the generated dump for simulate-exact (10 pods a node, 4 % pending)' },
     'scale-vcpu': { type: 'string', value: 'x', description: "for scale: run the extender containers under a CPU quota of x vCPU, as a Lambda of x × 1,769 MB gets (0.29 ≈ 512 MB; the extender's default 1,769 MB is 1); needs write access to the cgroup tree" },
   },
   examples: [
@@ -107,6 +111,9 @@ function benchOptions(values: CliValues<typeof BENCH_CLI.options>) {
     scaleSeconds: positive('scale-seconds', values['scale-seconds']),
     scaleRate: positive('scale-rate', values['scale-rate']),
     scaleCommit: values['scale-commit'],
+    simulateNodes: positive('simulate-nodes', values['simulate-nodes']),
+    simulatePods: positive('simulate-pods', values['simulate-pods']),
+    simulateExactNodes: positive('simulate-exact-nodes', values['simulate-exact-nodes']),
     scaleVcpu: vcpu(values['scale-vcpu']),
   };
 }
@@ -254,6 +261,22 @@ function throughputRows(r: ThroughputResult): BenchRow[] {
   return rows;
 }
 
+function simulateRows(r: SimulateBenchResult, targetMs: number): BenchRow[] {
+  const section = r.path === 'fast' ? 'npm run simulate (fast path, in process)' : 'npm run simulate --exact (real kube-apiserver, kube-scheduler, extender)';
+  return [
+    {
+      section,
+      measurement: `${count(r.nodes)} nodes, ${count(r.pods)} pods (${count(r.pending)} pending for gpu-scheduler): wall time`,
+      value: `${ms(r.wallMs)} (${ms(r.cpuMs)} CPU in this process; load ${r.loadAtStart.toFixed(1)} at start)`,
+      target: `< ${ms(targetMs)}`,
+      ok: r.wallMs < targetMs,
+    },
+    r.path === 'fast'
+      ? { section, measurement: 'placed / unschedulable / placed on a tie', value: `${count(r.placed)} / ${count(r.unschedulable)} / ${count(r.placedOnTie)}` }
+      : { section, measurement: 'placed / unschedulable (ties are not read back from kube-scheduler)', value: `${count(r.placed)} / ${count(r.unschedulable)}` },
+  ];
+}
+
 async function main(): Promise<void> {
   const options = readCommandLine(BENCH_CLI, process.argv.slice(2), benchOptions);
   const cpu = cpus();
@@ -350,6 +373,21 @@ async function main(): Promise<void> {
       );
       rows.push(...scaleRows(r));
       json.scale = r;
+    });
+  }
+
+  if (options.only.has('simulate')) {
+    await attempt('simulate', async () => {
+      const r = await benchSimulateFast({ nodes: options.simulateNodes, pods: options.simulatePods, pendingShare: 0.02, seed: 1 }, log);
+      rows.push(...simulateRows(r, 30_000));
+      json.simulate = r;
+    });
+  }
+  if (options.only.has('simulate-exact')) {
+    await attempt('simulate-exact', async () => {
+      const r = await benchSimulateExact({ nodes: options.simulateExactNodes, pods: options.simulateExactNodes * 10, pendingShare: 0.04, seed: 1 }, log);
+      rows.push(...simulateRows(r, 120_000));
+      json.simulateExact = r;
     });
   }
 

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createSimulatorProfile } from '../../../lambdas/scheduling/profiles';
 import { InputError, parseKubeList } from '../../../simulator/kube-list-file';
 import { simulate } from '../../../simulator/simulate';
 import { parseSimulatorConfig } from '../../../simulator/simulator-config';
@@ -25,9 +24,10 @@ describe('simulate (library placement of pending pods)', () => {
   const nodes = parseKubeList(read('nodes.json'), 'nodes.json', 'Node');
   const pods = parseKubeList(read('pods.yaml'), 'pods.yaml', 'Pod');
 
-  it('places pending pods in order, counting bound pods as load, and explains the unschedulable', () => {
-    const result = simulate(nodes, pods, createSimulatorProfile());
+  it('places the gpu-scheduler\'s pending pods in order, counting bound pods as load, skips other schedulers\' pods and explains the unschedulable', () => {
+    const result = simulate(nodes, pods);
     expect(result.alreadyBound).toBe(1);
+    expect(result.skipped).toEqual({ otherScheduler: { 'default-scheduler': 1 }, gated: 0, boundToUnknownNode: 0 });
     expect(result.placed.map((p) => [p.pod, p.node])).toEqual([
       // 2 A100s: the partly used node keeps the empty one whole.
       ['ml/train', 'a100-b'],
@@ -35,27 +35,53 @@ describe('simulate (library placement of pending pods)', () => {
       ['default/web', expect.any(String)],
     ]);
     expect(result.placed[0]?.devices).toHaveLength(2);
+    // kube-scheduler's own GPU count removes every node before the extender is asked.
     expect(result.unschedulable).toEqual([
       {
         pod: 'ml/huge',
-        summary: '0/3 nodes are available: 3 InsufficientGpus.',
-        reasons: [
-          { node: 'a100-a', code: 'InsufficientGpus', message: 'Not enough GPUs: requested 16, free 8' },
-          { node: 'a100-b', code: 'InsufficientGpus', message: 'Not enough GPUs: requested 16, free 1' },
-          { node: 't4', code: 'InsufficientGpus', message: 'Not enough GPUs: requested 16, free 3' },
-        ],
+        message: '0/3 nodes are available: 3 Insufficient nvidia.com/gpu.',
+        filteredByScheduler: [{ plugin: 'NodeResourcesFit', reason: 'Insufficient nvidia.com/gpu', nodes: 3 }],
+        rejectedByExtender: [],
       },
     ]);
     expect(result.nodes.find((n) => n.node === 'a100-b')).toEqual({ node: 'a100-b', gpus: 8, freeWholeGpus: 1, pods: 2 });
+    expect(result.notModelled.join('\n')).toMatch(/preemption[\s\S]*percentageOfNodesToScore/);
+  });
+
+  it('a bound pod of another scheduler is load; a pod affine to a later pod is placed on the pass after it', () => {
+    const node = (name: string) => ({ metadata: { name, labels: { 'topology.kubernetes.io/zone': 'z1' } }, status: { allocatable: { cpu: '8', memory: '8Gi', pods: '10' } } });
+    const pod = (name: string, cpu: string, extra: Record<string, unknown> = {}) => ({
+      metadata: { name, namespace: 'default', labels: { app: name } },
+      spec: { schedulerName: 'gpu-scheduler', containers: [{ name: 'c', resources: { requests: { cpu } } }], ...extra },
+    });
+    // The other scheduler's pod leaves 1 CPU on a.
+    const other = pod('other', '7', { schedulerName: 'default-scheduler', nodeName: 'a' });
+    const follower = pod('follower', '3', { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'leader' } }, topologyKey: 'topology.kubernetes.io/zone' }] } } });
+    const result = simulate([node('a'), node('b')], [other, follower, pod('leader', '3')]);
+    // The follower comes first and finds no leader; once the leader is bound kube-scheduler tries it again.
+    expect(result.placed.map((p) => [p.pod, p.node])).toEqual([
+      ['default/leader', 'b'],
+      ['default/follower', 'b'],
+    ]);
+    expect(result.unschedulable).toEqual([]);
+    expect(result.alreadyBound).toBe(1);
+  });
+
+  it('a pod short of resources is not tried again after later binds: its reasons are those of its one try', () => {
+    // Room for one pod: tried again after small is bound, big would also be short of a pod slot.
+    const node = { metadata: { name: 'a' }, status: { allocatable: { cpu: '4', memory: '8Gi', pods: '1' } } };
+    const pod = (name: string, cpu: string) => ({ metadata: { name, namespace: 'default' }, spec: { schedulerName: 'gpu-scheduler', containers: [{ name: 'c', resources: { requests: { cpu } } }] } });
+    const result = simulate([node], [pod('big', '5'), pod('small', '1')]);
+    expect(result.unschedulable.map((u) => [u.pod, u.message])).toEqual([['default/big', '0/1 nodes are available: 1 Insufficient cpu.']]);
   });
 
   it('reads YAML documents and JSON lists alike; CPU fit and bad annotations are reasons too', () => {
     const yamlNodes = parseKubeList(read('nodes.yaml'), 'nodes.yaml', 'Node');
     const jsonPods = parseKubeList(read('pods.json'), 'pods.json', 'Pod');
-    const result = simulate(yamlNodes, jsonPods, createSimulatorProfile());
+    const result = simulate(yamlNodes, jsonPods);
     expect(result.placed.map((p) => [p.pod, p.node])).toEqual([['default/cpu-heavy', 'big']]);
     expect(result.unschedulable[0]?.pod).toBe('default/bad-memory');
-    expect(result.unschedulable[0]?.reasons[0]?.message).toMatch(/Invalid pod: annotation gpu.nvidia.com\/memory="lots"/);
+    expect(result.unschedulable[0]?.rejectedByExtender[0]?.example).toMatch(/Invalid pod: annotation gpu.nvidia.com\/memory="lots"/);
   });
 
   it('rejects inputs that are not Kubernetes lists of the expected kind', () => {
@@ -80,29 +106,33 @@ describe('npm run simulate (CLI)', () => {
   it('prints the placement table and per-node reasons for unschedulable pods', () => {
     const { code, stdout } = runCli(['--nodes', fixture('nodes.json'), '--pods', fixture('pods.yaml')]);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/3 placed, 1 unschedulable, 1 already bound/);
+    expect(stdout).toMatch(/3 placed, 1 unschedulable, 1 already bound .*skipped \(not placed\): 1 pending for default-scheduler/);
     expect(stdout).toMatch(/ml\/train\s+a100-b/);
-    expect(stdout).toMatch(/UNSCHEDULABLE ml\/huge: 0\/3 nodes are available: 3 InsufficientGpus\./);
-    expect(stdout).toMatch(/ {2}t4: Not enough GPUs: requested 16, free 3/);
+    expect(stdout).toContain('UNSCHEDULABLE ml/huge\n  kube-scheduler says: 0/3 nodes are available: 3 Insufficient nvidia.com/gpu.');
+    expect(stdout).toContain("1. kube-scheduler's own filters removed 3 of 3 nodes before the extender was asked:\n     3 × NodeResourcesFit: Insufficient nvidia.com/gpu");
+    expect(stdout).toMatch(/stranded = the part of idle/);
+    expect(stdout).toMatch(/Not modelled on the fast path:\n {2}- preemption/);
   }, SPAWN_TIMEOUT_MS);
 
   it('--explain shows each plugin\'s score on the chosen node and the runner-up, and calls ties ties', () => {
     const nodes = parseKubeList(read('nodes.json'), 'nodes.json', 'Node');
     const pods = parseKubeList(read('pods.yaml'), 'pods.yaml', 'Pod');
-    const result = simulate(nodes, pods, createSimulatorProfile(), { explain: true });
+    const result = simulate(nodes, pods, {}, { explain: true });
     const train = result.placed.find((p) => p.pod === 'ml/train');
     // The two A100 nodes: the chosen one, with its total matching the placement score, beats the other.
     expect(train?.explanation?.best).toMatchObject({ node: 'a100-b', total: train?.score });
     expect(train?.explanation?.runnerUp?.node).toBe('a100-a');
-    expect(train?.explanation?.tie).toBe(false);
+    expect(train?.tiedWith).toEqual([]);
     expect(train?.explanation?.margin).toBeGreaterThan(0);
-    expect(Object.keys(train?.explanation?.best.plugins ?? {})).toEqual(expect.arrayContaining(['Fragmentation', 'GpuScore']));
-    expect(simulate(nodes, pods, createSimulatorProfile()).placed.every((p) => p.explanation === undefined)).toBe(true);
+    // kube-scheduler's sum: TaintToleration 100 × 3 on both, the extender's level × 2 × 10.
+    expect(train?.explanation?.best.points).toEqual({ TaintToleration: 300, extender: 200 });
+    expect(Object.keys(train?.explanation?.best.extenderPlugins ?? {})).toEqual(expect.arrayContaining(['Fragmentation', 'GpuScore']));
+    expect(simulate(nodes, pods).placed.every((p) => p.explanation === undefined)).toBe(true);
 
     const { code, stdout } = runCli(['--nodes', fixture('nodes.json'), '--pods', fixture('pods.yaml'), '--explain']);
     expect(code).toBe(0);
-    expect(stdout).toContain('WHY (each plugin');
-    expect(stdout).toMatch(/ml\/train → a100-b\n\s+chosen a100-b: total [\d.]+ \(.*Fragmentation [\d.]+.*\)\n\s+runner-up a100-a: total [\d.]+ .*\n\s+margin [\d.]+ points/);
+    expect(stdout).toContain("WHY (kube-scheduler's total");
+    expect(stdout).toMatch(/ml\/train → a100-b\n\s+chosen a100-b: total 500 \(TaintToleration 300, extender 200; .*Fragmentation [\d.]+.*\)\n\s+runner-up a100-a: total \d+ .*\n\s+margin \d+ points/);
   }, SPAWN_TIMEOUT_MS);
 
   it('--json prints machine-readable results; --config changes the profile', () => {
