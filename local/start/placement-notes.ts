@@ -16,7 +16,8 @@ const SHOWN_SCORES = 4;
  */
 export function placementWhy(view: ExtenderView | undefined, landedOn: string, label: (node: string) => string): string {
   if (!view) return 'extender not consulted';
-  const fit = `${view.kept.length} of ${view.kept.length + Object.keys(view.rejected).length} nodes fit`;
+  // Only the nodes kube-scheduler's own filters left reach the extender: say so, or "1 of 8" reads as 1 of the cluster.
+  const fit = `${view.kept.length} of the ${view.kept.length + Object.keys(view.rejected).length} nodes kube-scheduler sent passed the extender`;
   if (view.kept.length === 1) return `${fit}; only candidate`;
   // Equal scores in the order of their labels, so that the same tie reads the same every run.
   const scores = Object.entries(view.scores).sort((a, b) => b[1] - a[1] || label(a[0]).localeCompare(label(b[0])));

@@ -14,14 +14,14 @@ describe('placementWhy', () => {
     const scores = { 'ip-10-0-0-2.ec2.internal': 10, 'ip-10-0-0-1.ec2.internal': 9, 'ip-10-0-0-3.ec2.internal': 1 };
     const tied = ['ip-10-0-0-2.ec2.internal', 'ip-10-0-0-1.ec2.internal'];
     expect(placementWhy(view(scores, 0, tied), 'ip-10-0-0-2.ec2.internal', label)).toBe(
-      '3 of 3 nodes fit; scores a10g-b 10, a10g-a 9, a10g-x4-a 1; tie with a10g-a (equal scores): the extender gives the top level to one of them by a stable node order, so every request and every extender instance agrees on it',
+      '3 of the 3 nodes kube-scheduler sent passed the extender; scores a10g-b 10, a10g-a 9, a10g-x4-a 1; tie with a10g-a (equal scores): the extender gives the top level to one of them by a stable node order, so every request and every extender instance agrees on it',
     );
   });
 
   it('calls equal top scores a tie: kube-scheduler picks at random among them', () => {
     const scores = { 'ip-10-0-0-2.ec2.internal': 10, 'ip-10-0-0-1.ec2.internal': 10, 'ip-10-0-0-3.ec2.internal': 1, 'ip-10-0-0-4.ec2.internal': 1 };
     expect(placementWhy(view(scores), 'ip-10-0-0-2.ec2.internal', label)).toBe(
-      '4 of 12 nodes fit; scores a10g-a 10, a10g-b 10, a10g-x4-a 1, a10g-x4-b 1; tie at 10 (a10g-a, a10g-b): kube-scheduler picks at random among equal totals, so a rerun may land on another',
+      '4 of the 12 nodes kube-scheduler sent passed the extender; scores a10g-a 10, a10g-b 10, a10g-x4-a 1, a10g-x4-b 1; tie at 10 (a10g-a, a10g-b): kube-scheduler picks at random among equal totals, so a rerun may land on another',
     );
   });
 
@@ -34,7 +34,7 @@ describe('placementWhy', () => {
   it('says nothing of ties when one node scores highest', () => {
     const scores = { 'ip-10-0-0-1.ec2.internal': 10, 'ip-10-0-0-2.ec2.internal': 8, 'ip-10-0-0-3.ec2.internal': 1 };
     const why = placementWhy(view(scores, 5), 'ip-10-0-0-1.ec2.internal', label);
-    expect(why).toBe('3 of 8 nodes fit; scores a10g-a 10, a10g-b 8, a10g-x4-a 1');
+    expect(why).toBe('3 of the 8 nodes kube-scheduler sent passed the extender; scores a10g-a 10, a10g-b 8, a10g-x4-a 1');
     expect(why).not.toContain('tie');
   });
 
@@ -44,9 +44,9 @@ describe('placementWhy', () => {
   });
 
   it('a single candidate, more scores than shown, and no extender call', () => {
-    expect(placementWhy(view({ n: 3 }, 7), 'n', label)).toBe('1 of 8 nodes fit; only candidate');
+    expect(placementWhy(view({ n: 3 }, 7), 'n', label)).toBe('1 of the 8 nodes kube-scheduler sent passed the extender; only candidate');
     const many = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`n${i}`, 9 - i]));
-    expect(placementWhy(view(many, 0), 'n0', label)).toBe('6 of 6 nodes fit; scores n0 9, n1 8, n2 7, n3 6, …');
+    expect(placementWhy(view(many, 0), 'n0', label)).toBe('6 of the 6 nodes kube-scheduler sent passed the extender; scores n0 9, n1 8, n2 7, n3 6, …');
     expect(placementWhy(undefined, 'n', label)).toBe('extender not consulted');
   });
 });
