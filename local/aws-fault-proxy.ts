@@ -27,17 +27,28 @@ export interface AwsFaultProxy {
   readonly url: string;
   /** Every call seen, with the fault it got (undefined: forwarded as it was). */
   readonly calls: readonly (AwsCall & { readonly fault: AwsFault['kind'] | undefined; readonly at: number })[];
+  /** Calls per `<service> <action>` since the start or the last resetAttempts: a retry is the same call again. */
+  readonly attempts: ReadonlyMap<string, number>;
+  resetAttempts(): void;
   stop(): Promise<void>;
 }
 
-export async function startAwsFaultProxy(options: { readonly target: string; readonly fault: (call: AwsCall) => AwsFault | undefined }): Promise<AwsFaultProxy> {
+/** `fault` decides each call's answer from the call and which attempt of it this is (1 = the first). */
+export async function startAwsFaultProxy(options: {
+  readonly target: string;
+  readonly fault: (call: AwsCall, attempt: number) => AwsFault | undefined;
+}): Promise<AwsFaultProxy> {
   const target = new URL(options.target);
   const calls: (AwsCall & { fault: AwsFault['kind'] | undefined; at: number })[] = [];
+  const attempts = new Map<string, number>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const body = await readAll(req);
     const call = describeCall(req, body);
-    const fault = options.fault(call);
+    const key = `${call.service} ${call.action}`;
+    const attempt = (attempts.get(key) ?? 0) + 1;
+    attempts.set(key, attempt);
+    const fault = options.fault(call, attempt);
     calls.push({ ...call, fault: fault?.kind, at: Date.now() });
     if (fault?.kind === 'throttle' || fault?.kind === 'fail') {
       const answer = errorAnswer(call, fault.kind);
@@ -68,6 +79,8 @@ export async function startAwsFaultProxy(options: { readonly target: string; rea
   return {
     url: `http://127.0.0.1:${port}`,
     calls,
+    attempts,
+    resetAttempts: () => attempts.clear(),
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

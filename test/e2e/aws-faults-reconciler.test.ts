@@ -33,7 +33,8 @@ let namespace = '';
 let node: GpuNode | undefined;
 let proxy: AwsFaultProxy | undefined;
 let plan: ((call: AwsCall, attempt: number) => AwsFault | undefined) | undefined;
-const attempts = new Map<string, number>();
+/** Calls per `<service> <action>` the proxy saw since the last reset. */
+const attempts = (): ReadonlyMap<string, number> => proxy?.attempts ?? new Map<string, number>();
 
 function reconciler() {
   if (!proxy) throw new Error('setup did not finish');
@@ -45,7 +46,7 @@ function reconciler() {
     telemetry,
   });
   const run = async (): Promise<{ summary?: ReconcileSummary; error?: string; ms: number }> => {
-    attempts.clear();
+    proxy?.resetAttempts();
     const started = Date.now();
     try {
       const summary = await handler({}, localLambdaContext({ functionName: SERVICE.reconciler, timeoutMs: TIMEOUT_MS }));
@@ -59,7 +60,7 @@ function reconciler() {
 }
 
 const withCost = async () => [...(await podsByName(core, namespace)).values()].filter((pod) => deletionCost(pod) !== undefined).length;
-const getMetricDataTries = () => attempts.get('monitoring GetMetricData') ?? 0;
+const getMetricDataTries = () => attempts().get('monitoring GetMetricData') ?? 0;
 
 beforeAll(async () => {
   namespace = await harness.createNamespace('aws-faults-reconciler');
@@ -70,12 +71,7 @@ beforeAll(async () => {
   await publishPodMetrics(cloudWatch(harness.info, REGION), namespace, metrics);
   proxy = await startAwsFaultProxy({
     target: harness.info.motoUrl,
-    fault: (call) => {
-      const key = `${call.service} ${call.action}`;
-      const attempt = (attempts.get(key) ?? 0) + 1;
-      attempts.set(key, attempt);
-      return plan?.(call, attempt);
-    },
+    fault: (call, attempt) => plan?.(call, attempt),
   });
 });
 

@@ -27,7 +27,8 @@ const LABELER_TIMEOUT_MS = 240_000;
 
 let proxy: AwsFaultProxy | undefined;
 let plan: ((call: AwsCall, attempt: number) => AwsFault | undefined) | undefined;
-const attempts = new Map<string, number>();
+/** Calls per `<service> <action>` the proxy saw since the last reset. */
+const attempts = (): ReadonlyMap<string, number> => proxy?.attempts ?? new Map<string, number>();
 const created: GpuNode[] = [];
 
 function labeler() {
@@ -56,12 +57,7 @@ const proxied = (fault: AwsFault['kind']) => proxy?.calls.filter((c) => c.fault 
 beforeAll(async () => {
   proxy = await startAwsFaultProxy({
     target: h.info.motoUrl,
-    fault: (call) => {
-      const key = `${call.service} ${call.action}`;
-      const attempt = (attempts.get(key) ?? 0) + 1;
-      attempts.set(key, attempt);
-      return plan?.(call, attempt);
-    },
+    fault: (call, attempt) => plan?.(call, attempt),
   });
 });
 
@@ -75,7 +71,7 @@ describe('the labeler when EC2 throttles, fails or is slow', () => {
   it('throttled (RequestLimitExceeded twice for every call): retried with backoff, the node labelled, the event not failed', async () => {
     const node = await unlabelledNode('g5.xlarge');
     const { invoke, ec2Errors } = labeler();
-    attempts.clear();
+    proxy?.resetAttempts();
     const throttledBefore = proxied('throttle');
     plan = (call, attempt) => (call.service === 'ec2' && attempt <= 2 ? { kind: 'throttle' } : undefined);
     const started = Date.now();
@@ -83,20 +79,20 @@ describe('the labeler when EC2 throttles, fails or is slow', () => {
     const seconds = (Date.now() - started) / 1000;
     plan = undefined;
     const throttled = proxied('throttle') - throttledBefore;
-    console.log(`throttled: ${throttled} throttled answers, labelled in ${seconds.toFixed(1)} s (${JSON.stringify(Object.fromEntries(attempts))})`);
+    console.log(`throttled: ${throttled} throttled answers, labelled in ${seconds.toFixed(1)} s (${JSON.stringify(Object.fromEntries(attempts()))})`);
     expect(result).toMatchObject({ kind: 'instance', result: 'labeled' });
     expect(gpuLabelsOf(await h.core.readNode({ name: node.name }))['gpu.nvidia.com/model']).toBe('A10G');
     expect(throttled).toBeGreaterThanOrEqual(4);
     // Every EC2 operation needed its third attempt; none was given up.
-    for (const [key, n] of attempts) if (key.startsWith('ec2 ')) expect(n, key).toBe(3);
-    expect(seconds * 1000).toBeLessThan(attempts.size * AWS_RETRY_WAIT_BOUND_MS);
+    for (const [key, n] of attempts()) if (key.startsWith('ec2 ')) expect(n, key).toBe(3);
+    expect(seconds * 1000).toBeLessThan(attempts().size * AWS_RETRY_WAIT_BOUND_MS);
     expect(ec2Errors()).toBe(0);
   });
 
   it('EC2 failing with 500 on every try: the event fails after the configured attempts (a dead-letter message), the reconcile pass labels the node once EC2 is back', async () => {
     const node = await unlabelledNode('g4dn.xlarge');
     const { invoke, ec2Errors } = labeler();
-    attempts.clear();
+    proxy?.resetAttempts();
     plan = (call) => (call.service === 'ec2' ? { kind: 'fail' } : undefined);
     const started = Date.now();
     const failure = await invoke(stateChangeEvent(node.instanceId)).then(
@@ -105,10 +101,10 @@ describe('the labeler when EC2 throttles, fails or is slow', () => {
     );
     const seconds = (Date.now() - started) / 1000;
     plan = undefined;
-    console.log(`500s: the event failed after ${seconds.toFixed(1)} s with ${failure ?? 'nothing'}; attempts ${JSON.stringify(Object.fromEntries(attempts))}`);
+    console.log(`500s: the event failed after ${seconds.toFixed(1)} s with ${failure ?? 'nothing'}; attempts ${JSON.stringify(Object.fromEntries(attempts()))}`);
     expect(failure).toMatch(/InternalError|internal error/i);
     // The first operation was tried exactly as often as configured, then given up.
-    expect([...attempts.values()]).toEqual([AWS_RETRY.maxAttempts]);
+    expect([...attempts().values()]).toEqual([AWS_RETRY.maxAttempts]);
     expect(seconds * 1000).toBeLessThan(LABELER_TIMEOUT_MS);
     expect(ec2Errors()).toBe(1);
     expect(gpuLabelsOf(await h.core.readNode({ name: node.name }))).toEqual({});
@@ -121,18 +117,18 @@ describe('the labeler when EC2 throttles, fails or is slow', () => {
   it('EC2 answering after 2 s: the event labels its node, slower, without an error', async () => {
     const node = await unlabelledNode('g5.2xlarge');
     const { invoke, ec2Errors } = labeler();
-    attempts.clear();
+    proxy?.resetAttempts();
     plan = (call) => (call.service === 'ec2' ? { kind: 'delay', ms: 2_000 } : undefined);
     const started = Date.now();
     const result = await invoke(stateChangeEvent(node.instanceId));
     const seconds = (Date.now() - started) / 1000;
     plan = undefined;
-    console.log(`slow: labelled in ${seconds.toFixed(1)} s over ${[...attempts.values()].reduce((a, b) => a + b, 0)} EC2 calls`);
+    console.log(`slow: labelled in ${seconds.toFixed(1)} s over ${[...attempts().values()].reduce((a, b) => a + b, 0)} EC2 calls`);
     expect(result).toMatchObject({ kind: 'instance', result: 'labeled' });
     expect(seconds).toBeGreaterThanOrEqual(2);
     expect(seconds * 1000).toBeLessThan(LABELER_TIMEOUT_MS);
     expect(ec2Errors()).toBe(0);
     // Slow is not failed: each operation went out once.
-    for (const [key, n] of attempts) expect(n, key).toBe(1);
+    for (const [key, n] of attempts()) expect(n, key).toBe(1);
   });
 });
