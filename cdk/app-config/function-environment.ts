@@ -72,15 +72,15 @@ function common(config: WriterConfig, name: PipelineFunctionName): CommonVariabl
 
 const STACK_SET: { readonly [N in PipelineFunctionName]: (config: WriterConfig, cluster: ClusterEndpoint | undefined) => StackSetVariables[N] } = {
   extender: (config, cluster) => ({
-    ...common(config, 'extender'),
     ...(cluster === undefined ? {} : { CLUSTER_ENDPOINT: cluster.endpoint, CLUSTER_CA_DATA: cluster.caData }),
+    ...common(config, 'extender'),
   }),
   labeler: (config) => common(config, 'labeler'),
   reconciler: (config) => ({
-    ...common(config, 'reconciler'),
     SCHEDULER_NAMESPACE: config.scheduler.namespace,
     GPU_SCHEDULER_NAME: config.scheduler.name,
     RUN_INTERVAL: `${config.reconciler.scheduleMinutes}m`,
+    ...common(config, 'reconciler'),
   }),
 };
 

@@ -76,7 +76,7 @@ export const nodePoolSchema = settings({
   consolidateAfter: text(DURATION_OR_NEVER).default('5m').meta({ description: 'How long a node stays empty (or underused) before removal.' }),
   expireAfter: text(DURATION_OR_NEVER).default('720h').meta({ description: 'Node lifetime before Karpenter replaces it (picks up new AMIs).' }),
   disruptionBudgets: objectList(disruptionBudgetSchema)
-    .default([{ nodes: '10%' }])
+    .default(() => [{ nodes: '10%' }])
     .meta({
       allowed:
         'list of `{nodes, reasons?, schedule?, duration?}`: `nodes` a count (`"1"`) or share (`"10%"`); `reasons` of `Underutilized`, `Empty`, `Drifted`; `schedule` (cron, UTC) and `duration` (`8h`, `1h30m`) together',
@@ -84,7 +84,7 @@ export const nodePoolSchema = settings({
     }),
   labels: nodeLabels().default({}).meta({ description: 'Extra node labels. The stack adds `gpu-scheduling/accelerator: nvidia`.' }),
   taints: taintList()
-    .default([{ ...GPU_TAINT }])
+    .default(() => [{ ...GPU_TAINT }])
     .meta({ description: 'Node taints. With `gpuNodeStartupTaint`, the labeler\'s taint is added as a Karpenter `startupTaint`.' }),
 })
   .check(crossField(checkFamiliesOrTypes))

@@ -58,7 +58,7 @@ function nodeGroupShape(defaults: NodeGroupDefaults, instanceType: TextRule, ins
           'Extra node labels. The stack adds `gpu-scheduling/node-group: <name>`, and on GPU groups `gpu-scheduling/accelerator: nvidia` (the device plugin selects on it).',
       }),
     taints: taintList()
-      .default(defaults.taints.map((taint) => ({ ...taint })))
+      .default(() => defaults.taints.map((taint) => ({ ...taint })))
       .meta({ description: 'Keeps non-GPU pods off GPU nodes; GPU pods need a matching toleration.' }),
   };
 }

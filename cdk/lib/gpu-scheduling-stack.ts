@@ -135,7 +135,6 @@ export class GpuSchedulingStack extends Stack {
       target,
       config: config.scheduler,
       extenderUrlPrefix: endpoint.urlPrefix,
-      extenderUsesHttps: endpoint.usesHttps,
       extenderTls: endpoint.certificates && endpoint.tlsSecretName !== undefined ? { secretName: endpoint.tlsSecretName, issued: endpoint.certificates.resource } : undefined,
     });
 

@@ -71,7 +71,7 @@ describe('parseAppConfig rejects bad values, naming the key and what is allowed'
     [{ cluster: { karpenter: { nodePools: [{ instanceFamilies: ['g6e.xlarge'] }] } } }, 'cluster.karpenter.nodePools[0].instanceFamilies[0]', 'instance family such as g6e'],
     [{ cluster: { karpenter: { nodePools: [{ instanceFamilies: ['g6e'], instanceTypes: ['p5.48xlarge'] }] } } }, 'cluster.karpenter.nodePools[0].instanceTypes', 'cannot be combined with instanceFamilies'],
     [{ cluster: { karpenter: { nodePools: [{ instanceFamilies: [] }] } } }, 'cluster.karpenter.nodePools[0].instanceFamilies', 'at least one instance family'],
-    [{ cluster: { karpenter: { nodePools: [{ capacityTypes: ['spot'] }] } } }, 'cluster.karpenter.nodePools[0].capacityTypes[0]', '"ON_DEMAND" or "SPOT"'],
+    [{ cluster: { karpenter: { nodePools: [{ capacityTypes: ['spot'] }] } } }, 'cluster.karpenter.nodePools[0].capacityTypes[0]', 'must be one of "ON_DEMAND", "SPOT", got "spot"'],
     [{ cluster: { karpenter: { nodePools: [{ maxGpus: 0 }] } } }, 'cluster.karpenter.nodePools[0].maxGpus', 'integer from 1'],
     [{ cluster: { karpenter: { nodePools: [{ consolidationPolicy: 'Always' }] } } }, 'cluster.karpenter.nodePools[0].consolidationPolicy', '"WhenEmpty", "WhenEmptyOrUnderutilized"'],
     [{ cluster: { karpenter: { nodePools: [{ consolidateAfter: '5 minutes' }] } } }, 'cluster.karpenter.nodePools[0].consolidateAfter', 'a duration'],
@@ -256,7 +256,12 @@ describe('Karpenter NodePools', () => {
   });
 
   it('lets an Auto Mode cluster go without the device plugin, and any other existing cluster keep it', () => {
-    const existing = { vpcId: 'vpc-0123456789abcdef0', clusterSecurityGroupId: 'sg-0123456789abcdef0' };
+    const existing = {
+      vpcId: 'vpc-0123456789abcdef0',
+      availabilityZones: ['eu-west-1a', 'eu-west-1b'],
+      privateSubnetIds: ['subnet-0123456789abcdef0', 'subnet-0123456789abcdef1'],
+      clusterSecurityGroupId: 'sg-0123456789abcdef0',
+    };
     const autoMode = parseAppConfig({ cluster: { mode: 'existing', existing: { ...existing, gpuCapacity: 'auto-mode' } }, addons: { nvidiaDevicePlugin: { enabled: false } } });
     expect(autoMode.cluster).toMatchObject({ gpuCapacity: 'auto-mode' });
     const withKarpenter = parseAppConfig({ cluster: { mode: 'existing', existing: { ...existing, gpuCapacity: 'karpenter' } } });
