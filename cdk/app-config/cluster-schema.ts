@@ -102,7 +102,7 @@ const newClusterSchema = settings({
   systemNodeGroup: systemNodeGroupSchema
     .prefault({})
     .meta({
-      defaultText: 'see [below](#the-system-node-group)',
+      defaultText: 'see below',
       allowed: 'node group object (no `name`)',
       description: 'Runs CoreDNS, the second scheduler, add-on controllers. AMI `AL2023_x86_64_STANDARD`.',
     }),

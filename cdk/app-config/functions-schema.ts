@@ -134,7 +134,7 @@ function runsCannotOverlap(ctx: CheckContext<Schedule>): void {
 function scheduledFunctionShape(defaults: ScheduledDefaults, docs: ScheduledDocs) {
   return {
     scheduleMinutes: integer(1, 1440).default(defaults.scheduleMinutes).meta({ description: docs.scheduleMinutes }),
-    memorySizeMiB: memorySize(defaults.memorySizeMiB),
+    memorySizeMiB: memorySize(defaults.memorySizeMiB, 'Memory, and CPU with it (Lambda gives CPU in proportion).'),
     timeoutSeconds: integer(1, 900).default(defaults.timeoutSeconds).meta({ allowed: '1–900, below `scheduleMinutes × 60`', description: docs.timeoutSeconds }),
     // Lambda's asynchronous-invocation limits, which also bound the EventBridge target's.
     maxEventAgeSeconds: integer(60, 21600).default(defaults.maxEventAgeSeconds).meta({ description: 'Events older than this are dead-lettered instead of retried.' }),

@@ -49,9 +49,9 @@ export const schedulerSchema = settings({
     .meta({ defaultText: '`<name>`', allowed: 'a DNS-1123 label, not `kube-scheduler`', description: 'Its own leader-election lease.' }),
   verbosity: integer(0, 10).default(2).meta({ description: '`--v`.' }),
   resources: settings({
-    cpuRequest: text(CPU).default('100m'),
-    memoryRequest: text(MEMORY).default('128Mi'),
-    memoryLimit: text(MEMORY).default('512Mi'),
+    cpuRequest: text(CPU).default('100m').meta({ description: 'The scheduler container\'s CPU request.' }),
+    memoryRequest: text(MEMORY).default('128Mi').meta({ description: 'Its memory request.' }),
+    memoryLimit: text(MEMORY).default('512Mi').meta({ description: 'Its memory limit.' }),
   }).prefault({}),
   extender: schedulerExtenderSchema.prefault({}),
 })
