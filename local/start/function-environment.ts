@@ -1,6 +1,7 @@
 // The environment each Lambda gets: what the CDK stack sets in AWS (the one
 // writer of it, cdk/app-config/function-environment.ts), plus the local
-// wiring: AWS_ENDPOINT_URL & co. pointing at moto, and local defaults. Its
+// wiring: AWS_ENDPOINT_URL & co. pointing at moto, local defaults, and
+// leaving out what has no local counterpart (LOCAL_WITHHELD). Its
 // cluster connection, the kubeconfig of its own least-privilege identity, is
 // injected by the worker (LocalLambdaOptions.kubeconfig), not read from here.
 import type { AppConfig } from '../../cdk/app-config/app-config';
@@ -20,6 +21,18 @@ export const LOCAL_DEFAULTS: Readonly<Record<PipelineFunctionName, Readonly<Reco
   reconciler: {},
 };
 
+/**
+ * What the stack sets that the local pipeline leaves out. The local
+ * gpu-scheduler is a process, not a pod in SCHEDULER_NAMESPACE that the
+ * reconciler could find and scrape through the API server, so its metrics
+ * step stays off (test/e2e/scheduler-metrics.test.ts runs it against one).
+ */
+export const LOCAL_WITHHELD: Readonly<Record<PipelineFunctionName, readonly string[]>> = {
+  extender: [],
+  labeler: [],
+  reconciler: ['SCHEDULER_NAMESPACE'],
+};
+
 export interface LocalWiring {
   readonly motoUrl: string;
   /** The local API server, which stands for the cluster a new-cluster config makes the stack create. */
@@ -27,6 +40,8 @@ export interface LocalWiring {
 }
 
 export function functionEnvironment(config: AppConfig, name: PipelineFunctionName, local: LocalWiring): Record<string, string> {
+  const deployed: Record<string, string> = { ...deployedEnvironment(config, name, config.cluster.mode === 'new' ? local.cluster : undefined) };
+  for (const variable of LOCAL_WITHHELD[name]) delete deployed[variable];
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     TZ: 'UTC',
@@ -34,7 +49,7 @@ export function functionEnvironment(config: AppConfig, name: PipelineFunctionNam
     // provisioned concurrency locally); Powertools' cold_start reads it.
     AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     ...LOCAL_DEFAULTS[name],
-    ...deployedEnvironment(config, name, config.cluster.mode === 'new' ? local.cluster : undefined),
+    ...deployed,
     ...awsEnvironment(local.motoUrl),
   };
 }

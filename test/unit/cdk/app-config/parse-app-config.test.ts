@@ -123,6 +123,15 @@ describe('parseAppConfig rejects bad values, naming the key and what is allowed'
     [{ alarms: { extenderP99LatencyMs: 5000 } }, 'alarms.extenderP99LatencyMs', 'httpTimeoutSeconds'],
     [{ alarms: { gpuPodPendingMinutes: 0 } }, 'alarms.gpuPodPendingMinutes', 'integer from 1 to 1440'],
     [{ alarms: { strandedGpuPercent: 101 } }, 'alarms.strandedGpuPercent', 'integer from 1 to 100'],
+    // Rules that once ended in a CDK error at synth (or at deploy) rather than a config error.
+    [{ cluster: { vpcCidr: '300.0.0.0/16' } }, 'cluster.vpcCidr', 'an IPv4 CIDR from /16 to /28'],
+    [{ cluster: { vpcCidr: '10.0.0.0/17', availabilityZones: ['us-east-1a', 'us-east-1b', 'us-east-1c', 'us-east-1d'] } }, 'cluster.vpcCidr', '4 zones need a /16 or larger'],
+    [{ cluster: { availabilityZones: ['us-east-1a', 'us-east-1a'] } }, 'cluster.availabilityZones[1]', '"us-east-1a" is listed twice'],
+    [{ cluster: { adminPrincipalArns: ['arn:aws:iam::123456789012:role/a', 'arn:aws:iam::123456789012:role/a'] } }, 'cluster.adminPrincipalArns[1]', 'listed twice; each principal gets one access entry'],
+    [{ cluster: { endpointAccess: 'public-and-private', publicAccessCidrs: ['999.1.1.1/8'] } }, 'cluster.publicAccessCidrs[0]', 'an IPv4 CIDR'],
+    [{ cluster: { mode: 'existing', existing: { availabilityZones: ['eu-west-1a', 'eu-west-1a'] } } }, 'cluster.existing.availabilityZones[1]', 'listed twice'],
+    [{ cluster: { mode: 'cloud' } }, 'cluster.mode', 'must be one of "new", "existing", got "cloud"'],
+    [{ scheduler: { name: 'default-scheduler' } }, 'scheduler.name', 'the default scheduler\'s profile'],
   ])('%j → %s', (raw, key, allowed) => {
     const message = errorOf(raw);
     expect(message).toContain(`${key}:`);
