@@ -53,7 +53,7 @@ function checkZoneRoom(ctx: CheckContext<{ natGateways?: unknown; vpcCidr?: unkn
 
 const ZONES_ONCE = 'each zone takes one subnet (the ALB accepts one per zone)';
 
-const newClusterSchema = settings({
+export const newClusterSchema = settings({
   mode: z.literal('new').meta({ description: 'Create a cluster (`new`) or attach to one (`existing`).' }),
   // An open API endpoint is never the default.
   endpointAccess: oneOf(ENDPOINT_ACCESS)
@@ -179,7 +179,7 @@ const newClusterSchema = settings({
 
 const SUBNET_ID = { pattern: /^subnet-[0-9a-f]{8,17}$/, allowed: 'a subnet id such as subnet-0123456789abcdef0' };
 
-const existingClusterDetailsSchema = settings({
+export const existingClusterDetailsSchema = settings({
   vpcId: text({ pattern: /^vpc-[0-9a-f]{8,17}$/, allowed: 'a VPC id such as vpc-0123456789abcdef0' }).meta({ allowed: '`vpc-…`', description: 'The cluster\'s VPC.' }),
   availabilityZones: list(AVAILABILITY_ZONE, 2).meta({ allowed: '≥ 2 distinct zone names', description: 'Zones of the subnets below, same order.' }),
   privateSubnetIds: list(SUBNET_ID, 2).meta({ allowed: 'one `subnet-…` per zone', description: 'Where the ALB, the Lambdas and the kubectl provider go.' }),
@@ -235,4 +235,3 @@ export const clusterSchema = z.preprocess(
   }),
 );
 
-export { newClusterSchema, existingClusterDetailsSchema, existingClusterSchema };

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { crossField, integer, list, objectList, oneOf, report, reported, settings, stringMap, text, type CheckContext, type TextRule } from './schema-rules';
 import { GPU_INSTANCE_TYPE, INSTANCE_TYPE, LABEL_KEY, LABEL_VALUE, TAINT_KEY } from './value-rules';
 

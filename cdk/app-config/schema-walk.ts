@@ -95,7 +95,7 @@ export function defaultOf(schema: Schema): { readonly value: unknown } | undefin
   return undefined;
 }
 
-/** Whether a setting is filled in when left out: a default, the defaults of its keys, or a value derived from other settings. */
+/** What a setting holds: an object of settings (a table of its own keys), a list, or a value. */
 export function kindOf(schema: Schema): 'object' | 'list' | 'value' {
   const type = defOf(unwrap(schema)).type;
   return type === 'object' || type === 'union' ? 'object' : type === 'array' ? 'list' : 'value';

@@ -3,7 +3,6 @@
 // the CDK config's schema rules, so mistakes read the same way: the dotted key, what is
 // allowed and what was found; unknown keys are errors, not silently ignored.
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
 import { AppConfigError } from '../../cdk/app-config/app-config-error';
 import { ConfigFileError, readConfigFile } from '../../cdk/app-config/config-file';
 import { parseOrThrow } from '../../cdk/app-config/config-problems';
