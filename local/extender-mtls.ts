@@ -4,7 +4,7 @@
 // certificate naming 127.0.0.1, the scheduler's files written for its tlsConfig.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ExtenderTlsFiles } from '../cdk/lib/scheduler/second-scheduler-manifests';
+import type { ExtenderTlsFiles } from '../cdk/lib/scheduler/extender-configuration';
 import { DEFAULT_ROTATION_POLICY, newGeneration, rotatedBundles, type CertificateGeneration } from '../lambdas/certificates/rotation';
 import type { AlbMutualTls } from './alb-adapter';
 

@@ -4,40 +4,20 @@
 // profile, exactly like the second scheduler deployed on EKS.
 import { stringify } from 'yaml';
 import { APP_CONFIG_DEFAULTS } from '../cdk/app-config/app-config-defaults';
-import { extenderConfiguration, gpuSchedulerProfile, type ExtenderTlsFiles } from '../cdk/lib/scheduler/second-scheduler-manifests';
+import { extenderConfiguration, type ExtenderSettings } from '../cdk/lib/scheduler/extender-configuration';
+import { gpuSchedulerProfile } from '../cdk/lib/scheduler/second-scheduler-manifests';
+
+export type { ExtenderSettings } from '../cdk/lib/scheduler/extender-configuration';
 
 export const GPU_SCHEDULER_NAME = 'gpu-scheduler';
 
-export interface ExtenderSettings {
-  /** e.g. http://127.0.0.1:4321 — the scheduler POSTs to `<urlPrefix>/<verb>`. */
-  urlPrefix: string;
-  nodeCacheCapable: boolean;
-  /** false: a failing extender fails the scheduling attempt (pods stay Pending). */
-  ignorable?: boolean;
-  /** Default: the deployed default (cdk/app-config), which the score composition is designed for. */
-  weight?: number;
-  /** undefined: no preempt verb. */
-  preemptVerb?: 'preempt';
-  httpTimeout?: string;
-  /** Mutual TLS: the client certificate the scheduler presents and the CAs it trusts (local/extender-mtls.ts). */
-  tlsConfig?: ExtenderTlsFiles;
-}
-
 /**
- * The extender settings the deployed second scheduler gets (cdk/app-config
- * defaults: NodeNames mode, weight, ignorable, timeout, preempt), so a test
+ * The extender settings the deployed second scheduler gets (the config's
+ * defaults: weight, ignorable, timeout, preempt; node names only), so a test
  * that runs "as deployed" cannot drift from the deployment.
  */
 export function deployedExtenderSettings(urlPrefix: string): ExtenderSettings {
-  const deployed = APP_CONFIG_DEFAULTS.scheduler.extender;
-  return {
-    urlPrefix,
-    nodeCacheCapable: true,
-    ignorable: deployed.ignorable,
-    weight: deployed.weight,
-    ...(deployed.preempt ? { preemptVerb: 'preempt' as const } : {}),
-    httpTimeout: `${deployed.httpTimeoutSeconds}s`,
-  };
+  return { ...APP_CONFIG_DEFAULTS.scheduler.extender, urlPrefix };
 }
 
 export interface SchedulerConfigInput {
@@ -69,19 +49,6 @@ export function schedulerConfiguration({
     // (in-tree scores without intent off, no default spreading), so local placements match EKS.
     profiles: profiles.map((schedulerName) => (gpuProfile ? gpuSchedulerProfile(schedulerName) : { schedulerName })),
   };
-  if (extender) {
-    config.extenders = [
-      extenderConfiguration({
-        urlPrefix: extender.urlPrefix,
-        https: extender.urlPrefix.startsWith('https:'),
-        preempt: extender.preemptVerb !== undefined,
-        weight: extender.weight ?? APP_CONFIG_DEFAULTS.scheduler.extender.weight,
-        nodeCacheCapable: extender.nodeCacheCapable,
-        httpTimeout: extender.httpTimeout ?? '5s',
-        ignorable: extender.ignorable ?? false,
-        ...(extender.tlsConfig ? { tlsConfig: extender.tlsConfig } : {}),
-      }),
-    ];
-  }
+  if (extender) config.extenders = [extenderConfiguration(extender)];
   return stringify(config);
 }

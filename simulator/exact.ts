@@ -20,7 +20,7 @@ import type { ControlPlaneInfo } from '../local/control-plane';
 import { startKubeScheduler } from '../local/kube-scheduler';
 import type { ManagedProcess } from '../local/managed-process';
 import { startRecordingExtender, type RecordingExtender } from '../local/recording-extender';
-import { deployedExtenderSettings } from '../local/scheduler-config';
+import { deployedExtenderSettings, type ExtenderSettings } from '../local/scheduler-config';
 import { sleep } from '../local/wait';
 import { BUILT_IN_NAMESPACES, nodeStatus, nodeToCreate, podToCreate, priorityClassesFor } from './exact-objects';
 import { pluginOfReason } from './in-tree/filters';
@@ -170,17 +170,18 @@ export async function simulateExact(
   const watch = new PodWatch();
   let extender: RecordingExtender | undefined;
   let scheduler: ManagedProcess | undefined;
+  let settings: ExtenderSettings | undefined;
   try {
     await watch.start(kubeConfig);
     extender = await startRecordingExtender(controlPlane.lambdaKubeconfigs.extender, extenderEnvironment(profileOptions));
-    const settings = deployedExtenderSettings(extender.adapter.url);
+    settings = { ...deployedExtenderSettings(extender.adapter.url), ...(options.extenderWeight === undefined ? {} : { weight: options.extenderWeight }) };
     scheduler = await startKubeScheduler({
       binary: controlPlane.kubeSchedulerBinary,
       kubeconfig: controlPlane.schedulerKubeconfig,
       workDir: controlPlane.logDir,
       name: `simulate-exact-${process.pid}-${Date.now()}`,
       profiles: [GPU_SCHEDULER],
-      extender: options.extenderWeight === undefined ? settings : { ...settings, weight: options.extenderWeight },
+      extender: settings,
       verbosity: 1,
     });
     log(`[exact] kube-scheduler and the extender ready; placing ${plan.pending.length} pods one at a time`);
@@ -208,7 +209,7 @@ export async function simulateExact(
     await scheduler?.stop();
     await extender?.stop();
   }
-  return readBack(core, plan, watch, extender, options.explain === true);
+  return readBack(core, plan, watch, { extender, settings }, options.explain === true);
 }
 
 /** Waits until no bind has happened for two seconds (retries back off one second first). */
@@ -229,7 +230,13 @@ function rankingOf(extender: RecordingExtender | undefined, key: string): Extend
   return decisions.at(-1)?.summary.ranking;
 }
 
-async function readBack(core: CoreV1Api, plan: ReturnType<typeof planDump>, watch: PodWatch, extender: RecordingExtender | undefined, explain: boolean): Promise<SimulationResult> {
+async function readBack(
+  core: CoreV1Api,
+  plan: ReturnType<typeof planDump>,
+  watch: PodWatch,
+  { extender, settings }: { extender: RecordingExtender | undefined; settings: ExtenderSettings | undefined },
+  explain: boolean,
+): Promise<SimulationResult> {
   const podsNow = (await core.listPodForAllNamespaces()).items;
   const nodesNow = (await core.listNode()).items;
   const byKey = new Map(podsNow.map((p) => [keyOf(p), p]));
@@ -251,7 +258,7 @@ async function readBack(core: CoreV1Api, plan: ReturnType<typeof planDump>, watc
   const snapshot = snapshotFromKubernetes(nodesNow, podsNow);
   const slowest = Math.max(0, ...(extender?.responses ?? []).map((r) => r.handlerMs));
   const warnings = (extender?.failures ?? []).map((f) => `the extender's ${f.verb ?? 'call'} failed (${f.status}): ${f.message}`);
-  if (warnings.length > 0) warnings.push(`its slowest call took ${Math.round(slowest)} ms (kube-scheduler waits ${deployedExtenderSettings('').httpTimeout ?? '5s'})`);
+  if (warnings.length > 0) warnings.push(`its slowest call took ${Math.round(slowest)} ms (kube-scheduler waits ${settings?.httpTimeoutSeconds ?? '?'} s)`);
   return {
     path: 'exact',
     placed,

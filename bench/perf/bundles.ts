@@ -11,7 +11,7 @@ import { build } from 'esbuild';
 import type { BuildOptions, Metafile } from 'esbuild';
 import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
 import { lambdaEsbuildOptions } from '../../cdk/lib/functions/esbuild-options';
-import { functionNodeOptions } from '../../cdk/lib/functions/lambda-build';
+import { functionNodeOptions } from '../../cdk/lib/functions/node-options';
 import { LAMBDA_ENTRIES, PROJECT_ROOT } from '../../cdk/lib/functions/lambda-entries';
 import type { PipelineFunctionName } from '../../cdk/lib/functions/lambda-entries';
 import { lambdaRuntimeNodeArgs } from './lambda-runtime-args';

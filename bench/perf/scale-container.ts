@@ -9,7 +9,7 @@ import { dirname, join, relative } from 'node:path';
 import { build } from 'esbuild';
 import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
 import { fileURLToPath } from 'node:url';
-import { functionNodeOptions } from '../../cdk/lib/functions/lambda-build';
+import { functionNodeOptions } from '../../cdk/lib/functions/node-options';
 import { LAMBDA_ENTRIES, PROJECT_ROOT } from '../../cdk/lib/functions/lambda-entries';
 import { CDK_BUNDLING } from './bundles';
 import { lambdaRuntimeNodeArgs } from './lambda-runtime-args';
@@ -116,7 +116,7 @@ function post(url: string, path: string, body: string): Promise<{ status: number
 }
 
 const MEMORY_SIZE_MIB = APP_CONFIG_DEFAULTS.extender.memorySizeMiB;
-/** What the stack sets on the extender at its default memory (cdk/lib/functions/lambda-build.ts). */
+/** What the stack sets on the extender at its default memory (cdk/lib/functions/node-options.ts). */
 const DEPLOYED_NODE_OPTIONS = functionNodeOptions('extender', MEMORY_SIZE_MIB);
 
 /**

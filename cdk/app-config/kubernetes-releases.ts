@@ -1,4 +1,10 @@
-import type { KubernetesMinorVersion } from './app-config';
+/**
+ * The cluster versions EKS gives standard support to (1.34's ended on
+ * 2026-12-02). A config naming another version fails with an error that lists
+ * these, rather than deploying a scheduler no test has run.
+ */
+export const KUBERNETES_VERSIONS = ['1.35', '1.36'] as const;
+export type KubernetesMinorVersion = (typeof KUBERNETES_VERSIONS)[number];
 
 /**
  * The Kubernetes patch release behind each supported cluster version: the

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { errorMessage } from '../../lambdas/common/error-message';
 import type { AppConfig } from './app-config';
-import { AppConfigError } from './config-reader';
+import { AppConfigError } from './app-config-error';
 import { ConfigFileError, readConfigFile } from './config-file';
 import { parseAppConfig } from './parse-app-config';
 

@@ -1,5 +1,5 @@
 import { App } from 'aws-cdk-lib';
-import { AppConfigError } from '../app-config/config-reader';
+import { AppConfigError } from '../app-config/app-config-error';
 import { CONFIG_CONTEXT_KEY, CONFIG_FILE_CONTEXT_KEY, loadAppConfig } from '../app-config/load-app-config';
 import { buildApp } from '../lib/build-app';
 

@@ -4,7 +4,7 @@ import * as eks from 'aws-cdk-lib/aws-eks-v2';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { AppConfig } from '../app-config/app-config';
-import { podNamespacesFromEnv } from '../../lambdas/reconciler/pod-namespaces';
+import { functionEnvironment, type ClusterEndpoint } from '../app-config/function-environment';
 import { LambdaClusterAccess } from './access/cluster-access';
 import { LAMBDA_KUBERNETES_ACCESS } from './access/lambda-rbac-rules';
 import { lambdaWriteLimitManifests } from './access/write-limit-policy';
@@ -26,11 +26,6 @@ import { SecondScheduler } from './scheduler/second-scheduler';
 
 export interface GpuSchedulingStackProps extends StackProps {
   readonly config: AppConfig;
-  /**
-   * Extra environment variables per function, for wiring the stack does not
-   * know about yet; they override the config file's `environment` maps.
-   */
-  readonly functionEnvironment?: Partial<Readonly<Record<'extender' | 'labeler' | 'reconciler', Readonly<Record<string, string>>>>>;
 }
 
 /** The whole pipeline in one environment-agnostic stack. */
@@ -67,7 +62,7 @@ export class GpuSchedulingStack extends Stack {
       description: 'kube-scheduler extender (filter, prioritize, preempt) behind the internal ALB',
       target,
       config: config.extender,
-      environment: { ...extenderClusterEndpoint(target), ...props.functionEnvironment?.extender },
+      environment: functionEnvironment(config, 'extender', createdClusterEndpoint(target)),
       logRetention,
       // 0 is our "no reservation"; to Lambda a reservation of 0 would throttle every call.
       ...(config.extender.reservedConcurrency > 0 ? { reservedConcurrency: config.extender.reservedConcurrency } : {}),
@@ -77,7 +72,7 @@ export class GpuSchedulingStack extends Stack {
       description: 'Labels GPU nodes with model, memory and count from EC2 instance-type metadata',
       target,
       config: config.labeler,
-      environment: props.functionEnvironment?.labeler,
+      environment: functionEnvironment(config, 'labeler'),
       logRetention,
       unscopedActions: [
         {
@@ -92,14 +87,7 @@ export class GpuSchedulingStack extends Stack {
       description: 'Writes pod-deletion-cost on opted-in pods and GPU utilization on nodes from CloudWatch metrics',
       target,
       config: config.reconciler,
-      // Where the second scheduler runs, for reading its /metrics (lambdas/reconciler/scheduler-metrics-config.ts).
-      // RUN_INTERVAL: its schedule, so nodes created since the previous run count as launched (lambdas/reconciler/capacity.ts).
-      environment: {
-        SCHEDULER_NAMESPACE: config.scheduler.namespace,
-        GPU_SCHEDULER_NAME: config.scheduler.name,
-        RUN_INTERVAL: `${config.reconciler.scheduleMinutes}m`,
-        ...props.functionEnvironment?.reconciler,
-      },
+      environment: functionEnvironment(config, 'reconciler'),
       logRetention,
       unscopedActions: [
         {
@@ -124,15 +112,14 @@ export class GpuSchedulingStack extends Stack {
     });
     const reconcilerInvocation = new EventDrivenInvocation(this, 'ReconcilerInvocation', { function: reconciler, config: config.reconciler });
 
-    // Pod access follows the namespaces the reconciler is limited to, read as the reconciler reads them.
-    const reconcilerNamespaces = podNamespacesFromEnv({ ...config.reconciler.environment, ...props.functionEnvironment?.reconciler });
     const functions = { extender, labeler, reconciler };
     for (const [name, fn] of Object.entries(functions) as [keyof typeof functions, PipelineFunction][]) {
       new LambdaClusterAccess(this, `${fn.node.id}ClusterAccess`, {
         target,
         role: fn.role,
         access: LAMBDA_KUBERNETES_ACCESS[name],
-        namespaces: name === 'reconciler' ? reconcilerNamespaces : [],
+        // Pod access follows the namespaces the reconciler is limited to.
+        namespaces: name === 'reconciler' ? config.reconciler.podNamespaces : [],
       });
     }
     // What the writing Lambdas' patches may change, enforced by the API server itself.
@@ -148,7 +135,6 @@ export class GpuSchedulingStack extends Stack {
       target,
       config: config.scheduler,
       extenderUrlPrefix: endpoint.urlPrefix,
-      extenderUsesHttps: endpoint.usesHttps,
       extenderTls: endpoint.certificates && endpoint.tlsSecretName !== undefined ? { secretName: endpoint.tlsSecretName, issued: endpoint.certificates.resource } : undefined,
     });
 
@@ -192,11 +178,11 @@ export class GpuSchedulingStack extends Stack {
 }
 
 /**
- * The API endpoint and CA of a cluster this stack creates, so the extender
- * needs no DescribeCluster call (nor the EKS SDK) on a cold start. An attached
- * cluster is known by name only; the extender then falls back to DescribeCluster.
+ * The API endpoint and CA of a cluster this stack creates, for the extender's
+ * environment. An attached cluster is known by name only; the extender then
+ * falls back to DescribeCluster.
  */
-function extenderClusterEndpoint(target: ClusterTarget): Record<string, string> {
-  if (!(target.cluster instanceof eks.Cluster)) return {};
-  return { CLUSTER_ENDPOINT: target.cluster.clusterEndpoint, CLUSTER_CA_DATA: target.cluster.clusterCertificateAuthorityData };
+function createdClusterEndpoint(target: ClusterTarget): ClusterEndpoint | undefined {
+  if (!(target.cluster instanceof eks.Cluster)) return undefined;
+  return { endpoint: target.cluster.clusterEndpoint, caData: target.cluster.clusterCertificateAuthorityData };
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { defineCli, isEntryPoint, readCommandLine, UsageError } from '../../lambdas/common/command-line';
 import type { AppConfig } from '../app-config/app-config';
-import { AppConfigError } from '../app-config/config-reader';
+import { AppConfigError } from '../app-config/app-config-error';
 import { CONFIG_CONTEXT_KEY, CONFIG_FILE_CONTEXT_KEY, loadAppConfig } from '../app-config/load-app-config';
 import { dashboardModel, grafanaDashboardConfigMap, scrapeJob } from '../lib/monitoring/monitoring-manifests';
 import { schedulerPodMonitorManifests } from '../lib/monitoring/scheduler-scrape';

@@ -1,7 +1,7 @@
 // `npm start`: the whole pipeline on this machine, a demo on it, and a clean
 // teardown on Ctrl-C (or right after the demo with --exit-after-demo).
 import type { AppConfig } from '../../cdk/app-config/app-config';
-import { AppConfigError } from '../../cdk/app-config/config-reader';
+import { AppConfigError } from '../../cdk/app-config/app-config-error';
 import { loadAppConfig } from '../../cdk/app-config/load-app-config';
 import type { DemoResult } from './demo';
 import type { Delivery } from './event-bridge';

@@ -1,9 +1,11 @@
-// The environment each Lambda gets: what the CDK stack sets in AWS
-// (cdk/lib/functions/pipeline-function.ts: the config's `environment` map,
-// then CLUSTER_NAME), plus the local wiring: AWS_ENDPOINT_URL & co. pointing at
-// moto. Its cluster, the kubeconfig of its own least-privilege identity, is
-// injected by the worker (LocalLambdaOptions.kubeconfig), not set here.
+// The environment each Lambda gets: what the CDK stack sets in AWS (the one
+// writer of it, cdk/app-config/function-environment.ts), plus the local
+// wiring: AWS_ENDPOINT_URL & co. pointing at moto, local defaults, and
+// leaving out what has no local counterpart (LOCAL_WITHHELD). Its
+// cluster connection, the kubeconfig of its own least-privilege identity, is
+// injected by the worker (LocalLambdaOptions.kubeconfig), not read from here.
 import type { AppConfig } from '../../cdk/app-config/app-config';
+import { functionEnvironment as deployedEnvironment, type ClusterEndpoint } from '../../cdk/app-config/function-environment';
 import type { PipelineFunctionName } from '../../cdk/lib/functions/lambda-entries';
 import { awsEnvironment } from '../moto';
 
@@ -19,11 +21,27 @@ export const LOCAL_DEFAULTS: Readonly<Record<PipelineFunctionName, Readonly<Reco
   reconciler: {},
 };
 
-export function functionEnvironment(
-  config: AppConfig,
-  name: PipelineFunctionName,
-  local: { motoUrl: string },
-): Record<string, string> {
+/**
+ * What the stack sets that the local pipeline leaves out. The local
+ * gpu-scheduler is a process, not a pod in SCHEDULER_NAMESPACE that the
+ * reconciler could find and scrape through the API server, so its metrics
+ * step stays off (test/e2e/scheduler-metrics.test.ts runs it against one).
+ */
+export const LOCAL_WITHHELD: Readonly<Record<PipelineFunctionName, readonly string[]>> = {
+  extender: [],
+  labeler: [],
+  reconciler: ['SCHEDULER_NAMESPACE'],
+};
+
+export interface LocalWiring {
+  readonly motoUrl: string;
+  /** The local API server, which stands for the cluster a new-cluster config makes the stack create. */
+  readonly cluster?: ClusterEndpoint;
+}
+
+export function functionEnvironment(config: AppConfig, name: PipelineFunctionName, local: LocalWiring): Record<string, string> {
+  const deployed: Record<string, string> = { ...deployedEnvironment(config, name, config.cluster.mode === 'new' ? local.cluster : undefined) };
+  for (const variable of LOCAL_WITHHELD[name]) delete deployed[variable];
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     TZ: 'UTC',
@@ -31,8 +49,7 @@ export function functionEnvironment(
     // provisioned concurrency locally); Powertools' cold_start reads it.
     AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     ...LOCAL_DEFAULTS[name],
-    ...config[name].environment,
-    CLUSTER_NAME: config.clusterName,
+    ...deployed,
     ...awsEnvironment(local.motoUrl),
   };
 }

@@ -3,6 +3,7 @@
 // environment), EventBridge (EC2 state-change events and schedules), the ALB
 // in front of the extender, the gpu-scheduler kube-scheduler calling it, and
 // Karpenter (its kwok cloud provider, each launch an instance in moto) launching GPU nodes from EC2's types.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EC2Client } from '@aws-sdk/client-ec2';
@@ -92,6 +93,8 @@ export async function startPipeline({ config, teardown, log, onDelivery }: Pipel
     cloudWatch: new CloudWatchClient({ ...awsClientConfig(moto.url), disableRequestCompression: true }),
   };
 
+  // The local API server as a new cluster's endpoint and CA, which the stack sets on the extender.
+  const cluster = { endpoint: info.apiServerUrl, caData: readFileSync(info.caFile).toString('base64') };
   // Cold starts in parallel: each loads its handler module (AWS SDK, Kubernetes client) in its own worker.
   const names: PipelineFunctionName[] = ['extender', 'labeler', 'reconciler'];
   const loaded = await Promise.allSettled(
@@ -99,7 +102,7 @@ export async function startPipeline({ config, teardown, log, onDelivery }: Pipel
       LocalLambda.start({
         functionName: `${config.clusterName}-${name}`,
         entry: LAMBDA_ENTRIES[name],
-        environment: functionEnvironment(config, name, { motoUrl: moto.url }),
+        environment: functionEnvironment(config, name, { motoUrl: moto.url, cluster }),
         kubeconfig: info.lambdaKubeconfigs[name],
         timeoutMs: config[name].timeoutSeconds * 1000,
         memoryMiB: config[name].memorySizeMiB,
@@ -138,23 +141,14 @@ export async function startPipeline({ config, teardown, log, onDelivery }: Pipel
   });
   teardown.add('ALB adapter', () => adapter.stop());
 
-  const schedulerExtender = config.scheduler.extender;
   const gpuScheduler = await startKubeScheduler({
     binary: binaries.path['kube-scheduler'],
     kubeconfig: info.schedulerKubeconfig,
     workDir: info.logDir,
     name: config.scheduler.name,
     profiles: [config.scheduler.name],
-    // As the CDK's second scheduler is configured (cdk/lib/scheduler/second-scheduler-manifests.ts).
-    extender: {
-      urlPrefix: adapter.url,
-      nodeCacheCapable: true,
-      ignorable: schedulerExtender.ignorable,
-      weight: schedulerExtender.weight,
-      httpTimeout: `${schedulerExtender.httpTimeoutSeconds}s`,
-      ...(schedulerExtender.preempt ? { preemptVerb: 'preempt' } : {}),
-      ...(mtls ? { tlsConfig: mtls.scheduler } : {}),
-    },
+    // The config's extender settings, as the CDK's second scheduler gets them (cdk/lib/scheduler/extender-configuration.ts).
+    extender: { ...config.scheduler.extender, urlPrefix: adapter.url, ...(mtls ? { tlsConfig: mtls.scheduler } : {}) },
   });
   teardown.add(config.scheduler.name, () => gpuScheduler.stop());
   log(`${config.scheduler.name} kube-scheduler ready, extender behind the ALB adapter at ${adapter.url}`);

@@ -1,10 +1,13 @@
 // The demo's cluster and workload, from a JSON or YAML file (docs/local-pipeline.md
 // documents the format; demo-scenario.yaml is the built-in one). Validation uses
-// the CDK config's reader, so mistakes read the same way: the dotted key, what is
+// the CDK config's schema rules, so mistakes read the same way: the dotted key, what is
 // allowed and what was found; unknown keys are errors, not silently ignored.
 import { fileURLToPath } from 'node:url';
+import { AppConfigError } from '../../cdk/app-config/app-config-error';
 import { ConfigFileError, readConfigFile } from '../../cdk/app-config/config-file';
-import { AppConfigError, ConfigReader } from '../../cdk/app-config/config-reader';
+import { parseOrThrow } from '../../cdk/app-config/config-problems';
+import { crossField, flag, integer, list, objectList, report, reported, settings, text, type CheckContext } from '../../cdk/app-config/schema-rules';
+import { DNS_LABEL } from '../../cdk/app-config/value-rules';
 
 export interface ScenarioNode {
   /** Name the rest of the scenario uses for this node (expectations). */
@@ -71,113 +74,138 @@ export const DEMO_POD_KIND_LABEL = 'demo.gpu-scheduling/kind';
 
 export const DEMO_SCENARIO_FILE = fileURLToPath(new URL('./demo-scenario.yaml', import.meta.url));
 
-const DNS_LABEL = { pattern: /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, allowed: 'a DNS-1123 label (lowercase letters, digits, "-", at most 63)' };
 const NODE_ID = { pattern: /^[A-Za-z0-9][-A-Za-z0-9_.]{0,62}$/, allowed: 'letters, digits, "-", "_", "." (at most 63)' };
 const INSTANCE_TYPE = { pattern: /^[a-z][a-z0-9-]*\.[a-z0-9]+$/, allowed: 'an EC2 instance type such as p4d.24xlarge' };
 const ZONE = { pattern: /^[a-z]{2}(-[a-z]+)+-\d[a-z]$/, allowed: 'an availability zone such as us-east-1a' };
 const MODEL = { pattern: /^\S(.{0,126}\S)?$/, allowed: 'a GPU model or alternatives, e.g. A100 or A100|H100' };
 const TEXT = { pattern: /^\S(.{0,498}\S)?$/, allowed: 'non-empty text' };
 
-function parseNode(reader: ConfigReader, index: number): ScenarioNode {
-  const node: ScenarioNode = {
-    id: reader.string('id', { default: `node-${index + 1}`, ...NODE_ID }),
-    instanceType: reader.optionalString('instanceType', INSTANCE_TYPE) ?? reader.fail('instanceType', 'is required'),
-    zone: reader.string('zone', { default: 'us-east-1a', ...ZONE }),
-    gpuUtilization: reader.optionalInteger('gpuUtilization', { min: 0, max: 100 }),
-  };
-  reader.done();
-  return node;
-}
+const nodeSchema = settings({
+  id: text(NODE_ID).optional(),
+  instanceType: text(INSTANCE_TYPE),
+  zone: text(ZONE).default('us-east-1a'),
+  gpuUtilization: integer(0, 100).optional(),
+});
 
-function parseExpectation(reader: ConfigReader, nodeIds: ReadonlySet<string>): JobExpectation {
-  const scheduled = reader.boolean('scheduled', false);
-  const nodes = reader.stringList('nodes', { default: [], minItems: 1, ...NODE_ID });
-  const pending = reader.optionalString('pending', TEXT);
-  reader.done();
-  const unknown = nodes.find((id) => !nodeIds.has(id));
-  if (unknown !== undefined) reader.fail('nodes', `names node ${JSON.stringify(unknown)}, which is not in nodes[] (ids: ${[...nodeIds].join(', ')})`);
-  if (pending !== undefined) {
-    if (scheduled || nodes.length > 0) reader.fail('pending', 'cannot be combined with scheduled or nodes: a job either lands or stays Pending');
-    return { kind: 'pending', reason: pending };
+const jobShape = {
+  name: text(DNS_LABEL),
+  gpus: integer(1, 64).default(1),
+  model: text(MODEL).optional(),
+  memoryMiB: integer(1, 4_194_304).optional(),
+};
+
+const expectationSchema = settings({
+  scheduled: flag().default(false),
+  nodes: list(NODE_ID, 1).default([]),
+  pending: text(TEXT).optional(),
+})
+  .check(
+    crossField((ctx) => {
+      const { scheduled, nodes, pending } = ctx.value;
+      if (pending !== undefined && (scheduled === true || (Array.isArray(nodes) && nodes.length > 0))) {
+        report(ctx, ['pending'], 'cannot be combined with scheduled or nodes: a job either lands or stays Pending', pending);
+      }
+    }),
+  )
+  .transform(({ scheduled, nodes, pending }): JobExpectation =>
+    pending !== undefined ? { kind: 'pending', reason: pending } : scheduled || nodes.length > 0 ? { kind: 'scheduled', nodes } : { kind: 'none' },
+  );
+
+const podMetricsSchema = settings({
+  activeRequests: integer(0, 1_000_000).default(0),
+  cacheHitPercent: integer(0, 100).default(0),
+  responseTimeMs: integer(0, 3_600_000).default(1000),
+});
+
+const serviceSchema = settings({
+  name: text(DNS_LABEL),
+  replicas: integer(2, 50).default(6),
+  scaleTo: integer(0, 49).optional(),
+  pods: objectList(podMetricsSchema).default([]),
+})
+  .check(
+    crossField((ctx) => {
+      const { replicas, scaleTo, pods } = ctx.value;
+      if (typeof replicas !== 'number' || reported(ctx, 'replicas')) return;
+      if (scaleTo !== undefined && !reported(ctx, 'scaleTo') && (scaleTo < 0 || scaleTo > replicas - 1)) {
+        report(ctx, ['scaleTo'], `must be an integer from 0 to ${replicas - 1}, got ${scaleTo}`, scaleTo);
+      }
+      if (!Array.isArray(pods) || reported(ctx, 'pods')) return;
+      if (pods.length < replicas) report(ctx, ['pods'], `must be a list of at least ${replicas} object(s), got ${JSON.stringify(pods)}`, pods);
+      else if (pods.length > replicas) report(ctx, ['pods'], `must have exactly one entry per replica (${replicas}), got ${pods.length}`, pods);
+    }),
+  )
+  .transform((service) => ({ ...service, scaleTo: service.scaleTo ?? Math.floor(service.replicas / 2) }));
+
+const scaleUpSchema = settings({
+  namespace: text(DNS_LABEL),
+  job: settings(jobShape),
+  instanceType: text({ ...INSTANCE_TYPE, allowed: `${INSTANCE_TYPE.allowed}: the type Karpenter is expected to launch` }),
+});
+
+type Named = { readonly name?: unknown };
+
+function usedTwice(ctx: CheckContext<unknown>, key: string, items: unknown, field: 'id' | 'name'): Set<unknown> {
+  const seen = new Set<unknown>();
+  if (!Array.isArray(items)) return seen;
+  for (const [index, item] of (items as Record<string, unknown>[]).entries()) {
+    const value = typeof item === 'object' && item !== null ? item[field] : undefined;
+    if (value === undefined) continue;
+    if (seen.has(value)) report(ctx, [key, index, field], `${JSON.stringify(value)} is used twice`, value);
+    seen.add(value);
   }
-  return scheduled || nodes.length > 0 ? { kind: 'scheduled', nodes } : { kind: 'none' };
+  return seen;
 }
 
-function parseJob(reader: ConfigReader, nodeIds: ReadonlySet<string>): ScenarioJob {
-  const job: ScenarioJob = {
-    name: reader.optionalString('name', DNS_LABEL) ?? reader.fail('name', 'is required'),
-    gpus: reader.integer('gpus', { default: 1, min: 1, max: 64 }),
-    model: reader.optionalString('model', MODEL),
-    memoryMiB: reader.optionalInteger('memoryMiB', { min: 1, max: 4_194_304 }),
-    expect: parseExpectation(reader.child('expect'), nodeIds),
-  };
-  reader.done();
-  return job;
-}
+const scenarioSchema = settings({
+  namespace: text(DNS_LABEL).default('demo'),
+  nodes: objectList(nodeSchema, 1).transform((nodes) => nodes.map((node, index) => ({ ...node, id: node.id ?? `node-${index + 1}` }))),
+  jobs: objectList(settings({ ...jobShape, expect: expectationSchema.prefault({}) })).default([]),
+  service: serviceSchema.optional(),
+  scaleUp: scaleUpSchema.optional(),
+})
+  .check(
+    crossField((ctx) => {
+      const { namespace, nodes, jobs, service, scaleUp } = ctx.value;
+      const ids = usedTwice(ctx, 'nodes', nodes, 'id');
+      const names = usedTwice(ctx, 'jobs', jobs, 'name');
+      if (Array.isArray(jobs) && !reported(ctx, 'nodes')) {
+        for (const [index, job] of (jobs as { expect?: unknown }[]).entries()) {
+          const expected = typeof job === 'object' && job !== null ? job.expect : undefined;
+          const unknown = expected !== null && typeof expected === 'object' && 'nodes' in expected && Array.isArray(expected.nodes) ? expected.nodes.find((id) => !ids.has(id)) : undefined;
+          if (unknown !== undefined) {
+            report(ctx, ['jobs', index, 'expect', 'nodes'], `names node ${JSON.stringify(unknown)}, which is not in nodes[] (ids: ${[...ids].join(', ')})`, unknown);
+          }
+        }
+      }
+      const serviceName = (service as Named | undefined)?.name;
+      if (serviceName !== undefined && names.has(serviceName)) report(ctx, ['service', 'name'], `${JSON.stringify(serviceName)} is also a job name`, serviceName);
+      const scaleUpNamespace = (scaleUp as { namespace?: unknown } | undefined)?.namespace;
+      if (scaleUpNamespace !== undefined && scaleUpNamespace === namespace) {
+        report(ctx, ['scaleUp', 'namespace'], 'must differ from namespace: it is the one opted in by its label', scaleUpNamespace);
+      }
+    }),
+  );
 
-function parseScaleUp(reader: ConfigReader): ScenarioScaleUp {
-  const namespace = reader.optionalString('namespace', DNS_LABEL) ?? reader.fail('namespace', 'is required');
-  const jobReader = reader.child('job');
-  const job = {
-    name: jobReader.optionalString('name', DNS_LABEL) ?? jobReader.fail('name', 'is required'),
-    gpus: jobReader.integer('gpus', { default: 1, min: 1, max: 64 }),
-    model: jobReader.optionalString('model', MODEL),
-    memoryMiB: jobReader.optionalInteger('memoryMiB', { min: 1, max: 4_194_304 }),
-  };
-  jobReader.done();
-  const instanceType = reader.optionalString('instanceType', INSTANCE_TYPE) ?? reader.fail('instanceType', 'is required: the type Karpenter is expected to launch');
-  reader.done();
-  return { namespace, job, instanceType };
-}
-
-function parseService(reader: ConfigReader): ScenarioService {
-  const name = reader.optionalString('name', DNS_LABEL) ?? reader.fail('name', 'is required');
-  const replicas = reader.integer('replicas', { default: 6, min: 2, max: 50 });
-  const scaleTo = reader.integer('scaleTo', { default: Math.floor(replicas / 2), min: 0, max: replicas - 1 });
-  const pods = reader.objectList('pods', { minItems: replicas, fallback: [] }).map((item) => {
-    const metrics: PodMetrics = {
-      activeRequests: item.integer('activeRequests', { default: 0, min: 0, max: 1_000_000 }),
-      cacheHitPercent: item.integer('cacheHitPercent', { default: 0, min: 0, max: 100 }),
-      responseTimeMs: item.integer('responseTimeMs', { default: 1000, min: 0, max: 3_600_000 }),
-    };
-    item.done();
-    return metrics;
-  });
-  if (pods.length !== replicas) reader.fail('pods', `must have exactly one entry per replica (${replicas}), got ${pods.length}`);
-  reader.done();
-  return { name, replicas, scaleTo, pods };
-}
-
-/** Validates a parsed scenario document. Throws ScenarioError naming the bad keys. */
+/** Validates a parsed scenario document. Throws ScenarioError naming every bad key. */
 export function parseScenario(raw: unknown, source: string): Scenario {
   try {
-    const root = new ConfigReader(raw, '');
-    const namespace = root.string('namespace', { default: 'demo', ...DNS_LABEL });
-    const nodes = root.objectList('nodes', { minItems: 1, fallback: [] }).map(parseNode);
-    const ids = new Set<string>();
-    nodes.forEach((node, index) => {
-      if (ids.has(node.id)) throw new AppConfigError(`nodes[${index}].id`, `${JSON.stringify(node.id)} is used twice`);
-      ids.add(node.id);
-    });
-    const jobs = root.objectList('jobs', { minItems: 0, fallback: [] }).map((reader) => parseJob(reader, ids));
-    const names = new Set<string>();
-    jobs.forEach((job, index) => {
-      if (names.has(job.name)) throw new AppConfigError(`jobs[${index}].name`, `${JSON.stringify(job.name)} is used twice`);
-      names.add(job.name);
-    });
-    const hasService = root.has('service');
-    const serviceReader = root.child('service');
-    const service = hasService ? parseService(serviceReader) : undefined;
-    if (service && names.has(service.name)) throw new AppConfigError('service.name', `${JSON.stringify(service.name)} is also a job name`);
-    const scaleUp = root.has('scaleUp') ? parseScaleUp(root.child('scaleUp')) : undefined;
-    if (scaleUp && scaleUp.namespace === namespace) throw new AppConfigError('scaleUp.namespace', 'must differ from namespace: it is the one opted in by its label');
-    root.done();
-    root.assertValid();
-    return { namespace, nodes, jobs, service, scaleUp };
+    const scenario = parseOrThrow(scenarioSchema, raw);
+    return {
+      namespace: scenario.namespace,
+      nodes: scenario.nodes.map((node) => ({ id: node.id, instanceType: node.instanceType, zone: node.zone, gpuUtilization: node.gpuUtilization })),
+      jobs: scenario.jobs.map(({ expect, ...job }) => ({ ...jobOf(job), expect })),
+      service: scenario.service,
+      scaleUp: scenario.scaleUp === undefined ? undefined : { ...scenario.scaleUp, job: jobOf(scenario.scaleUp.job) },
+    };
   } catch (error) {
     if (error instanceof AppConfigError) throw new ScenarioError(`invalid scenario ${source}: ${error.detail}`);
     throw error;
   }
+}
+
+function jobOf(job: { name: string; gpus: number; model?: string | undefined; memoryMiB?: number | undefined }): Omit<ScenarioJob, 'expect'> {
+  return { name: job.name, gpus: job.gpus, model: job.model, memoryMiB: job.memoryMiB };
 }
 
 /** Reads and validates a scenario file (.json, .yaml or .yml). */

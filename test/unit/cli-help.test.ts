@@ -15,6 +15,7 @@ import { TOPOLOGY_CLI } from '../../bench/topology/topology-cli';
 import { START_CLI } from '../../local/start/options';
 import { SIMULATE_CLI } from '../../simulator/cli';
 import { MONITORING_CLI } from '../../cdk/tools/monitoring-cli';
+import { CONFIG_DOCS_CLI } from '../../cdk/tools/config-docs-cli';
 
 const root = join(import.meta.dirname, '..', '..');
 const TSX = join(root, 'node_modules', '.bin', 'tsx');
@@ -29,6 +30,7 @@ const SPECS: Record<string, CliSpec<CliOptions>> = {
   'bench:trace': TRACE_CLI,
   'bench:topology': TOPOLOGY_CLI,
   monitoring: MONITORING_CLI,
+  'config:docs': CONFIG_DOCS_CLI,
 };
 
 /** npm scripts that run a TypeScript entry point: name → file. */

@@ -6,8 +6,9 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { FunctionConfig } from '../../app-config/app-config';
+import type { FunctionEnvironment } from '../../app-config/function-environment';
 import type { ClusterTarget } from '../cluster/cluster-target';
-import { functionNodeOptions, LAMBDA_BUILD, RUNTIME_ACKNOWLEDGMENT } from './lambda-build';
+import { LAMBDA_BUILD, RUNTIME_ACKNOWLEDGMENT } from './lambda-build';
 import { LAMBDA_ENTRIES } from './lambda-entries';
 import type { PipelineFunctionName } from './lambda-entries';
 
@@ -16,8 +17,8 @@ export interface PipelineFunctionProps {
   readonly description: string;
   readonly target: ClusterTarget;
   readonly config: FunctionConfig;
-  /** Variables the stack wires (on top of CLUSTER_NAME and the config's `environment`). */
-  readonly environment?: Readonly<Record<string, string>>;
+  /** Its whole environment, from the one writer of it (cdk/app-config/function-environment.ts). */
+  readonly environment: FunctionEnvironment<PipelineFunctionName>;
   readonly logRetention: logs.RetentionDays;
   readonly reservedConcurrency?: number;
   /** Read-only actions that IAM cannot scope to a resource, each with the reason it is needed. */
@@ -90,12 +91,7 @@ export class PipelineFunction extends Construct {
       securityGroups: [this.securityGroup],
       reservedConcurrentExecutions: props.reservedConcurrency,
       tracing: lambda.Tracing.ACTIVE,
-      environment: {
-        ...props.config.environment,
-        ...props.environment,
-        CLUSTER_NAME: target.clusterName,
-        ...nodeOptions(functionNodeOptions(props.name, props.config.memorySizeMiB)),
-      },
+      environment: { ...props.environment },
     });
     Validations.of(this.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
@@ -106,9 +102,4 @@ export class PipelineFunction extends Construct {
     });
     Validations.of(this.function).acknowledge(RUNTIME_ACKNOWLEDGMENT);
   }
-}
-
-/** An empty NODE_OPTIONS is left unset, as Lambda runs a function that sets none. */
-function nodeOptions(options: string): { NODE_OPTIONS?: string } {
-  return options === '' ? {} : { NODE_OPTIONS: options };
 }

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { SchedulerConfig } from '../../app-config/app-config';
+import { extenderConfiguration, type ExtenderTlsFiles, type KubeSchedulerExtender } from './extender-configuration';
 
 /** A Kubernetes object as kubectl applies it. */
 export type KubernetesObject = Record<string, unknown>;
 
 export interface SecondSchedulerManifestProps {
   readonly scheduler: SchedulerConfig;
-  /** `http(s)://host:port` of the extender ALB; may contain CDK tokens. */
+  /** `http(s)://host:port` of the extender ALB; may contain CDK tokens after the scheme. */
   readonly extenderUrlPrefix: string;
-  readonly extenderUsesHttps: boolean;
   /** Node labels that pin the scheduler to the system nodes, when the stack knows them (a new cluster). */
   readonly nodeSelector?: Readonly<Record<string, string>>;
   /** Mutual TLS: the Secret (`tls.crt`, `tls.key`, `ca.crt`) the scheduler's extender tlsConfig reads. */
@@ -100,63 +100,11 @@ export function kubeSchedulerConfiguration(props: SecondSchedulerManifestProps):
     profiles: [gpuSchedulerProfile(scheduler.name)],
     extenders: [
       extenderConfiguration({
+        ...scheduler.extender,
         urlPrefix: props.extenderUrlPrefix,
-        https: props.extenderUsesHttps,
-        preempt: scheduler.extender.preempt,
-        weight: scheduler.extender.weight,
-        // Names only: full Node objects pass the ALB's 1 MB body limit at a few hundred nodes.
-        nodeCacheCapable: true,
-        httpTimeout: `${scheduler.extender.httpTimeoutSeconds}s`,
-        ignorable: scheduler.extender.ignorable,
         ...(props.extenderTlsSecret === undefined ? {} : { tlsConfig: EXTENDER_TLS_FILES }),
       }),
     ],
-  };
-}
-
-export interface ExtenderSettings {
-  readonly urlPrefix: string;
-  readonly https: boolean;
-  readonly preempt: boolean;
-  readonly weight: number;
-  readonly nodeCacheCapable: boolean;
-  /** Go duration, e.g. `5s`. */
-  readonly httpTimeout: string;
-  readonly ignorable: boolean;
-  /** Files of the client certificate the scheduler presents and of the CAs it trusts for the extender's server certificate. */
-  readonly tlsConfig?: ExtenderTlsFiles;
-}
-
-export interface ExtenderTlsFiles {
-  readonly certFile: string;
-  readonly keyFile: string;
-  readonly caFile: string;
-}
-
-/** The extender entry of a KubeSchedulerConfiguration; the local harness uses it too, so tests run what is deployed. */
-export function extenderConfiguration(settings: ExtenderSettings): KubernetesObject {
-  return {
-    urlPrefix: settings.urlPrefix,
-    filterVerb: 'filter',
-    prioritizeVerb: 'prioritize',
-    // Without a preempt verb, preemption dry-runs skip the extender's
-    // filter and can evict pods from a node the extender then rejects.
-    ...(settings.preempt ? { preemptVerb: 'preempt' } : {}),
-    weight: settings.weight,
-    enableHTTPS: settings.https,
-    nodeCacheCapable: settings.nodeCacheCapable,
-    httpTimeout: settings.httpTimeout,
-    ignorable: settings.ignorable,
-    // Mutual TLS: the ALB admits only callers holding this client certificate.
-    ...(settings.tlsConfig ? { tlsConfig: { ...settings.tlsConfig } } : {}),
-    // No managedResources: every pod of this scheduler's one profile goes
-    // to the extender. A list would send only pods whose containers request
-    // a listed resource, and a pod that claims its GPUs through a
-    // ResourceClaim requests none. kube-scheduler still counts every
-    // resource itself (nothing is ignoredByScheduler): its count includes
-    // pods it has assumed but not yet bound, while the extender's cluster
-    // cache can be up to EXTENDER_CACHE_TTL old, so two GPU pods placed
-    // within that window are never given the same last free GPU.
   };
 }
 
@@ -172,12 +120,13 @@ export function secondSchedulerManifests(props: SecondSchedulerManifestProps): K
   const labels = { 'app.kubernetes.io/name': name, 'app.kubernetes.io/component': 'scheduler', 'app.kubernetes.io/part-of': 'gpu-scheduling' };
   const selector = { 'app.kubernetes.io/name': name };
   const subject = [{ kind: 'ServiceAccount', name, namespace }];
-  const configJson = JSON.stringify(kubeSchedulerConfiguration(props), null, 2);
+  const configuration = kubeSchedulerConfiguration(props);
+  const configJson = JSON.stringify(configuration, null, 2);
   // Rolls the pods when settings change; the URL is left out because it is a
-  // deploy-time token whose placeholder text differs between synths.
-  const configChecksum = createHash('sha256')
-    .update(JSON.stringify(kubeSchedulerConfiguration({ ...props, extenderUrlPrefix: '' })))
-    .digest('hex');
+  // deploy-time token whose placeholder text differs between synths (its
+  // scheme stays, as enableHTTPS).
+  const withoutUrl = { ...configuration, extenders: (configuration.extenders as KubeSchedulerExtender[]).map((extender) => ({ ...extender, urlPrefix: '' })) };
+  const configChecksum = createHash('sha256').update(JSON.stringify(withoutUrl)).digest('hex');
 
   return [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace, labels } },

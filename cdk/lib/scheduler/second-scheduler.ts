@@ -10,7 +10,6 @@ export interface SecondSchedulerProps {
   readonly target: ClusterTarget;
   readonly config: SchedulerConfig;
   readonly extenderUrlPrefix: string;
-  readonly extenderUsesHttps: boolean;
   /** Mutual TLS: the Secret with the scheduler's client certificate, and what must exist before the pods read it. */
   readonly extenderTls?: { readonly secretName: string; readonly issued: IDependable };
 }
@@ -30,7 +29,6 @@ export class SecondScheduler extends Construct {
       ...secondSchedulerManifests({
         scheduler: props.config,
         extenderUrlPrefix: props.extenderUrlPrefix,
-        extenderUsesHttps: props.extenderUsesHttps,
         nodeSelector: props.target.systemNodeSelector,
         ...(props.extenderTls ? { extenderTlsSecret: props.extenderTls.secretName } : {}),
       }),

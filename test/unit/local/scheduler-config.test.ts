@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { APP_CONFIG_DEFAULTS } from '../../../cdk/app-config/app-config-defaults';
 import { gpuSchedulerProfile } from '../../../cdk/lib/scheduler/second-scheduler-manifests';
-import { schedulerConfiguration } from '../../../local/scheduler-config';
+import { deployedExtenderSettings, schedulerConfiguration } from '../../../local/scheduler-config';
 
 describe('schedulerConfiguration', () => {
   it('writes a v1 KubeSchedulerConfiguration whose extender manages nvidia.com/gpu', () => {
@@ -10,7 +10,7 @@ describe('schedulerConfiguration', () => {
       schedulerConfiguration({
         kubeconfig: '/k/sched.kubeconfig',
         profiles: ['gpu-scheduler'],
-        extender: { urlPrefix: 'http://127.0.0.1:9999', nodeCacheCapable: true, preemptVerb: 'preempt', weight: 5 },
+        extender: { ...deployedExtenderSettings('http://127.0.0.1:9999'), weight: 5 },
       }),
     ) as Record<string, unknown>;
     expect(config).toMatchObject({
@@ -41,12 +41,12 @@ describe('schedulerConfiguration', () => {
     });
   });
 
-  it('leaves out the preempt verb unless asked and honours nodeCacheCapable false and ignorable', () => {
+  it('leaves out the preempt verb unless asked and honours nodeCacheCapable false, ignorable and the timeout', () => {
     const config = parse(
       schedulerConfiguration({
         kubeconfig: 'k',
         profiles: ['gpu-scheduler'],
-        extender: { urlPrefix: 'https://ext.internal', nodeCacheCapable: false, ignorable: true, httpTimeout: '2s' },
+        extender: { urlPrefix: 'https://ext.internal', nodeCacheCapable: false, ignorable: true, httpTimeoutSeconds: 2, preempt: false, weight: 2 },
       }),
     ) as { extenders: Record<string, unknown>[] };
     const [extender] = config.extenders;
@@ -54,8 +54,8 @@ describe('schedulerConfiguration', () => {
     expect(extender).toMatchObject({ nodeCacheCapable: false, ignorable: true, enableHTTPS: true, httpTimeout: '2s' });
   });
 
-  it('runs the deployed profile and, unless told otherwise, the deployed extender weight', () => {
-    const config = parse(schedulerConfiguration({ kubeconfig: 'k', profiles: ['gpu-scheduler'], extender: { urlPrefix: 'http://127.0.0.1:1', nodeCacheCapable: true } })) as {
+  it('runs the deployed profile and, as deployed, the configured extender weight', () => {
+    const config = parse(schedulerConfiguration({ kubeconfig: 'k', profiles: ['gpu-scheduler'], extender: deployedExtenderSettings('http://127.0.0.1:1') })) as {
       profiles: unknown[];
       extenders: Record<string, unknown>[];
     };

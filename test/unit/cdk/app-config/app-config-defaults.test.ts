@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { KUBERNETES_VERSIONS } from '../../../../cdk/app-config/app-config';
 import { APP_CONFIG_DEFAULTS as D } from '../../../../cdk/app-config/app-config-defaults';
+import { KUBERNETES_VERSIONS } from '../../../../cdk/app-config/app-config';
+import { KUBERNETES_RELEASES } from '../../../../cdk/app-config/kubernetes-releases';
 import { parseAppConfig } from '../../../../cdk/app-config/parse-app-config';
 import { DEFAULT_NODE_REGISTRATION_WAIT_MS, NODE_REGISTRATION_MARGIN_MS } from '../../../../lambdas/labeler/config';
 
-// The tags test proves the docs say what the table holds; this proves the
-// table holds what parseAppConfig applies.
+// The schema holds every default; these are the ones that are not one value
+// but follow from other settings, and the defaults other code relies on.
 
 const EXISTING = {
   vpcId: 'vpc-0123456789abcdef0',
@@ -15,88 +16,83 @@ const EXISTING = {
 };
 const CERTIFICATE = { mutualTls: false, certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc-123', hostname: 'gpu-extender.internal.example.com' };
 
-describe('parseAppConfig applies APP_CONFIG_DEFAULTS', () => {
-  const config = parseAppConfig(undefined);
+function newCluster(raw: unknown) {
+  const { cluster } = parseAppConfig(raw);
+  if (cluster.mode !== 'new') throw new Error('expected a new cluster');
+  return cluster;
+}
 
-  it('at the top level, deriving the dashboard name from the cluster name', () => {
-    expect(config).toMatchObject({
-      stackName: D.stackName,
-      clusterName: D.clusterName,
-      kubernetesVersion: D.kubernetesVersion,
-      logRetentionDays: D.logRetentionDays,
-      dashboardName: `${D.clusterName}${D.dashboardNameSuffix}`,
-    });
-    expect(parseAppConfig({ clusterName: 'other' }).dashboardName).toBe(`other${D.dashboardNameSuffix}`);
+describe('APP_CONFIG_DEFAULTS', () => {
+  it('is what a config that sets nothing parses to', () => {
+    expect(D).toEqual(parseAppConfig(undefined));
+    expect(parseAppConfig({})).toEqual(D);
   });
 
-  it('to a new cluster, its system group and its default Karpenter NodePools, with no GPU node group', () => {
-    const { gpuNodeGroups: _groups, eachGpuNodeGroup: _each, eachTaint: _eachTaint, existing: _existing, karpenter, ...cluster } = D.cluster;
-    const { eachNodePool, nodePools, ...nodeClass } = karpenter;
-    expect(config.cluster).toEqual({ ...cluster, gpuNodeGroups: [], karpenter: { ...nodeClass, nodePools: nodePools.map((pool) => ({ ...eachNodePool, ...pool })) } });
+  it('derives the dashboard name and the lease name from the names given', () => {
+    expect(D.dashboardName).toBe('gpu-scheduling-gpu-scheduling');
+    expect(parseAppConfig({ clusterName: 'other' }).dashboardName).toBe('other-gpu-scheduling');
+    expect(D.scheduler.leaseName).toBe(D.scheduler.name);
+    expect(parseAppConfig({ scheduler: { name: 'gpus' } }).scheduler.leaseName).toBe('gpus');
   });
 
-  it('to the default GPU groups when node groups provide GPU capacity', () => {
-    const groups = parseAppConfig({ cluster: { gpuCapacity: 'node-groups' } });
-    if (groups.cluster.mode !== 'new') throw new Error('unreachable');
-    expect(groups.cluster.gpuNodeGroups).toEqual(D.cluster.gpuNodeGroups.map((group) => ({ ...D.cluster.eachGpuNodeGroup, ...group })));
-  });
-
-  it('to every listed NodePool and disruption budget, listed types replacing the default families', () => {
-    const listed = parseAppConfig({ cluster: { karpenter: { nodePools: [{}, { name: 'h100', instanceTypes: ['p5.48xlarge'], disruptionBudgets: [{ nodes: '1' }] }] } } });
-    if (listed.cluster.mode !== 'new') throw new Error('unreachable');
-    const each = D.cluster.karpenter.eachNodePool;
-    expect(listed.cluster.karpenter.nodePools).toEqual([
-      each,
-      { ...each, name: 'h100', instanceFamilies: [], instanceTypes: ['p5.48xlarge'], disruptionBudgets: [{ nodes: '1', reasons: undefined, schedule: undefined, duration: undefined }] },
-    ]);
-  });
-
-  it('to every listed GPU group and taint', () => {
-    const listed = parseAppConfig({ cluster: { gpuCapacity: 'node-groups', gpuNodeGroups: [{}, { name: 'tainted', taints: [{ key: 'a' }] }] } });
-    if (listed.cluster.mode !== 'new') throw new Error('unreachable');
-    expect(listed.cluster.gpuNodeGroups).toEqual([
-      D.cluster.eachGpuNodeGroup,
-      { ...D.cluster.eachGpuNodeGroup, name: 'tainted', taints: [{ key: 'a', ...D.cluster.eachTaint }] },
-    ]);
-  });
-
-  it('to an existing cluster', () => {
-    const existing = parseAppConfig({ cluster: { mode: 'existing', existing: EXISTING } });
-    expect(existing.cluster).toEqual({ mode: 'existing', ...D.cluster.existing, ...EXISTING });
-  });
-
-  it('to the add-ons and the second scheduler, whose version follows the cluster version', () => {
-    expect(config.addons).toEqual({ ...D.addons, cloudWatchObservability: { ...D.addons.cloudWatchObservability, addonVersion: undefined } });
-    expect(config.scheduler).toEqual({ ...D.scheduler, kubeSchedulerVersion: D.scheduler.kubeSchedulerVersion[D.kubernetesVersion], leaseName: D.scheduler.name });
+  it('runs the kube-scheduler release of the cluster version, from the one table', () => {
     for (const version of KUBERNETES_VERSIONS) {
-      expect(parseAppConfig({ kubernetesVersion: version }).scheduler.kubeSchedulerVersion).toBe(D.scheduler.kubeSchedulerVersion[version]);
+      expect(parseAppConfig({ kubernetesVersion: version }).scheduler.kubeSchedulerVersion).toBe(KUBERNETES_RELEASES[version]);
     }
   });
 
-  it('to the functions, the extender listening on HTTPS with mutual TLS or a certificate, on HTTP only when opted out', () => {
-    const { listenerPort, ...extender } = D.extender;
-    expect(config.extender).toEqual({ ...extender, listenerPort: listenerPort.withCertificate, certificateArn: undefined, hostname: undefined });
-    expect(config.extender.mutualTls).toBe(true);
-    expect(parseAppConfig({ extender: CERTIFICATE }).extender.listenerPort).toBe(listenerPort.withCertificate);
-    expect(parseAppConfig({ extender: { mutualTls: false } }).extender.listenerPort).toBe(listenerPort.withoutCertificate);
-    expect(config.labeler).toEqual(D.labeler);
-    expect(config.reconciler).toEqual(D.reconciler);
+  it('listens on HTTPS with mutual TLS or a certificate, on HTTP only when opted out', () => {
+    expect(D.extender).toMatchObject({ mutualTls: true, listenerPort: 443 });
+    expect(parseAppConfig({ extender: CERTIFICATE }).extender.listenerPort).toBe(443);
+    expect(parseAppConfig({ extender: { mutualTls: false } }).extender.listenerPort).toBe(80);
+    expect(parseAppConfig({ extender: { mutualTls: false, listenerPort: 8080 } }).extender.listenerPort).toBe(8080);
   });
 
-  it('giving the labeler time to wait its full default for a node to register, then label it', () => {
+  it('creates GPU node groups only when they provide the GPU capacity, each with the GPU taint', () => {
+    expect(newCluster({}).gpuNodeGroups).toEqual([]);
+    const [group, ...more] = newCluster({ cluster: { gpuCapacity: 'node-groups' } }).gpuNodeGroups;
+    expect(more).toEqual([]);
+    expect(group).toEqual({
+      name: 'gpu',
+      instanceTypes: ['g5.xlarge', 'g5.2xlarge'],
+      minSize: 0,
+      maxSize: 4,
+      desiredSize: 1,
+      diskSizeGiB: 100,
+      capacityType: 'ON_DEMAND',
+      labels: {},
+      taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NO_SCHEDULE' }],
+    });
+  });
+
+  it('moves a default desired size into the group\'s bounds', () => {
+    const groups = newCluster({ cluster: { gpuCapacity: 'node-groups', gpuNodeGroups: [{ name: 'a', minSize: 3, maxSize: 5 }, { name: 'b', maxSize: 1 }, { name: 'c', minSize: 0, maxSize: 1, desiredSize: 0 }] } }).gpuNodeGroups;
+    expect(groups.map((group) => group.desiredSize)).toEqual([3, 1, 0]);
+    expect(newCluster({ cluster: { systemNodeGroup: { minSize: 3, maxSize: 4 } } }).systemNodeGroup).toMatchObject({ name: 'system', desiredSize: 3 });
+  });
+
+  it('gives a NodePool the default families unless it lists exact types, and a taint its defaults', () => {
+    const pools = newCluster({ cluster: { karpenter: { nodePools: [{}, { name: 'h100', instanceTypes: ['p5.48xlarge'], taints: [{ key: 'a' }] }] } } }).karpenter.nodePools;
+    expect(pools[0]).toMatchObject({ name: 'gpu', instanceFamilies: ['g5', 'g6', 'g6e'], instanceTypes: [], disruptionBudgets: [{ nodes: '10%' }] });
+    expect(pools[1]).toMatchObject({ instanceFamilies: [], instanceTypes: ['p5.48xlarge'], taints: [{ key: 'a', value: '', effect: 'NO_SCHEDULE' }] });
+  });
+
+  it('fills an existing cluster\'s optional keys', () => {
+    expect(parseAppConfig({ cluster: { mode: 'existing', existing: EXISTING } }).cluster).toEqual({ mode: 'existing', ...EXISTING, gpuCapacity: 'node-groups', installPodIdentityAgent: false });
+  });
+
+  it('gives the labeler time to wait its full default for a node to register, then label it', () => {
     // Otherwise the wait is cut to the timeout (less the margin) and normal late registrations end as NodesNotRegistered.
     expect(D.labeler.timeoutSeconds * 1000).toBeGreaterThanOrEqual(DEFAULT_NODE_REGISTRATION_WAIT_MS + NODE_REGISTRATION_MARGIN_MS);
     expect(D.labeler.timeoutSeconds).toBeLessThan(D.labeler.scheduleMinutes * 60);
   });
 
-  it('to the alarms', () => {
-    expect(config.alarms).toEqual(D.alarms);
-  });
-
-  it('without handing out the table itself, so a caller cannot change later defaults', () => {
-    if (config.cluster.mode !== 'new') throw new Error('unreachable');
-    expect(config.cluster.publicAccessCidrs).not.toBe(D.cluster.publicAccessCidrs);
-    expect(config.cluster.systemNodeGroup.labels).not.toBe(D.cluster.systemNodeGroup.labels);
-    expect(config.extender.environment).not.toBe(D.extender.environment);
+  it('hands every parse its own lists and maps, so a caller cannot change later defaults', () => {
+    const first = newCluster({});
+    const second = newCluster({});
+    expect(first.publicAccessCidrs).not.toBe(second.publicAccessCidrs);
+    expect(first.systemNodeGroup.labels).not.toBe(second.systemNodeGroup.labels);
+    expect(first.karpenter.nodePools[0]?.taints).not.toBe(second.karpenter.nodePools[0]?.taints);
+    expect(parseAppConfig({}).extender.environment).not.toBe(parseAppConfig({}).extender.environment);
   });
 });

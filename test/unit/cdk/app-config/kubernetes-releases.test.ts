@@ -8,7 +8,7 @@ import { findObject } from '../support/synthesize';
 
 function deployedImage(kubernetesVersion: string): unknown {
   const { scheduler } = parseAppConfig({ kubernetesVersion });
-  const deployment = findObject(secondSchedulerManifests({ scheduler, extenderUrlPrefix: 'http://x:80', extenderUsesHttps: false }), 'Deployment', scheduler.name) as {
+  const deployment = findObject(secondSchedulerManifests({ scheduler, extenderUrlPrefix: 'http://x:80' }), 'Deployment', scheduler.name) as {
     spec: { template: { spec: { containers: { image?: string }[] } } };
   };
   return deployment.spec.template.spec.containers[0]?.image;

@@ -71,7 +71,7 @@ describe('parseAppConfig rejects bad values, naming the key and what is allowed'
     [{ cluster: { karpenter: { nodePools: [{ instanceFamilies: ['g6e.xlarge'] }] } } }, 'cluster.karpenter.nodePools[0].instanceFamilies[0]', 'instance family such as g6e'],
     [{ cluster: { karpenter: { nodePools: [{ instanceFamilies: ['g6e'], instanceTypes: ['p5.48xlarge'] }] } } }, 'cluster.karpenter.nodePools[0].instanceTypes', 'cannot be combined with instanceFamilies'],
     [{ cluster: { karpenter: { nodePools: [{ instanceFamilies: [] }] } } }, 'cluster.karpenter.nodePools[0].instanceFamilies', 'at least one instance family'],
-    [{ cluster: { karpenter: { nodePools: [{ capacityTypes: ['spot'] }] } } }, 'cluster.karpenter.nodePools[0].capacityTypes[0]', '"ON_DEMAND" or "SPOT"'],
+    [{ cluster: { karpenter: { nodePools: [{ capacityTypes: ['spot'] }] } } }, 'cluster.karpenter.nodePools[0].capacityTypes[0]', 'must be one of "ON_DEMAND", "SPOT", got "spot"'],
     [{ cluster: { karpenter: { nodePools: [{ maxGpus: 0 }] } } }, 'cluster.karpenter.nodePools[0].maxGpus', 'integer from 1'],
     [{ cluster: { karpenter: { nodePools: [{ consolidationPolicy: 'Always' }] } } }, 'cluster.karpenter.nodePools[0].consolidationPolicy', '"WhenEmpty", "WhenEmptyOrUnderutilized"'],
     [{ cluster: { karpenter: { nodePools: [{ consolidateAfter: '5 minutes' }] } } }, 'cluster.karpenter.nodePools[0].consolidateAfter', 'a duration'],
@@ -123,6 +123,15 @@ describe('parseAppConfig rejects bad values, naming the key and what is allowed'
     [{ alarms: { extenderP99LatencyMs: 5000 } }, 'alarms.extenderP99LatencyMs', 'httpTimeoutSeconds'],
     [{ alarms: { gpuPodPendingMinutes: 0 } }, 'alarms.gpuPodPendingMinutes', 'integer from 1 to 1440'],
     [{ alarms: { strandedGpuPercent: 101 } }, 'alarms.strandedGpuPercent', 'integer from 1 to 100'],
+    // Rules that once ended in a CDK error at synth (or at deploy) rather than a config error.
+    [{ cluster: { vpcCidr: '300.0.0.0/16' } }, 'cluster.vpcCidr', 'an IPv4 CIDR from /16 to /28'],
+    [{ cluster: { vpcCidr: '10.0.0.0/17', availabilityZones: ['us-east-1a', 'us-east-1b', 'us-east-1c', 'us-east-1d'] } }, 'cluster.vpcCidr', '4 zones need a /16 or larger'],
+    [{ cluster: { availabilityZones: ['us-east-1a', 'us-east-1a'] } }, 'cluster.availabilityZones[1]', '"us-east-1a" is listed twice'],
+    [{ cluster: { adminPrincipalArns: ['arn:aws:iam::123456789012:role/a', 'arn:aws:iam::123456789012:role/a'] } }, 'cluster.adminPrincipalArns[1]', 'listed twice; each principal gets one access entry'],
+    [{ cluster: { endpointAccess: 'public-and-private', publicAccessCidrs: ['999.1.1.1/8'] } }, 'cluster.publicAccessCidrs[0]', 'an IPv4 CIDR'],
+    [{ cluster: { mode: 'existing', existing: { availabilityZones: ['eu-west-1a', 'eu-west-1a'] } } }, 'cluster.existing.availabilityZones[1]', 'listed twice'],
+    [{ cluster: { mode: 'cloud' } }, 'cluster.mode', 'must be one of "new", "existing", got "cloud"'],
+    [{ scheduler: { name: 'default-scheduler' } }, 'scheduler.name', 'the default scheduler\'s profile'],
   ])('%j → %s', (raw, key, allowed) => {
     const message = errorOf(raw);
     expect(message).toContain(`${key}:`);
@@ -256,7 +265,12 @@ describe('Karpenter NodePools', () => {
   });
 
   it('lets an Auto Mode cluster go without the device plugin, and any other existing cluster keep it', () => {
-    const existing = { vpcId: 'vpc-0123456789abcdef0', clusterSecurityGroupId: 'sg-0123456789abcdef0' };
+    const existing = {
+      vpcId: 'vpc-0123456789abcdef0',
+      availabilityZones: ['eu-west-1a', 'eu-west-1b'],
+      privateSubnetIds: ['subnet-0123456789abcdef0', 'subnet-0123456789abcdef1'],
+      clusterSecurityGroupId: 'sg-0123456789abcdef0',
+    };
     const autoMode = parseAppConfig({ cluster: { mode: 'existing', existing: { ...existing, gpuCapacity: 'auto-mode' } }, addons: { nvidiaDevicePlugin: { enabled: false } } });
     expect(autoMode.cluster).toMatchObject({ gpuCapacity: 'auto-mode' });
     const withKarpenter = parseAppConfig({ cluster: { mode: 'existing', existing: { ...existing, gpuCapacity: 'karpenter' } } });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AppConfigError } from '../../../../cdk/app-config/config-reader';
-import type { ConfigProblem } from '../../../../cdk/app-config/config-reader';
+import { AppConfigError } from '../../../../cdk/app-config/app-config-error';
+import type { ConfigProblem } from '../../../../cdk/app-config/app-config-error';
 import { parseAppConfig } from '../../../../cdk/app-config/parse-app-config';
 
 function problemsOf(raw: unknown): readonly ConfigProblem[] {

@@ -24,6 +24,33 @@ describe('cdk/bin/app.ts', () => {
     expect(stderr.trim()).toBe('invalid configuration: scheduler.replicas: must be an integer from 1 to 5, got 9');
   }, 120_000);
 
+  // These used to pass validation and then stop cdk synth with a CDK stack trace.
+  it('names every key an existing cluster lacks in one message, before the CDK builds anything', () => {
+    const existing = { vpcId: 'vpc-0123456789abcdef0', clusterSecurityGroupId: 'sg-0123456789abcdef0' };
+    const { status, stderr } = runApp({ gpuScheduling: { cluster: { mode: 'existing', existing } } });
+    expect(status).toBe(1);
+    expect(stderr.trim().split('\n')).toEqual([
+      'invalid configuration (2 problems):',
+      '  cluster.existing.availabilityZones: is required (a list of at least 2 item(s), each an availability zone name such as us-east-1a)',
+      '  cluster.existing.privateSubnetIds: is required (a list of at least 2 item(s), each a subnet id such as subnet-0123456789abcdef0)',
+    ]);
+  }, 120_000);
+
+  it('refuses a VPC range too small for its zones and a subnet listed twice, with the keys', () => {
+    const existing = {
+      vpcId: 'vpc-0123456789abcdef0',
+      availabilityZones: ['eu-west-1a', 'eu-west-1b'],
+      privateSubnetIds: ['subnet-0123456789abcdef0', 'subnet-0123456789abcdef0'],
+      clusterSecurityGroupId: 'sg-0123456789abcdef0',
+    };
+    const attached = runApp({ gpuScheduling: { cluster: { mode: 'existing', existing } } });
+    expect(attached.status).toBe(1);
+    expect(attached.stderr.trim()).toBe('invalid configuration: cluster.existing.privateSubnetIds[1]: "subnet-0123456789abcdef0" is listed twice; each subnet is in one zone');
+    const created = runApp({ gpuScheduling: { cluster: { vpcCidr: '10.0.0.0/18' } } });
+    expect(created.status).toBe(1);
+    expect(created.stderr.trim()).toBe('invalid configuration: cluster.vpcCidr: must hold a public /24 and a private /19 subnet per zone: 2 zones need a /17 or larger, got "10.0.0.0/18"');
+  }, 120_000);
+
   it('reads the config file named by the configFile context key', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gpu-app-config-'));
     const file = join(dir, 'gpu.yaml');

@@ -5,6 +5,7 @@ import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { functionEnvironment } from '../../../../../cdk/app-config/function-environment';
 import { parseAppConfig } from '../../../../../cdk/app-config/parse-app-config';
 import { NewGpuCluster } from '../../../../../cdk/lib/cluster/new-gpu-cluster';
 import { PipelineFunction } from '../../../../../cdk/lib/functions/pipeline-function';
@@ -40,7 +41,7 @@ beforeAll(() => {
   const app = new App({ outdir, context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'ClusterOnly');
   const target = new NewGpuCluster(stack, 'Cluster', { clusterName: 'research-gpu', kubernetesVersion: '1.35', config: config.cluster, logRetention: 14 });
-  new PipelineFunction(stack, 'Labeler', { name: 'labeler', description: 'test', target, config: config.labeler, logRetention: 14 });
+  new PipelineFunction(stack, 'Labeler', { name: 'labeler', description: 'test', target, config: config.labeler, environment: functionEnvironment(config, 'labeler'), logRetention: 14 });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   app.synth();
   template = Template.fromJSON(JSON.parse(readFileSync(join(outdir, 'ClusterOnly.template.json'), 'utf8')) as Record<string, unknown>);

@@ -17,7 +17,7 @@ interface Container {
 }
 /** The container port and pod labels the Deployment really declares. */
 function deployedScheduler(): { labels: Record<string, string>; port: { name: string; containerPort: number } } {
-  const objects = secondSchedulerManifests({ scheduler: { ...config.scheduler, namespace: target.namespace }, extenderUrlPrefix: 'https://x:443', extenderUsesHttps: true });
+  const objects = secondSchedulerManifests({ scheduler: { ...config.scheduler, namespace: target.namespace }, extenderUrlPrefix: 'https://x:443' });
   const deployment = objects.find((o) => o.kind === 'Deployment') as { spec: { template: { metadata: { labels: Record<string, string> }; spec: { containers: Container[] } } } };
   const port = deployment.spec.template.spec.containers[0]?.ports?.[0];
   if (!port) throw new Error('the scheduler container declares no port');

@@ -45,7 +45,7 @@ describe('kube-scheduler accepts the generated KubeSchedulerConfiguration', () =
     ['https, ignorable, no preempt', { scheduler: { extender: { ignorable: true, preempt: false, httpTimeoutSeconds: 2, weight: 20 } } }, true],
   ])(`%s (kubernetes ${LOCALLY_BUILT_MINOR}, kube-scheduler ${locallyBuiltRelease()})`, (name, raw, https) => {
     const { scheduler } = parseAppConfig(raw);
-    const configuration = kubeSchedulerConfiguration({ scheduler, extenderUrlPrefix: https ? 'https://gpu-extender.internal.example.com:443' : 'http://internal-gpu.elb.amazonaws.com:80', extenderUsesHttps: https });
+    const configuration = kubeSchedulerConfiguration({ scheduler, extenderUrlPrefix: https ? 'https://gpu-extender.internal.example.com:443' : 'http://internal-gpu.elb.amazonaws.com:80' });
     const result = loadWithKubeScheduler(name.replace(/\W+/g, '-'), configuration);
     expect(result.status, result.output).toBe(0);
     type WrittenProfile = { schedulerName: string; plugins?: { score?: { disabled?: { name: string }[] } }; pluginConfig?: { name: string; args?: Record<string, unknown> }[] };
@@ -87,7 +87,6 @@ describe('kube-scheduler accepts the generated KubeSchedulerConfiguration', () =
         const props = (kubernetesVersion: string) => ({
           scheduler: parseAppConfig({ kubernetesVersion, scheduler: { extender } }).scheduler,
           extenderUrlPrefix: 'http://x:80',
-          extenderUsesHttps: false,
         });
         expect(kubeSchedulerConfiguration(props(version))).toEqual(kubeSchedulerConfiguration(props(LOCALLY_BUILT_MINOR)));
       }
@@ -96,7 +95,7 @@ describe('kube-scheduler accepts the generated KubeSchedulerConfiguration', () =
 
   it('rejects a configuration with a field kube-scheduler does not know (the check can fail)', () => {
     const { scheduler } = parseAppConfig({});
-    const configuration = kubeSchedulerConfiguration({ scheduler, extenderUrlPrefix: 'http://x:80', extenderUsesHttps: false });
+    const configuration = kubeSchedulerConfiguration({ scheduler, extenderUrlPrefix: 'http://x:80' });
     const [extender] = configuration.extenders as Record<string, unknown>[];
     const result = loadWithKubeScheduler('unknown-field', { ...configuration, extenders: [{ ...extender, nodeCacheable: true }] });
     expect(result.status).not.toBe(0);

@@ -5,7 +5,7 @@ import { MAX_EXTENDER_PRIORITY } from '../../../../../lambdas/extender/wire-type
 import { findObject } from '../../support/synthesize';
 
 const scheduler = parseAppConfig({ scheduler: { leaseName: 'gpu-scheduler-lease', extender: { weight: 7 } } }).scheduler;
-const props = { scheduler, extenderUrlPrefix: 'http://internal-alb.example:80', extenderUsesHttps: false };
+const props = { scheduler, extenderUrlPrefix: 'http://internal-alb.example:80' };
 const objects = secondSchedulerManifests(props);
 
 describe('KubeSchedulerConfiguration', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { functionNodeOptions } from '../../../../../cdk/lib/functions/lambda-build';
+import { functionNodeOptions } from '../../../../../cdk/lib/functions/node-options';
 
 describe('functionNodeOptions', () => {
   it('gives the labeler and the reconciler source maps whatever their memory', () => {
