@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { KubernetesObjectApi, type KubeConfig, type KubernetesObject, type V1Node } from '@kubernetes/client-node';
 import { isKubeConflict, isKubeNotFound } from '../lambdas/kube/kube-errors';
-import { NVIDIA_DRA_DRIVER } from '../lambdas/scheduling/dra-gpus';
+import { NVIDIA_DRA_DRIVER } from '../lambdas/scheduling/keys';
 
 export const DRA_API = 'resource.k8s.io/v1';
 

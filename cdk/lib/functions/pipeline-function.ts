@@ -6,7 +6,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { FunctionConfig } from '../../app-config/app-config';
-import type { ClusterTarget } from '../cluster/cluster-target';
+import type { ClusterTarget } from '../common/cluster-target';
 import { functionNodeOptions, LAMBDA_BUILD, RUNTIME_ACKNOWLEDGMENT } from './lambda-build';
 import { LAMBDA_ENTRIES } from './lambda-entries';
 import type { PipelineFunctionName } from './lambda-entries';

@@ -1,5 +1,5 @@
 import type { KarpenterConfig, KarpenterNodePoolConfig, NodeTaint, TaintEffectName } from '../../app-config/app-config';
-import type { KubernetesObject } from '../scheduler/second-scheduler-manifests';
+import type { KubernetesObject } from '../common/kubernetes-object';
 import { KARPENTER_SERVICE_ACCOUNT } from './karpenter-release';
 
 /** Tag the stack puts on the subnets Karpenter may launch nodes into; the EC2NodeClass selects on it. */

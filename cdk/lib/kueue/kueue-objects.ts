@@ -4,7 +4,7 @@
 // Pure: the stack applies them and the local harness creates them against
 // Kueue's real CRDs (test/e2e/kueue-*.test.ts), so both use the same objects.
 import { NETWORK_LAYER_LABELS } from '../../../lambdas/scheduling/keys';
-import type { KubernetesObject } from '../scheduler/second-scheduler-manifests';
+import type { KubernetesObject } from '../common/kubernetes-object';
 
 export const KUEUE_API_VERSION = 'kueue.x-k8s.io/v1beta2';
 /** The label a Job (or any workload) names its LocalQueue with. */

@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { SchedulerConfig } from '../../app-config/app-config';
-
-/** A Kubernetes object as kubectl applies it. */
-export type KubernetesObject = Record<string, unknown>;
+import type { KubernetesObject } from '../common/kubernetes-object';
 
 export interface SecondSchedulerManifestProps {
   readonly scheduler: SchedulerConfig;
