@@ -9,7 +9,7 @@ import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { request as httpRequest, Agent as HttpAgent } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
-import { isEntryPoint } from '../lambdas/common/command-line';
+import { isEntryPoint } from '../cli/command-line';
 import { errorMessage } from '../lambdas/common/error-message';
 
 export interface FloodOptions {

@@ -9,7 +9,7 @@ import { weightVariable } from '../lambdas/extender/config';
 import { isRecord } from '../lambdas/scheduling/kube-json';
 import type { ExtenderRanking } from '../lambdas/extender/decision';
 import type { Env } from '../lambdas/env';
-import { mapWithConcurrency } from '../lambdas/labeler/map-with-concurrency';
+import { mapWithConcurrency } from '../lambdas/common/map-with-concurrency';
 import { clusterOutcome } from '../lambdas/scheduling/cluster-outcome';
 import { failedSchedulingReasons, reasonSource } from '../lambdas/scheduling/failed-scheduling';
 import { unschedulableMessage } from '../lambdas/scheduling/pending-gpu-pods';

@@ -23,7 +23,7 @@ import type { LatencyCase, LatencyResult } from './extender-latency';
 import type { MemoryResult } from './extender-memory';
 import type { BenchRow } from './report-table';
 import { count, formatTable, kib, mib, ms, ratio } from './report-table';
-import { defineCli, isEntryPoint, readCommandLine, UsageError, type CliValues } from '../../lambdas/common/command-line';
+import { defineCli, isEntryPoint, readCommandLine, UsageError, type CliValues } from '../../cli/command-line';
 import { errorMessage } from '../../lambdas/common/error-message';
 
 const SECTIONS = ['extender', 'memory', 'bundles', 'reconciler', 'labeler', 'e2e', 'scale', 'simulate', 'simulate-exact'] as const;

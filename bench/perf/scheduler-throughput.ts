@@ -12,7 +12,7 @@
 import { Watch, type V1Pod } from '@kubernetes/client-node';
 import { KubeConfig } from '@kubernetes/client-node';
 import { EC2Client } from '@aws-sdk/client-ec2';
-import { mapWithConcurrency } from '../../lambdas/labeler/map-with-concurrency';
+import { mapWithConcurrency } from '../../lambdas/common/map-with-concurrency';
 import { createGpuNode, describeInstanceType, seedGpuLabels } from '../../local/gpu-nodes';
 import { startKubeScheduler } from '../../local/kube-scheduler';
 import type { ManagedProcess } from '../../local/managed-process';
