@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { KubernetesObjectApi, type KubeConfig, type KubernetesObject, type V1Node } from '@kubernetes/client-node';
 import { isKubeConflict, isKubeNotFound } from '../lambdas/kube/kube-errors';
-import { NVIDIA_DRA_DRIVER } from '../lambdas/scheduling/dra-gpus';
+import { GPU_RESOURCE, NVIDIA_DRA_DRIVER } from '../lambdas/scheduling/keys';
 
 export const DRA_API = 'resource.k8s.io/v1';
 
@@ -36,7 +36,7 @@ const DRIVER_VERSION = '570.133.20';
 const CUDA_DRIVER_VERSION = '12.8.0';
 
 /** The DeviceClass the driver's Helm chart installs, with KEP-5004's extendedResourceName. */
-export function nvidiaDeviceClass(extendedResourceName = 'nvidia.com/gpu'): Record<string, unknown> {
+export function nvidiaDeviceClass(extendedResourceName = GPU_RESOURCE): Record<string, unknown> {
   return {
     apiVersion: DRA_API,
     kind: 'DeviceClass',

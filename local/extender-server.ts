@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { defineCli, isEntryPoint, readCommandLine, UsageError } from '../lambdas/common/command-line';
+import { defineCli, isEntryPoint, readCommandLine, UsageError } from '../cli/command-line';
 import { errorMessage } from '../lambdas/common/error-message';
 import { kubeconfigOverrides } from './kubeconfig-connection';
 import { SERVICE } from '../lambdas/observability/metric-catalog';

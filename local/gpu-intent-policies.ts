@@ -4,6 +4,7 @@
 import { CoreV1Api, KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { APP_CONFIG_DEFAULTS } from '../cdk/app-config/app-config-defaults';
 import { gpuIntentManifests, NAMESPACE_OPT_IN, type AnnotationCheckAction } from '../cdk/lib/admission/gpu-intent-policies';
+import { GPU_RESOURCE } from '../lambdas/scheduling/keys';
 import { waitFor } from './wait';
 
 const PROBE_NAMESPACE = 'gpu-intent-probe';
@@ -28,7 +29,7 @@ export async function installGpuIntentPolicies(admin: KubeConfig, annotationChec
         dryRun: 'All',
         body: {
           metadata: { name: 'probe', annotations: { 'gpu.nvidia.com/memory': '80Gi' } },
-          spec: { containers: [{ name: 'probe', image: 'registry.k8s.io/pause:3.10', resources: { limits: { 'nvidia.com/gpu': '1' } } }] },
+          spec: { containers: [{ name: 'probe', image: 'registry.k8s.io/pause:3.10', resources: { limits: { [GPU_RESOURCE]: '1' } } }] },
         },
       });
       const affinity = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;

@@ -9,15 +9,15 @@ import {
   type _InstanceType,
   type EC2Client,
 } from '@aws-sdk/client-ec2';
-import { PatchStrategy, setHeaderOptions, type CoreV1Api, type V1Node, type V1Taint } from '@kubernetes/client-node';
+import type { CoreV1Api, V1Node, V1Taint } from '@kubernetes/client-node';
 import { toGpuInfo, type InstanceTypeGpuInfo } from '../lambdas/aws/instance-type-gpu-info';
 import { desiredGpuLabels } from '../lambdas/labeler/gpu-labels';
+import { GPU_RESOURCE } from '../lambdas/scheduling/keys';
 import { LOCAL_AWS_REGION } from './moto';
+import { MERGE_PATCH_OPTIONS } from '../lambdas/kube/merge-patch';
 
-export const GPU_RESOURCE_NAME = 'nvidia.com/gpu';
 export const LOCAL_CLUSTER_NAME = 'local-cluster';
 
-const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 export interface InstanceTypeFacts {
   instanceType: string;
@@ -174,7 +174,7 @@ export async function createGpuNode({ core, ec2 }: NodeClients, spec: GpuNodeSpe
     pods: String(spec.maxPods ?? 110),
     'ephemeral-storage': '100Gi',
   };
-  if (facts.gpuCount > 0 && spec.gpusFrom !== 'dra') resources[GPU_RESOURCE_NAME] = String(facts.gpuCount);
+  if (facts.gpuCount > 0 && spec.gpusFrom !== 'dra') resources[GPU_RESOURCE] = String(facts.gpuCount);
   Object.assign(resources, spec.resources);
   const now = new Date().toISOString();
   const node = await core.patchNodeStatus(
@@ -194,7 +194,7 @@ export async function createGpuNode({ core, ec2 }: NodeClients, spec: GpuNodeSpe
         },
       },
     },
-    MERGE_PATCH,
+    MERGE_PATCH_OPTIONS,
   );
   return { name, instanceId: instance.InstanceId, providerID, zone, facts, node };
 }

@@ -13,8 +13,8 @@ import {
 } from '@aws-sdk/client-ec2';
 import { toGpuInfo } from '../lambdas/aws/instance-type-gpu-info';
 import { desiredGpuLabels, KARPENTER_GPU_LABEL } from '../lambdas/labeler/gpu-labels';
-import { GPU_RESOURCE_NAME } from './gpu-nodes';
 import { LOCAL_AWS_REGION } from './moto';
+import { GPU_RESOURCE } from '../lambdas/scheduling/keys';
 
 /**
  * us-east-1 Linux on-demand prices (USD per hour) from the EC2 On-Demand
@@ -146,7 +146,7 @@ export async function describeKarpenterInstanceTypes(ec2: EC2Client, specs: read
         cpu: String(vcpus),
         memory: `${memoryMiB}Mi`,
         pods: MAX_PODS,
-        ...(gpuCount ? { [GPU_RESOURCE_NAME]: gpuCount } : {}),
+        ...(gpuCount ? { [GPU_RESOURCE]: gpuCount } : {}),
       };
       // The kwok provider has no per-type labels of its own beyond name, zone
       // and capacity type, but copies each single-valued offering requirement

@@ -2,11 +2,11 @@
 // Karpenter launches: there is none here, so nothing else would report the
 // node's capacity or make it Ready, and Karpenter would never find it
 // initialized.
-import { PatchStrategy, setHeaderOptions, type CoreV1Api, type V1Node } from '@kubernetes/client-node';
+import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
 import type { KarpenterInstanceType } from './karpenter-instance-types';
 import { sleep } from './wait';
+import { MERGE_PATCH_OPTIONS } from '../lambdas/kube/merge-patch';
 
-const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 export const NODEPOOL_LABEL = 'karpenter.sh/nodepool';
 const INSTANCE_TYPE_LABEL = 'node.kubernetes.io/instance-type';
 const POLL_MS = 250;
@@ -48,7 +48,7 @@ export async function bootLaunchedNodes(core: CoreV1Api, nodePoolName: string, t
           },
         },
       },
-      MERGE_PATCH,
+      MERGE_PATCH_OPTIONS,
     );
     booted.push(name);
   }

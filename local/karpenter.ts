@@ -10,7 +10,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TerminateInstancesCommand, type EC2Client } from '@aws-sdk/client-ec2';
-import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Node } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Node } from '@kubernetes/client-node';
 import type { KarpenterBinaries } from './build-karpenter';
 import { instanceIdFromProviderId } from '../lambdas/labeler/node-match';
 import { LOCAL_CLUSTER_NAME } from './gpu-nodes';
@@ -22,10 +22,10 @@ import { ManagedProcess } from './managed-process';
 import { awsEnvironment } from './moto';
 import { freeLoopbackPort } from './ports';
 import { waitFor } from './wait';
+import { MERGE_PATCH_OPTIONS } from '../lambdas/kube/merge-patch';
 
 export { NODEPOOL_LABEL } from './karpenter-node-boot';
 
-const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 const KARPENTER = { group: 'karpenter.sh', version: 'v1' } as const;
 const KWOK = { group: 'karpenter.kwok.sh', version: 'v1alpha1' } as const;
@@ -189,7 +189,7 @@ export async function startKarpenter(options: KarpenterOptions): Promise<Karpent
       const name = claim.metadata.name;
       await forceDelete(
         `NodeClaim ${name}`,
-        () => custom.patchClusterCustomObject({ ...KARPENTER, plural: 'nodeclaims', name, body: noFinalizers }, MERGE_PATCH),
+        () => custom.patchClusterCustomObject({ ...KARPENTER, plural: 'nodeclaims', name, body: noFinalizers }, MERGE_PATCH_OPTIONS),
         () => custom.deleteClusterCustomObject({ ...KARPENTER, plural: 'nodeclaims', name }),
       );
     }
@@ -197,18 +197,18 @@ export async function startKarpenter(options: KarpenterOptions): Promise<Karpent
       const name = node.metadata?.name ?? '';
       await forceDelete(
         `Node ${name}`,
-        () => core.patchNode({ name, body: noFinalizers }, MERGE_PATCH),
+        () => core.patchNode({ name, body: noFinalizers }, MERGE_PATCH_OPTIONS),
         () => core.deleteNode({ name }),
       );
     }
     await forceDelete(
       `NodePool ${nodePoolName}`,
-      () => custom.patchClusterCustomObject({ ...KARPENTER, plural: 'nodepools', name: nodePoolName, body: noFinalizers }, MERGE_PATCH),
+      () => custom.patchClusterCustomObject({ ...KARPENTER, plural: 'nodepools', name: nodePoolName, body: noFinalizers }, MERGE_PATCH_OPTIONS),
       () => custom.deleteClusterCustomObject({ ...KARPENTER, plural: 'nodepools', name: nodePoolName }),
     );
     await forceDelete(
       `KWOKNodeClass ${nodeClassName}`,
-      () => custom.patchClusterCustomObject({ ...nodeClasses, name: nodeClassName, body: noFinalizers }, MERGE_PATCH),
+      () => custom.patchClusterCustomObject({ ...nodeClasses, name: nodeClassName, body: noFinalizers }, MERGE_PATCH_OPTIONS),
       () => custom.deleteClusterCustomObject({ ...nodeClasses, name: nodeClassName }),
     );
   };
@@ -228,7 +228,7 @@ export async function startKarpenter(options: KarpenterOptions): Promise<Karpent
         name: nodeClassName,
         body: { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: new Date().toISOString(), observedGeneration: 1 }] } },
       },
-      MERGE_PATCH,
+      MERGE_PATCH_OPTIONS,
     );
     await custom.createClusterCustomObject({ ...KARPENTER, plural: 'nodepools', body: nodePoolBody(nodePoolName, nodeClassName, options.nodePool ?? {}) });
 
@@ -275,7 +275,7 @@ export async function startKarpenter(options: KarpenterOptions): Promise<Karpent
     listNodeClaims,
     listNodes,
     setDisruption: async (disruption) => {
-      await custom.patchClusterCustomObject({ ...KARPENTER, plural: 'nodepools', name: nodePoolName, body: { spec: { disruption } } }, MERGE_PATCH);
+      await custom.patchClusterCustomObject({ ...KARPENTER, plural: 'nodepools', name: nodePoolName, body: { spec: { disruption } } }, MERGE_PATCH_OPTIONS);
     },
     logTail: (lines = 40) => {
       const bootError = nodeBoot.lastError === undefined ? '' : `\n(node stand-in's last error: ${String(nodeBoot.lastError)})`;

@@ -7,7 +7,7 @@
 // the gpu-scheduler and the extender place the pods it lets go.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BatchV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { BatchV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import type { KueueBinaries } from './build-kueue';
 import { podLikeHostAddress } from './host-address';
@@ -19,10 +19,10 @@ import { mountSecret, type SecretMount } from './secret-mount';
 import { ManagedProcess } from './managed-process';
 import { freeLoopbackPort } from './ports';
 import { waitFor } from './wait';
+import { MERGE_PATCH_OPTIONS } from '../lambdas/kube/merge-patch';
 
 export type { WaitForPodsReadyOptions } from './kueue-config';
 
-const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 export const KUEUE_API = { group: 'kueue.x-k8s.io', version: 'v1beta2' } as const;
 /** The label a Job names its LocalQueue with. */
 export const QUEUE_NAME_LABEL = 'kueue.x-k8s.io/queue-name';
@@ -64,7 +64,7 @@ export async function deleteKueueObjects(kubeConfig: KubeConfig): Promise<void> 
     const list = (await custom.listClusterCustomObject({ ...KUEUE_API, plural })) as { items: { metadata: { name: string; namespace: string } }[] };
     for (const { metadata } of list.items) {
       const target = { ...KUEUE_API, plural, namespace: metadata.namespace, name: metadata.name };
-      await custom.patchNamespacedCustomObject({ ...target, body: noFinalizers }, MERGE_PATCH).catch(ignoreMissing);
+      await custom.patchNamespacedCustomObject({ ...target, body: noFinalizers }, MERGE_PATCH_OPTIONS).catch(ignoreMissing);
       await custom.deleteNamespacedCustomObject(target).catch(ignoreMissing);
     }
   }
@@ -72,7 +72,7 @@ export async function deleteKueueObjects(kubeConfig: KubeConfig): Promise<void> 
     const list = (await custom.listClusterCustomObject({ ...KUEUE_API, plural })) as { items: { metadata: { name: string } }[] };
     for (const { metadata } of list.items) {
       const target = { ...KUEUE_API, plural, name: metadata.name };
-      await custom.patchClusterCustomObject({ ...target, body: noFinalizers }, MERGE_PATCH).catch(ignoreMissing);
+      await custom.patchClusterCustomObject({ ...target, body: noFinalizers }, MERGE_PATCH_OPTIONS).catch(ignoreMissing);
       await custom.deleteClusterCustomObject(target).catch(ignoreMissing);
     }
   }

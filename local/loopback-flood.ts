@@ -9,8 +9,9 @@ import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { request as httpRequest, Agent as HttpAgent } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
-import { isEntryPoint } from '../lambdas/common/command-line';
+import { isEntryPoint } from '../cli/command-line';
 import { errorMessage } from '../lambdas/common/error-message';
+import { GPU_RESOURCE } from '../lambdas/scheduling/keys';
 
 export interface FloodOptions {
   /** http(s)://127.0.0.1:port of the target. */
@@ -34,7 +35,7 @@ export interface FloodResult {
 const FILTER_BODY = JSON.stringify({
   Pod: {
     metadata: { name: 'flood', namespace: 'loopback-flood', uid: 'flood' },
-    spec: { schedulerName: 'gpu-scheduler', containers: [{ name: 'c', resources: { limits: { 'nvidia.com/gpu': '1' } } }] },
+    spec: { schedulerName: 'gpu-scheduler', containers: [{ name: 'c', resources: { limits: { [GPU_RESOURCE]: '1' } } }] },
   },
   NodeNames: ['node-a', 'node-b'],
 });

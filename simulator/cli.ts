@@ -4,7 +4,7 @@
  * deployed gpu-scheduler (kube-scheduler's profile plus the extender) would place them.
  */
 import { readFileSync } from 'node:fs';
-import { defineCli, isEntryPoint, readCommandLine, UsageError } from '../lambdas/common/command-line';
+import { defineCli, isEntryPoint, readCommandLine, UsageError } from '../cli/command-line';
 import { errorMessage } from '../lambdas/common/error-message';
 import { startControlPlane } from '../local/control-plane';
 import { ensureKubeBinaries } from '../local/build-binaries';

@@ -3,13 +3,13 @@
 // extender placing its pending pods; placements and FailedScheduling
 // reasons are read back from the API (as kubernetes-sigs/kube-scheduler-simulator
 // does for the default scheduler).
-import { CoreV1Api, KubeConfig, PatchStrategy, SchedulingV1Api, Watch, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, SchedulingV1Api, Watch, type V1Pod } from '@kubernetes/client-node';
 import { errorMessage } from '../lambdas/common/error-message';
 import { weightVariable } from '../lambdas/extender/config';
 import { isRecord } from '../lambdas/scheduling/kube-json';
 import type { ExtenderRanking } from '../lambdas/extender/decision';
 import type { Env } from '../lambdas/env';
-import { mapWithConcurrency } from '../lambdas/labeler/map-with-concurrency';
+import { mapWithConcurrency } from '../lambdas/common/map-with-concurrency';
 import { clusterOutcome } from '../lambdas/scheduling/cluster-outcome';
 import { failedSchedulingReasons, reasonSource } from '../lambdas/scheduling/failed-scheduling';
 import { unschedulableMessage } from '../lambdas/scheduling/pending-gpu-pods';
@@ -27,8 +27,8 @@ import { pluginOfReason } from './in-tree/filters';
 import type { SchedPod } from './in-tree/pod-spec';
 import type { ExtenderRejections, FilterCount, PlacedPod, SimulationResult, UnschedulablePod } from './simulate';
 import { GPU_SCHEDULER, planDump } from './simulate';
+import { MERGE_PATCH_OPTIONS } from '../lambdas/kube/merge-patch';
 
-const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 export interface ExactOptions {
   readonly explain?: boolean;
@@ -163,7 +163,7 @@ export async function simulateExact(
   await createAll(priorityClassesFor(everyPod), 8, (body) => scheduling.createPriorityClass({ body: body as never }), 'priority classes');
   await createAll(nodes, 24, async (raw) => {
     const created = await core.createNode({ body: nodeToCreate(raw) as never });
-    await core.patchNodeStatus({ name: created.metadata?.name ?? '', body: nodeStatus(raw) }, MERGE_PATCH);
+    await core.patchNodeStatus({ name: created.metadata?.name ?? '', body: nodeStatus(raw) }, MERGE_PATCH_OPTIONS);
   }, 'nodes');
   await createAll(bound, 24, (pod) => core.createNamespacedPod({ namespace: (pod as SchedPod).namespace, body: podToCreate(pod as SchedPod) as never }), 'bound pods');
 

@@ -7,7 +7,7 @@ import { EC2Client } from '@aws-sdk/client-ec2';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { AppsV1Api, CoreV1Api as CoreV1ApiClass, KubeConfig } from '@kubernetes/client-node';
 import { createLabelerHandler } from '../../lambdas/labeler/labeler-handler';
-import { mapWithConcurrency } from '../../lambdas/labeler/map-with-concurrency';
+import { mapWithConcurrency } from '../../lambdas/common/map-with-concurrency';
 import { SERVICE } from '../../lambdas/observability/metric-catalog';
 import { createTelemetry } from '../../lambdas/observability/telemetry';
 import { OPT_IN_LABEL } from '../../lambdas/reconciler/config';

@@ -3,6 +3,7 @@
 // taints, capacity, conditions, addresses, nodeInfo, images), pods bound to
 // them (GPU workers, peers for network locality, CPU daemons), and the GPU pod
 // being scheduled.
+import { GPU_RESOURCE } from '../../lambdas/scheduling/keys';
 import { createRng } from '../trace/seeded-rng';
 
 interface GpuShape {
@@ -57,7 +58,7 @@ export function gpuNode(index: number, rng = createRng(index + 1)): Record<strin
     'hugepages-1Gi': '0',
     'hugepages-2Mi': '0',
     memory,
-    'nvidia.com/gpu': String(shape.gpus),
+    [GPU_RESOURCE]: String(shape.gpus),
     pods: '250',
   });
   return {
@@ -96,7 +97,7 @@ export function gpuNode(index: number, rng = createRng(index + 1)): Record<strin
     },
     spec: {
       providerID: `aws:///${zone}/${instanceId}`,
-      taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' }],
+      taints: [{ key: GPU_RESOURCE, value: 'true', effect: 'NoSchedule' }],
     },
     status: {
       capacity: resources(String(shape.cpu), `${shape.memoryKi}Ki`),
@@ -142,7 +143,7 @@ export function gpuNodes(count: number): Record<string, unknown>[] {
 }
 
 function boundPod(index: number, node: string, gpus: number, labels: Record<string, string>, rng: ReturnType<typeof createRng>): Record<string, unknown> {
-  const limits: Record<string, string> = gpus > 0 ? { 'nvidia.com/gpu': String(gpus) } : {};
+  const limits: Record<string, string> = gpus > 0 ? { [GPU_RESOURCE]: String(gpus) } : {};
   return {
     metadata: {
       name: `${labels.app ?? 'pod'}-${index}`,
@@ -163,7 +164,7 @@ function boundPod(index: number, node: string, gpus: number, labels: Record<stri
           resources: { requests: { cpu: gpus > 0 ? '4' : '100m', memory: gpus > 0 ? '32Gi' : '128Mi', ...limits }, limits },
         },
       ],
-      tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }],
+      tolerations: [{ key: GPU_RESOURCE, operator: 'Exists', effect: 'NoSchedule' }],
     },
     status: { phase: 'Running', podIP: `100.64.${(index >> 8) & 255}.${index & 255}`, startTime: '2026-11-30T08:00:05Z' },
   };
@@ -216,10 +217,10 @@ export function benchPod(): Record<string, unknown> {
         {
           name: 'train',
           image: 'public.ecr.aws/example/trainer:1.4',
-          resources: { limits: { 'nvidia.com/gpu': '2' }, requests: { cpu: '8', memory: '64Gi', 'nvidia.com/gpu': '2' } },
+          resources: { limits: { [GPU_RESOURCE]: '2' }, requests: { cpu: '8', memory: '64Gi', [GPU_RESOURCE]: '2' } },
         },
       ],
-      tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }],
+      tolerations: [{ key: GPU_RESOURCE, operator: 'Exists', effect: 'NoSchedule' }],
     },
     status: { phase: 'Pending' },
   };

@@ -1,7 +1,7 @@
 // Fills the local API server with the benchmark's synthetic EKS GPU cluster
 // (extender-fixtures.ts: realistic Node objects with GPU capacity in status,
 // and pods bound to them with spec.nodeName, so no scheduler is needed).
-import { mapWithConcurrency } from '../../lambdas/labeler/map-with-concurrency';
+import { mapWithConcurrency } from '../../lambdas/common/map-with-concurrency';
 import { errorMessage } from '../../lambdas/common/error-message';
 import { BENCH_NAMESPACE, boundPods, gpuNodes } from './extender-fixtures';
 import type { KubeWriter } from './scale-kube-writer';

@@ -12,7 +12,7 @@
 import { Watch, type V1Pod } from '@kubernetes/client-node';
 import { KubeConfig } from '@kubernetes/client-node';
 import { EC2Client } from '@aws-sdk/client-ec2';
-import { mapWithConcurrency } from '../../lambdas/labeler/map-with-concurrency';
+import { mapWithConcurrency } from '../../lambdas/common/map-with-concurrency';
 import { createGpuNode, describeInstanceType, seedGpuLabels } from '../../local/gpu-nodes';
 import { startKubeScheduler } from '../../local/kube-scheduler';
 import type { ManagedProcess } from '../../local/managed-process';
@@ -22,6 +22,7 @@ import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/schedu
 import { waitFor } from '../../local/wait';
 import type { ClusterHarness } from './cluster-bench';
 import { median } from './stats';
+import { GPU_RESOURCE } from '../../lambdas/scheduling/keys';
 
 export interface ThroughputOptions {
   readonly nodes: number;
@@ -73,7 +74,7 @@ function gpuPod(name: string): V1Pod {
     metadata: { name, labels: { bench: 'throughput' } },
     spec: {
       schedulerName: GPU_SCHEDULER_NAME,
-      containers: [{ name: 'main', image: 'cuda', resources: { limits: { 'nvidia.com/gpu': '1' } } }],
+      containers: [{ name: 'main', image: 'cuda', resources: { limits: { [GPU_RESOURCE]: '1' } } }],
     },
   };
 }

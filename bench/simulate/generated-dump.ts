@@ -6,6 +6,7 @@
 // pod (anti-)affinity, topology spread, host ports and GPU counts, and a few
 // for the default scheduler. Seeded, so a seed is always the same dump.
 import { createRng, type Rng } from '../trace/seeded-rng';
+import { GPU_RESOURCE } from '../../lambdas/scheduling/keys';
 
 export interface DumpSize {
   readonly nodes: number;
@@ -41,7 +42,7 @@ const GROUPS: readonly NodeGroup[] = [
 ];
 const ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1c'];
 const APPS = ['web', 'api', 'cache', 'train', 'infer', 'etl'];
-const GPU_TAINT = { key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' };
+const GPU_TAINT = { key: GPU_RESOURCE, value: 'true', effect: 'NoSchedule' };
 
 function pick<T>(rng: Rng, items: readonly T[]): T {
   return items[Math.floor(rng.next() * items.length)] as T;
@@ -62,7 +63,7 @@ function node(name: string, group: NodeGroup, rng: Rng): Record<string, unknown>
   if (group.gpus > 0 && rng.next() < 0.5) taints.push(GPU_TAINT);
   if (rng.next() < 0.05) taints.push({ key: 'maintenance', value: 'soon', effect: 'PreferNoSchedule' });
   const allocatable: Record<string, string> = { cpu: String(group.cpu), memory: `${group.memoryGi}Gi`, pods: '110', 'ephemeral-storage': '100Gi' };
-  if (group.gpus > 0) allocatable['nvidia.com/gpu'] = String(group.gpus);
+  if (group.gpus > 0) allocatable[GPU_RESOURCE] = String(group.gpus);
   return {
     apiVersion: 'v1',
     kind: 'Node',
@@ -88,12 +89,12 @@ function container(s: PodShape, hostPort: number | undefined): Record<string, un
   return {
     name: 'main',
     image: 'registry.example/app:1',
-    resources: { requests: { cpu: s.cpu, memory: s.memory }, limits: s.gpus > 0 ? { 'nvidia.com/gpu': String(s.gpus) } : {} },
+    resources: { requests: { cpu: s.cpu, memory: s.memory }, limits: s.gpus > 0 ? { [GPU_RESOURCE]: String(s.gpus) } : {} },
     ...(hostPort === undefined ? {} : { ports: [{ containerPort: 8080, hostPort, protocol: 'TCP' }] }),
   };
 }
 
-const TOLERATE_GPU = [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }];
+const TOLERATE_GPU = [{ key: GPU_RESOURCE, operator: 'Exists', effect: 'NoSchedule' }];
 
 function zoneTerm(app: string, key: string): Record<string, unknown> {
   return { labelSelector: { matchLabels: { app } }, topologyKey: key };
@@ -136,7 +137,7 @@ export function generateDump(size: DumpSize): GeneratedDump {
   // Bound pods fill each node to about half, round-robin, within what it has.
   const free = nodes.map((n) => {
     const allocatable = (n.status as { allocatable: Record<string, string> }).allocatable;
-    return { name: (n.metadata as { name: string }).name, cpu: Number(allocatable.cpu) * 0.5, gpus: Number(allocatable['nvidia.com/gpu'] ?? 0) * 0.6, pods: 50 };
+    return { name: (n.metadata as { name: string }).name, cpu: Number(allocatable.cpu) * 0.5, gpus: Number(allocatable[GPU_RESOURCE] ?? 0) * 0.6, pods: 50 };
   });
   const pods: Record<string, unknown>[] = [];
   const boundApps = new Set<string>();

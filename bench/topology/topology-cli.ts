@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineCli, isEntryPoint, readCommandLine, UsageError, type CliValues } from '../../lambdas/common/command-line';
+import { defineCli, isEntryPoint, readCommandLine, UsageError, type CliValues } from '../../cli/command-line';
 import { errorStack } from '../../lambdas/common/error-message';
 import { createRng } from '../trace/seeded-rng';
 import { DEFAULT_HIERARCHY, generateCluster, GPUS_PER_NODE } from './topology-cluster';

@@ -19,7 +19,7 @@ import type { PolicyResult } from './trace-report';
 import { formatAblationTable, formatTable, renderSvg, sampleSd, toJson } from './trace-report';
 import type { TieBreak } from './trace-simulation';
 import type { WorkerJob } from './trace-worker';
-import { defineCli, isEntryPoint, readCommandLine, UsageError, type CliValues } from '../../lambdas/common/command-line';
+import { defineCli, isEntryPoint, readCommandLine, UsageError, type CliValues } from '../../cli/command-line';
 import { errorMessage, errorStack } from '../../lambdas/common/error-message';
 import { createRng } from './seeded-rng';
 import type { TracePod } from './trace-csv';

@@ -11,7 +11,7 @@ import { lambdaWriteLimitManifests } from './access/write-limit-policy';
 import { gpuIntentManifests } from './admission/gpu-intent-policies';
 import { AttachedCluster } from './cluster/attached-cluster';
 import { ClusterAddons } from './cluster/cluster-addons';
-import type { ClusterTarget } from './cluster/cluster-target';
+import type { ClusterTarget } from './common/cluster-target';
 import { GPU_NODE_LABELS, GPU_NODE_STARTUP_TAINT, NewGpuCluster } from './cluster/new-gpu-cluster';
 import { Karpenter } from './karpenter/karpenter';
 import { Kueue } from './kueue/kueue';

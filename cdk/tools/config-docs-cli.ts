@@ -2,7 +2,7 @@
 // (cdk/app-config/config-docs.ts), or with --check says whether they are current.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defineCli, isEntryPoint, readCommandLine } from '../../lambdas/common/command-line';
+import { defineCli, isEntryPoint, readCommandLine } from '../../cli/command-line';
 import { renderConfigDocs } from '../app-config/config-docs';
 
 export const CONFIG_DOCS_FILE = fileURLToPath(new URL('../../docs/configuration.md', import.meta.url));

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { defineCli, isEntryPoint, readCommandLine, UsageError } from '../../lambdas/common/command-line';
+import { defineCli, isEntryPoint, readCommandLine, UsageError } from '../../cli/command-line';
 import type { AppConfig } from '../app-config/app-config';
 import { AppConfigError } from '../app-config/app-config-error';
 import { CONFIG_CONTEXT_KEY, CONFIG_FILE_CONTEXT_KEY, loadAppConfig } from '../app-config/load-app-config';

@@ -4,7 +4,7 @@ import { desiredGpuLabels, labelPatch, ownedLabelKeys } from './gpu-labels';
 import type { LabelerDeps } from './labeler-deps';
 import type { LabelerErrorKind } from './labeler-errors';
 import { errorKind, LabelerError, step } from './labeler-errors';
-import { mapWithConcurrency } from './map-with-concurrency';
+import { mapWithConcurrency } from '../common/map-with-concurrency';
 import { instanceIdFromProviderId, nodeDnsNames } from './node-match';
 import { unlessNodeGone } from './node-gone';
 import { removeStartupTaint } from './startup-taint';

@@ -9,7 +9,7 @@
  * the extra ones, in the order they are added.
  */
 import { COST_RANGES } from './cost-ranges';
-import { SCHEDULING_REASON_CODES } from '../scheduling/failed-scheduling';
+import { SCHEDULING_REASON_CODES } from '../scheduling/scheduling-reason-codes';
 import { REJECTION_REASONS } from '../scheduling/reasons';
 
 export const METRICS_NAMESPACE = 'GpuScheduling';

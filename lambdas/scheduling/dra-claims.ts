@@ -1,6 +1,6 @@
 import { canonicalModel } from './gpu-model';
 import { GPU_NODE_LIMITS } from './gpu-node-limits';
-import { NVIDIA_DRA_DRIVER } from './dra-gpus';
+import { NVIDIA_DRA_DRIVER } from './keys';
 import { isRecord, metadataOf, recordList, stringField, stringMap } from './kube-json';
 import { parseBytes } from './quantity';
 

@@ -1,6 +1,7 @@
 import type { GpuClaim } from './dra-claims';
 import { canonicalModel, REPORTED_MEMORY_TOLERANCE } from './gpu-model';
 import { GPU_NODE_LIMITS } from './gpu-node-limits';
+import { NVIDIA_DRA_DRIVER } from './keys';
 import { isRecord, metadataOf, stringField } from './kube-json';
 import { parseBytes } from './quantity';
 
@@ -12,9 +13,6 @@ import { parseBytes } from './quantity';
  * and the node has no `nvidia.com/gpu` in allocatable: the slices are then
  * the only place that says how many GPUs it has.
  */
-
-/** NVIDIA's DRA driver (kubernetes-sigs dra-driver-nvidia-gpu): its driver name, which is also its DeviceClass's name. */
-export const NVIDIA_DRA_DRIVER = 'gpu.nvidia.com';
 
 /** Lists only NVIDIA's ResourceSlices: the API server filters by driver, so other drivers' slices are never read. */
 export const NVIDIA_DRA_SLICE_FIELD_SELECTOR = `spec.driver=${NVIDIA_DRA_DRIVER}`;

@@ -1,5 +1,6 @@
 import { kubeSchedulerReasonCode } from './kube-scheduler-reasons';
-import { REJECTION_REASONS, rejectionCode } from './reasons';
+import { rejectionCode } from './reasons';
+import type { SchedulingReasonCode } from './scheduling-reason-codes';
 /**
  * Reading kube-scheduler's FailedScheduling message (the pod's
  * PodScheduled=False condition carries the same text): who gave each reason,
@@ -64,26 +65,6 @@ export function failedSchedulingLines(message: string): string[] {
     ...(parsed.preemption ? [parsed.preemption] : []),
   ];
 }
-
-/**
- * Metric codes for scheduling reasons: the extender's rejection codes, then
- * kube-scheduler's common in-tree reasons, then `Other`. A fixed list, so a
- * per-reason metric has a bounded set of dimension values whatever the
- * messages say.
- */
-export const SCHEDULING_REASON_CODES = [
-  ...REJECTION_REASONS,
-  'UntoleratedTaint',
-  'NodeAffinity',
-  'PodAffinity',
-  'NodeUnschedulable',
-  'TopologySpread',
-  'Volume',
-  'NoNodes',
-  'ExtenderError',
-  'Other',
-] as const;
-export type SchedulingReasonCode = (typeof SCHEDULING_REASON_CODES)[number];
 
 /**
  * The code of one reason: ours read back from its phrase (rejectionCode),

@@ -1,8 +1,8 @@
 import type { DraNodeGpus } from './dra-gpus';
 import { canonicalModel, REPORTED_MEMORY_TOLERANCE } from './gpu-model';
-import { AUTO_MODE_LABEL, GFD_LABEL, GPU_RESOURCE, KARPENTER_LABEL, MIG_RESOURCE_PREFIX, NODE_LABEL, SHARED_GPU_RESOURCE } from './keys';
+import { AUTO_MODE_LABEL, GFD_LABEL, GPU_RESOURCE, KARPENTER_LABEL, MIG_RESOURCE_PREFIX, NODE_LABEL, NVIDIA_DRA_DRIVER, SHARED_GPU_RESOURCE } from './keys';
 import { parseCount, parseMiB } from './quantity';
-import { NVIDIA_DRA_DEVICE, NVIDIA_DRA_DRIVER as DRA_DRIVER_NAME } from './dra-gpus';
+import { NVIDIA_DRA_DEVICE } from './dra-gpus';
 import { GPU_NODE_LIMITS } from './gpu-node-limits';
 
 const DRA_PRODUCT = NVIDIA_DRA_DEVICE.productAttribute;
@@ -178,7 +178,7 @@ export function readGpuNodeFacts(
   // The slices count only where the device plugin does not hand out nvidia.com/gpu (KEP-5004 serves it from them).
   const fromDra = dra !== undefined && allocatable[GPU_RESOURCE] === undefined && allocatable[SHARED_GPU_RESOURCE] === undefined && !migSingle;
   if (fromDra) {
-    if (dra.invalid !== undefined) problems.push(`ResourceSlices of ${DRA_DRIVER_NAME}: ${dra.invalid}`);
+    if (dra.invalid !== undefined) problems.push(`ResourceSlices of ${NVIDIA_DRA_DRIVER}: ${dra.invalid}`);
     if (dra.model !== undefined) models.push({ key: `ResourceSlice ${DRA_PRODUCT}`, text: dra.model, value: canonicalModel(dra.model) });
     if (dra.memoryMiB !== undefined) memories.push({ key: `ResourceSlice ${DRA_MEMORY}`, text: `${dra.memoryMiB}Mi`, value: dra.memoryMiB });
   }

@@ -10,6 +10,14 @@ export const SHARED_GPU_RESOURCE = 'nvidia.com/gpu.shared';
 /** Prefix of the MIG resources of the device plugin's `mixed` strategy: `nvidia.com/mig-<g>g.<mem>gb`. */
 export const MIG_RESOURCE_PREFIX = 'nvidia.com/mig-';
 
+/**
+ * NVIDIA's DRA driver (kubernetes-sigs dra-driver-nvidia-gpu): its driver
+ * name, which is also its DeviceClass's name. Read by both sides of DRA: the
+ * ResourceSlices a node publishes (dra-gpus.ts) and the ResourceClaims a pod
+ * holds (dra-claims.ts).
+ */
+export const NVIDIA_DRA_DRIVER = 'gpu.nvidia.com';
+
 export const NODE_LABEL = {
   /** GPU model, e.g. `A100`, `H100`, or an NVIDIA product name such as `NVIDIA-A100-SXM4-40GB`. */
   gpuModel: 'gpu.nvidia.com/model',

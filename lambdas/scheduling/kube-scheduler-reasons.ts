@@ -1,4 +1,4 @@
-import type { SchedulingReasonCode } from './failed-scheduling';
+import type { SchedulingReasonCode } from './scheduling-reason-codes';
 
 /**
  * kube-scheduler's own reasons (in-tree plugins and the scheduler itself),

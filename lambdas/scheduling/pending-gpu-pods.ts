@@ -1,5 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import type { SchedulingReasonCode } from './failed-scheduling';
+import type { SchedulingReasonCode } from './scheduling-reason-codes';
 import { failedSchedulingCodes } from './failed-scheduling';
 import type { GpuClaimLookup } from './dra-claims';
 import { parsePodRequirements } from './pod-requirements';

@@ -7,7 +7,7 @@ import type { DemoResult } from './demo';
 import type { Delivery } from './event-bridge';
 import { lineWriter } from './line-writer';
 import { Output } from './output';
-import { readCommandLine } from '../../lambdas/common/command-line';
+import { readCommandLine } from '../../cli/command-line';
 import { START_CLI, startOptionsFrom, type StartOptions } from './options';
 import type { LocalPipeline } from './pipeline';
 import { missingPrerequisites } from './prerequisites';

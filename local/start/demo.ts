@@ -3,7 +3,7 @@
 // follows the deletion costs the reconciler derived from CloudWatch metrics.
 // Every step prints what happened and records checks for --exit-after-demo.
 import { PutMetricDataCommand, type MetricDatum } from '@aws-sdk/client-cloudwatch';
-import { PatchStrategy, setHeaderOptions, type V1Node, type V1Pod } from '@kubernetes/client-node';
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { extenderConfigFromEnv } from '../../lambdas/extender/config';
 import { reconcilerConfigFromEnv } from '../../lambdas/reconciler/config';
 import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view';
@@ -21,6 +21,7 @@ import { placementWhy, utilizationNote } from './placement-notes';
 import { DEMO_NODE_ID_LABEL, DEMO_POD_KIND_LABEL, type Scenario, type ScenarioJob, type ScenarioScaleUp } from './scenario';
 import { NAMESPACE_OPT_IN } from '../../cdk/lib/admission/gpu-intent-policies';
 import { errorMessage } from '../../lambdas/common/error-message';
+import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
 
 export interface Check {
   ok: boolean;
@@ -32,7 +33,6 @@ export interface DemoResult {
   durationMs: number;
 }
 
-const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const PAUSE_IMAGE = 'registry.k8s.io/pause:3.10';
 /** How long a job may take to be bound or rejected (the first attempt is immediate). */
 const PLACEMENT_TIMEOUT_MS = 30_000;
@@ -494,7 +494,7 @@ export class Demo {
     out.section(`Scale-down: ${service.name} ${service.replicas} → ${service.scaleTo} replicas (the ReplicaSet controller picks)`);
     // Let the controller-manager's informers see the new annotations first.
     await sleep(1_000);
-    await apps.patchNamespacedDeployment({ namespace, name: service.name, body: { spec: { replicas: service.scaleTo } } }, MERGE_PATCH);
+    await apps.patchNamespacedDeployment({ namespace, name: service.name, body: { spec: { replicas: service.scaleTo } } }, MERGE_PATCH_OPTIONS);
     const toRemove = service.replicas - service.scaleTo;
     const removed = await waitFor(
       `the ReplicaSet controller to delete ${toRemove} pod(s)`,

@@ -1,6 +1,6 @@
 // Command-line options of `npm start`.
 import { resolve } from 'node:path';
-import { defineCli, parseCommandLine, UsageError, type CliValues } from '../../lambdas/common/command-line';
+import { defineCli, parseCommandLine, UsageError, type CliValues } from '../../cli/command-line';
 
 export { UsageError };
 

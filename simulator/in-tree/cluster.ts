@@ -2,12 +2,10 @@
 // labels, taints and allocatable, the pods bound to it with what they
 // request and the host ports they hold, and indexes of the pods whose
 // affinity terms every cycle has to consult.
-import { isRecord, metadataOf, stringField, stringMap } from '../../lambdas/scheduling/kube-json';
-import type { Labels } from './selectors';
+import { isRecord, metadataOf, recordList, stringField, stringMap } from '../../lambdas/scheduling/kube-json';
+import type { Labels } from '../../lambdas/scheduling/label-selector';
+import { resourceListOf } from '../../lambdas/scheduling/resources';
 import type { HostPort, SchedPod } from './pod-spec';
-import type { ResourceList } from './resources';
-import { resourceListOf } from './resources';
-import { recordList } from '../../lambdas/scheduling/kube-json';
 
 export interface Taint {
   readonly key: string;
@@ -20,7 +18,7 @@ export interface SchedNode {
   readonly labels: Labels;
   readonly taints: readonly Taint[];
   readonly unschedulable: boolean;
-  readonly allocatable: ResourceList;
+  readonly allocatable: ReadonlyMap<string, number>;
 }
 
 export function parseSchedNode(raw: unknown): SchedNode {

@@ -30,7 +30,7 @@ function matchesAll(terms: readonly AffinityTerm[], pod: SchedPod): boolean {
 function candidates(cluster: ClusterState, terms: readonly AffinityTerm[]): readonly BoundPod[] {
   const first = terms[0];
   if (first === undefined) return [];
-  return cluster.podsInAny(terms.every((t) => t.namespaceSelector.nothing) ? first.namespaces : undefined);
+  return cluster.podsInAny(terms.every((t) => t.namespaceSelector === null) ? first.namespaces : undefined);
 }
 
 export interface AffinityFilterState {

@@ -3,7 +3,7 @@
 // plugin and PodTopologySpread's node inclusion policy.
 import type { SchedNode } from './cluster';
 import type { NodeSelectorTerm, SchedPod } from './pod-spec';
-import { requirementMatches } from './selectors';
+import { requirementMatches } from '../../lambdas/scheduling/label-selector';
 
 export function nodeTermMatches(term: NodeSelectorTerm, node: SchedNode): boolean {
   if (term.invalid) return false;

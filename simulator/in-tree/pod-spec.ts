@@ -2,10 +2,9 @@
 // scheduler, priority, tolerations, node selector and affinity, pod affinity
 // terms, topology spread constraints, host ports and requests.
 import { isRecord, metadataOf, recordList, stringField, stringMap } from '../../lambdas/scheduling/kube-json';
-import type { Labels, Requirement, Selector } from './selectors';
-import { NOTHING, labelSelectorOf, nodeRequirementsOf, selectorMatches, withLabelKeys } from './selectors';
-import type { ResourceList } from './resources';
-import { podRequests } from './resources';
+import type { LabelSelector, Labels, ObjectSelector } from '../../lambdas/scheduling/label-selector';
+import { labelSelectorOf, nodeSelectorRequirementsOf, selectorMatches, withLabelKeys } from '../../lambdas/scheduling/label-selector';
+import { podRequests } from '../../lambdas/scheduling/resources';
 
 export interface Toleration {
   readonly key: string;
@@ -16,17 +15,19 @@ export interface Toleration {
 
 /** A node selector term: its label requirements and metadata.name requirements; undefined parts are absent. */
 export interface NodeSelectorTerm {
-  readonly labels: readonly Requirement[] | undefined;
-  readonly fields: readonly Requirement[] | undefined;
+  readonly labels: LabelSelector | undefined;
+  readonly fields: LabelSelector | undefined;
   /** A requirement did not parse: the term matches no node. */
   readonly invalid: boolean;
 }
 
 export interface AffinityTerm {
-  readonly selector: Selector;
+  /** null: matches no pod. */
+  readonly selector: ObjectSelector;
   /** Namespaces named in the term, or the pod's own when it names none and has no namespaceSelector. */
   readonly namespaces: ReadonlySet<string>;
-  readonly namespaceSelector: Selector;
+  /** null (none given): only `namespaces` count. */
+  readonly namespaceSelector: ObjectSelector;
   readonly topologyKey: string;
 }
 
@@ -38,7 +39,8 @@ export interface WeightedAffinityTerm {
 export interface SpreadConstraint {
   readonly maxSkew: number;
   readonly topologyKey: string;
-  readonly selector: Selector;
+  /** null: counts no pod. */
+  readonly selector: ObjectSelector;
   readonly minDomains: number;
   readonly nodeAffinityPolicy: 'Honor' | 'Ignore';
   readonly nodeTaintsPolicy: 'Honor' | 'Ignore';
@@ -73,7 +75,8 @@ export interface SchedPod {
   readonly preferredAntiAffinity: readonly WeightedAffinityTerm[];
   readonly spread: readonly SpreadConstraint[];
   readonly hostPorts: readonly HostPort[];
-  readonly requests: ResourceList;
+  /** What the pod requests, by resource (podRequests: what NodeResourcesFit counts). */
+  readonly requests: ReadonlyMap<string, number>;
   /** What the fast path does not model, named for the run's notes. */
   readonly volumeClaims: boolean;
   readonly resourceClaims: boolean;
@@ -98,17 +101,17 @@ function nodeSelectorTermOf(raw: Readonly<Record<string, unknown>>): NodeSelecto
   const hasFields = recordList(raw.matchFields).length > 0;
   // An empty term is dropped, as kube-scheduler drops it.
   if (!hasLabels && !hasFields) return undefined;
-  const labels = hasLabels ? nodeRequirementsOf(raw.matchExpressions) : undefined;
-  const fields = hasFields ? nodeRequirementsOf(raw.matchFields) : undefined;
+  const labels = hasLabels ? nodeSelectorRequirementsOf(raw.matchExpressions) : undefined;
+  const fields = hasFields ? nodeSelectorRequirementsOf(raw.matchFields) : undefined;
   const badField = fields?.some((f) => f.key !== 'metadata.name' || (f.operator !== 'In' && f.operator !== 'NotIn')) ?? false;
   return { labels, fields, invalid: (hasLabels && labels === undefined) || (hasFields && fields === undefined) || badField };
 }
 
 function affinityTermOf(raw: Readonly<Record<string, unknown>>, pod: { namespace: string; labels: Labels }): AffinityTerm {
   const named = Array.isArray(raw.namespaces) ? raw.namespaces.filter((n): n is string => typeof n === 'string') : [];
-  const namespaceSelector = raw.namespaceSelector === undefined || raw.namespaceSelector === null ? NOTHING : labelSelectorOf(raw.namespaceSelector);
-  const namespaces = new Set(named.length === 0 && namespaceSelector.nothing ? [pod.namespace] : named);
-  let selector = raw.labelSelector === undefined || raw.labelSelector === null ? NOTHING : labelSelectorOf(raw.labelSelector);
+  const namespaceSelector = labelSelectorOf(raw.namespaceSelector);
+  const namespaces = new Set(named.length === 0 && namespaceSelector === null ? [pod.namespace] : named);
+  let selector = labelSelectorOf(raw.labelSelector);
   // The API server folds matchLabelKeys/mismatchLabelKeys into the selector when the pod is created; a dump has them folded already.
   const matchKeys = stringList(raw.matchLabelKeys);
   if (matchKeys.length > 0) selector = withLabelKeys(selector, matchKeys, pod.labels);
@@ -127,7 +130,7 @@ function weightedTerms(raw: unknown, pod: { namespace: string; labels: Labels })
 }
 
 function spreadOf(raw: Readonly<Record<string, unknown>>, labels: Labels): SpreadConstraint {
-  const selector = raw.labelSelector === undefined || raw.labelSelector === null ? NOTHING : labelSelectorOf(raw.labelSelector);
+  const selector = labelSelectorOf(raw.labelSelector);
   const policy = (value: unknown, fallback: 'Honor' | 'Ignore'): 'Honor' | 'Ignore' => (value === 'Honor' || value === 'Ignore' ? value : fallback);
   return {
     maxSkew: typeof raw.maxSkew === 'number' ? raw.maxSkew : 1,
@@ -189,7 +192,7 @@ export function parseSchedPod(raw: unknown): SchedPod {
     preferredAntiAffinity: weightedTerms(podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution, self),
     spread: recordList(spec.topologySpreadConstraints).map((c) => spreadOf(c, labels)),
     hostPorts: hostPortsOf(spec),
-    requests: podRequests(spec),
+    requests: podRequests(raw).requests,
     volumeClaims: recordList(spec.volumes).some((v) => isRecord(v.persistentVolumeClaim) || isRecord(v.ephemeral)),
     resourceClaims: recordList(spec.resourceClaims).length > 0,
     schedulingGates: recordList(spec.schedulingGates).length > 0,

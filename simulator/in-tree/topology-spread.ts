@@ -4,7 +4,7 @@
 import type { ClusterState, NodeState } from './cluster';
 import { requiredNodeAffinityMatches } from './node-affinity';
 import type { SchedPod, SpreadConstraint } from './pod-spec';
-import { isEverything, selectorMatches } from './selectors';
+import { isEverything, selectorMatches } from '../../lambdas/scheduling/label-selector';
 import { untoleratedTaint } from './taints';
 
 export const SPREAD_REASON = {

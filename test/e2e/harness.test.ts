@@ -1,12 +1,14 @@
 // Smoke test of the local stand-ins every Kubernetes/AWS-facing test builds on.
 import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
-import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions, VersionApi } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, VersionApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GPU_LABEL } from '../../lambdas/labeler/gpu-labels';
 import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode, deleteGpuNode, GPU_RESOURCE_NAME, type GpuNode } from '../../local/gpu-nodes';
+import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/gpu-nodes';
 import { finishTerminatingPods, markPodRunning, waitForPodEvent, waitForPodScheduled } from '../../local/pod-status';
 import { waitFor } from '../../local/wait';
+import { GPU_RESOURCE } from '../../lambdas/scheduling/keys';
+import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
 
 const harness = e2eHarness();
 const { core, apps } = harness;
@@ -38,7 +40,7 @@ describe('local control plane', () => {
     nodes.push(node);
 
     const stored = await core.readNode({ name: node.name });
-    expect(stored.status?.allocatable?.[GPU_RESOURCE_NAME]).toBe('8');
+    expect(stored.status?.allocatable?.[GPU_RESOURCE]).toBe('8');
     expect(stored.status?.capacity?.cpu).toBe('96');
     expect(stored.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
     expect(stored.spec?.providerID).toBe(`aws:///us-east-1b/${node.instanceId}`);
@@ -87,7 +89,7 @@ describe('local control plane', () => {
     // Scale down: the ReplicaSet controller deletes pods; the harness finishes what a kubelet would.
     await apps.patchNamespacedDeploymentScale(
       { namespace, name: 'web', body: { spec: { replicas: 1 } } },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      MERGE_PATCH_OPTIONS,
     );
     await waitFor('scale-down to 1 pod', async () => {
       await finishTerminatingPods(core, namespace);
@@ -117,7 +119,7 @@ describe('local control plane', () => {
     await expect(
       extenderCore.patchNode(
         { name: nodes[0]?.name ?? '', body: { metadata: { labels: { x: 'y' } } } },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        MERGE_PATCH_OPTIONS,
       ),
     ).rejects.toThrow(/403|forbidden/i);
 
@@ -126,7 +128,7 @@ describe('local control plane', () => {
     // RBAC lets it patch nodes; the write-limit policy (test/e2e/write-limits.test.ts) only its own labels.
     const patched = await asLabeler.makeApiClient(CoreV1Api).patchNode(
       { name: nodes[0]?.name ?? '', body: { metadata: { labels: { [GPU_LABEL.model]: 'harness-test' } } } },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      MERGE_PATCH_OPTIONS,
     );
     expect(patched.metadata?.labels?.[GPU_LABEL.model]).toBe('harness-test');
   });

@@ -8,7 +8,7 @@
 // node. The control runs the same with the copy turned off: Karpenter reads
 // pod-deletion-cost as 1 + cost / 2^27 per pod, so it counts pods, not how
 // busy they are, and takes the busy pod's node, the one with fewer pods.
-import { PatchStrategy, setHeaderOptions, type V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment } from '@kubernetes/client-node';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +25,7 @@ import type { LocalLambda } from '../../local/start/local-lambda';
 import { waitFor } from '../../local/wait';
 import { emfValues } from './emf-records';
 import { cloudWatch, OPT_IN, PAUSE_IMAGE, publishPodMetrics, reconcilerEnv, startReconcilerLambda, type AppMetrics } from './reconciler-fixtures';
+import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
 
 const harness = e2eHarness();
 const { core, apps } = harness;
@@ -102,13 +103,12 @@ async function launch(app: string, replicas: number): Promise<string> {
   return [...nodes][0] ?? '';
 }
 
-const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 /** A taint no pod here tolerates: Karpenter, which plans with taints (not with cordons), then launches another node. */
 const HOLD = { key: 'e2e.gpu-scheduling/hold', value: 'true', effect: 'NoSchedule' };
 
 async function hold(name: string, held: boolean): Promise<void> {
   const taints = ((await core.readNode({ name })).spec?.taints ?? []).filter((t) => t.key !== HOLD.key);
-  await core.patchNode({ name, body: { spec: { taints: held ? [...taints, HOLD] : taints } } }, MERGE);
+  await core.patchNode({ name, body: { spec: { taints: held ? [...taints, HOLD] : taints } } }, MERGE_PATCH_OPTIONS);
 }
 
 beforeAll(async () => {

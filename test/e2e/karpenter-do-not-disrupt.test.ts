@@ -32,6 +32,7 @@ import type { LocalLambda } from '../../local/start/local-lambda';
 import { waitFor } from '../../local/wait';
 import { emfValues } from './emf-records';
 import { PAUSE_IMAGE, reconcilerEnv, startReconcilerLambda } from './reconciler-fixtures';
+import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
 
 const harness = e2eHarness();
 const { core, apps } = harness;
@@ -39,7 +40,6 @@ const batch = harness.kubeConfig.makeApiClient(BatchV1Api);
 const logDir = mkdtempSync(join(tmpdir(), 'karpenter-do-not-disrupt-'));
 
 const GPU_TAINT = { key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' as const };
-const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 /** A taint no pod here tolerates: Karpenter then launches a second node for the trainer. */
 const HOLD = { key: 'e2e.gpu-scheduling/hold', value: 'true', effect: 'NoSchedule' };
 
@@ -91,7 +91,7 @@ async function boundPod(app: string): Promise<{ name: string; node: string }> {
 
 async function hold(name: string, held: boolean): Promise<void> {
   const taints = ((await core.readNode({ name })).spec?.taints ?? []).filter((t) => t.key !== HOLD.key);
-  await core.patchNode({ name, body: { spec: { taints: held ? [...taints, HOLD] : taints } } }, MERGE);
+  await core.patchNode({ name, body: { spec: { taints: held ? [...taints, HOLD] : taints } } }, MERGE_PATCH_OPTIONS);
 }
 
 async function podMeta(name: string): Promise<{ annotations: Record<string, string>; labels: Record<string, string> }> {

@@ -8,21 +8,22 @@
 // ones; labels it does not own are left as they were. Deleting the NodeClaim
 // terminates the instance.
 import { DescribeInstancesCommand, type Instance } from '@aws-sdk/client-ec2';
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
+import { CustomObjectsApi, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GPU_LABEL, KARPENTER_GPU_LABEL } from '../../lambdas/labeler/gpu-labels';
 import { instanceIdFromProviderId } from '../../lambdas/labeler/node-match';
 import { e2eHarness } from '../../local/e2e-context';
-import { GPU_RESOURCE_NAME, LOCAL_CLUSTER_NAME } from '../../local/gpu-nodes';
+import { LOCAL_CLUSTER_NAME } from '../../local/gpu-nodes';
 import type { Karpenter, NodeClaim } from '../../local/karpenter';
 import { waitForPodScheduled } from '../../local/pod-status';
 import { waitFor } from '../../local/wait';
 import { buildLabeler, scheduledEvent, stateChangeEvent } from './labeler-support';
+import { GPU_RESOURCE } from '../../lambdas/scheduling/keys';
+import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
 
 const harness = e2eHarness();
 const { core, ec2 } = harness;
 const custom = harness.kubeConfig.makeApiClient(CustomObjectsApi);
-const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 /** A label of someone else's, put on the node before the labeler runs. */
 const FOREIGN_LABEL = { 'example.com/team': 'vision' };
@@ -52,7 +53,7 @@ function l40sPod(name: string): V1Pod {
           },
         },
       },
-      containers: [{ name: 'main', image: 'cuda', resources: { limits: { [GPU_RESOURCE_NAME]: '1' } } }],
+      containers: [{ name: 'main', image: 'cuda', resources: { limits: { [GPU_RESOURCE]: '1' } } }],
     },
   };
 }
@@ -103,7 +104,7 @@ describe('a node Karpenter launches is an EC2 instance the labeler labels, as on
 
   it('the labeler, on the instance\'s running event, adds our gpu.nvidia.com labels next to Karpenter\'s and leaves the others as they were', async () => {
     if (!nodeName || !instanceId) throw new Error('no launched node (the launch case failed)');
-    await core.patchNode({ name: nodeName, body: { metadata: { labels: FOREIGN_LABEL } } }, MERGE_PATCH);
+    await core.patchNode({ name: nodeName, body: { metadata: { labels: FOREIGN_LABEL } } }, MERGE_PATCH_OPTIONS);
     const before = (await core.readNode({ name: nodeName })).metadata?.labels ?? {};
     // Karpenter's GPU labels are there before ours, from the instance type it launched.
     expect(before[KARPENTER_GPU_LABEL.name]).toBe(GPU_NAME);

@@ -8,13 +8,14 @@ import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAlbAdapter, type AlbAdapter } from '../../local/alb-adapter';
 import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode, GPU_RESOURCE_NAME } from '../../local/gpu-nodes';
+import { createGpuNode } from '../../local/gpu-nodes';
 import type { Karpenter, NodeClaim } from '../../local/karpenter';
 import { kubeconfigOverrides } from '../../local/kubeconfig-connection';
 import type { ManagedProcess } from '../../local/managed-process';
 import { podEvents, waitForPodEvent, waitForPodScheduled } from '../../local/pod-status';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
 import { sleep, waitFor } from '../../local/wait';
+import { GPU_RESOURCE } from '../../lambdas/scheduling/keys';
 
 const harness = e2eHarness();
 const { core } = harness;
@@ -83,7 +84,7 @@ function gpuPod(name: string, gpus: number, gpuName: string): V1Pod {
           },
         },
       },
-      containers: [{ name: 'main', image: 'cuda', resources: { limits: { [GPU_RESOURCE_NAME]: String(gpus) } } }],
+      containers: [{ name: 'main', image: 'cuda', resources: { limits: { [GPU_RESOURCE]: String(gpus) } } }],
     },
   };
 }
@@ -114,7 +115,7 @@ describe('Karpenter launches GPU capacity for the gpu-scheduler', () => {
     expect(passedByExtender.get(name)?.at(-1)).toEqual([nodeName]);
     const node = await core.readNode({ name: nodeName });
     expect(node.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
-    expect(node.status?.allocatable?.[GPU_RESOURCE_NAME]).toBe('8');
+    expect(node.status?.allocatable?.[GPU_RESOURCE]).toBe('8');
     expect(node.metadata?.labels).toMatchObject({
       [GPU_NAME_LABEL]: 'h100',
       'karpenter.k8s.aws/instance-gpu-count': '8',

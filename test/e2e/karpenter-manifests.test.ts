@@ -16,7 +16,7 @@ import { parseAppConfig } from '../../cdk/app-config/parse-app-config';
 import type { NewClusterConfig } from '../../cdk/app-config/app-config';
 import { GPU_NODE_LABELS, GPU_NODE_STARTUP_TAINT } from '../../cdk/lib/cluster/new-gpu-cluster';
 import { gpuNodeClass, gpuNodePool, karpenterChartValues } from '../../cdk/lib/karpenter/karpenter-manifests';
-import type { KubernetesObject } from '../../cdk/lib/scheduler/second-scheduler-manifests';
+import type { KubernetesObject } from '../../cdk/lib/common/kubernetes-object';
 import { ensureAwsProviderModule, type AwsProviderModule } from '../../local/aws-provider-module';
 import { installCrd, readCrdFile } from '../../local/crds';
 import { e2eHarness } from '../../local/e2e-context';

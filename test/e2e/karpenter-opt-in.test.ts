@@ -13,25 +13,25 @@
 // - a misspelt annotation key draws the admission warning;
 // - once the label is removed, the Deployment's next pod is left as written
 //   (default scheduler, no toleration): it is opted out, the running pod stays.
-import { PatchStrategy, setHeaderOptions, type CoreV1Event, type V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AFFINITY_LABELLERS } from '../../cdk/lib/admission/gpu-intent-cel';
 import { GPU_INTENT_POLICY_NAMES, GPU_NODE_TAINT_KEY, NAMESPACE_OPT_IN } from '../../cdk/lib/admission/gpu-intent-policies';
 import { e2eHarness } from '../../local/e2e-context';
-import { GPU_RESOURCE_NAME } from '../../local/gpu-nodes';
 import type { Karpenter } from '../../local/karpenter';
 import type { ManagedProcess } from '../../local/managed-process';
 import { podEvents, waitForPodEvent, waitForPodScheduled } from '../../local/pod-status';
 import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
 import { sleep, waitFor } from '../../local/wait';
+import { GPU_RESOURCE } from '../../lambdas/scheduling/keys';
+import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
 
 const harness = e2eHarness();
 const { core, apps } = harness;
 
 /** Karpenter's batch window here (startKarpenter's default, 3 s) plus its scheduling and our polling. */
 const NO_LAUNCH_WAIT_MS = 15_000;
-const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const GPU_TAINT = { key: GPU_NODE_TAINT_KEY, value: 'true', effect: 'NoSchedule' } as const;
 const DEPLOYMENT = 'trainer';
 const APP_LABEL = { app: DEPLOYMENT };
@@ -55,7 +55,7 @@ const deploymentPods = async (): Promise<V1Pod[]> => (await core.listNamespacedP
 function intentSpec(annotations: Record<string, string>): { metadata: { annotations: Record<string, string> }; spec: V1Pod['spec'] } {
   return {
     metadata: { annotations },
-    spec: { containers: [{ name: 'main', image: 'cuda', resources: { limits: { [GPU_RESOURCE_NAME]: '1' } } }] },
+    spec: { containers: [{ name: 'main', image: 'cuda', resources: { limits: { [GPU_RESOURCE]: '1' } } }] },
   };
 }
 
@@ -145,7 +145,7 @@ describe('GPU workloads opted in by a namespace label, with Karpenter launching 
   it('removing the label opts the Deployment\'s next pod out (default scheduler, no toleration); the running pod stays', async () => {
     if (!firstPod || !launchedNode) throw new Error('the opt-in case did not bind its pod');
     const before = await claimNames();
-    await core.patchNamespace({ name: namespace, body: { metadata: { labels: { [NAMESPACE_OPT_IN.key]: null } } } }, MERGE_PATCH);
+    await core.patchNamespace({ name: namespace, body: { metadata: { labels: { [NAMESPACE_OPT_IN.key]: null } } } }, MERGE_PATCH_OPTIONS);
     // The policies read the namespace through an informer: the label's removal reaches them a moment later.
     const probe = await waitFor('a pod of the namespace to be left as written', async () => {
       const dryRun = await core.createNamespacedPod({ namespace, dryRun: 'All', body: { ...intentSpec({ 'gpu.nvidia.com/model': 'L40S' }), metadata: { name: 'probe' } } });
@@ -153,7 +153,7 @@ describe('GPU workloads opted in by a namespace label, with Karpenter launching 
     }, { timeoutMs: 30_000, intervalMs: 200 });
     expect(probe.spec?.affinity).toBeUndefined();
 
-    await apps.patchNamespacedDeploymentScale({ name: DEPLOYMENT, namespace, body: { spec: { replicas: 2 } } }, MERGE_PATCH);
+    await apps.patchNamespacedDeploymentScale({ name: DEPLOYMENT, namespace, body: { spec: { replicas: 2 } } }, MERGE_PATCH_OPTIONS);
     const next = await waitFor('the Deployment\'s next pod', async () => (await deploymentPods()).find((p) => p.metadata?.name !== firstPod), { timeoutMs: 60_000 });
     expect(next.spec?.schedulerName).toBe('default-scheduler');
     expect(ourTolerations(next)).toEqual([]);

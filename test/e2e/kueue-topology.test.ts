@@ -15,7 +15,7 @@
 // (InvalidNodeData). Kueue then starts the job half-way, and waitForPodsReady
 // is what takes it back: past its timeout Kueue evicts the workload, suspends
 // the Job and its pods go, releasing the GPUs the half job held.
-import { BatchV1Api, PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
+import { BatchV1Api, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTNAME_LABEL, kueueClusterQueue, kueueLocalQueue, kueueResourceFlavor, kueueTopology, NETWORK_TOPOLOGY_LEVELS } from '../../cdk/lib/kueue/kueue-objects';
 import { unschedulableMessage } from '../../lambdas/scheduling/pending-gpu-pods';
@@ -29,6 +29,7 @@ import { deployedExtenderSettings } from '../../local/scheduler-config';
 import { sleep, waitFor } from '../../local/wait';
 import { condition, createObjects, finishPods, gpuJob, gpusHeld, jobPods, readJob, runPods, waitForJobBound, waitForWorkloadCondition, workloadOf } from './kueue-fixtures';
 import { GFD_P5 } from './real-node-labels';
+import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
 
 const harness = e2eHarness();
 const { core, kubeConfig } = harness;
@@ -126,7 +127,7 @@ describe('Kueue narrows to a network block, the extender packs inside it', () =>
     // One empty node in each block that holds exactly two 8-GPU pods (Kueue counts pods that fit: a tie it breaks by name).
     const refused = [nodesIn('small')[0] ?? '', nodesIn('fit')[1] ?? ''];
     for (const name of refused) {
-      await core.patchNode({ name, body: { metadata: { labels: { 'nvidia.com/gpu.product': GFD_P5['nvidia.com/gpu.product'] } } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+      await core.patchNode({ name, body: { metadata: { labels: { 'nvidia.com/gpu.product': GFD_P5['nvidia.com/gpu.product'] } } } }, MERGE_PATCH_OPTIONS);
     }
     await sleep(5_000);
     await jobs().createNamespacedJob({ namespace, body: gpuJob({ name: 'half', queue: 'nodes', pods: 2, gpusPerPod: 8, podAnnotations: REQUIRED_BLOCK }) });

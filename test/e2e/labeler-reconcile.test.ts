@@ -1,11 +1,12 @@
 // The scheduled reconcile over many nodes: everything labelled, EC2 called in
 // batches (counted with an SDK middleware), node list paginated.
-import { AdmissionregistrationV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { e2eHarness } from '../../local/e2e-context';
 import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/gpu-nodes';
 import { waitFor } from '../../local/wait';
 import { buildLabeler, gpuLabelsOf, scheduledEvent } from './labeler-support';
+import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
 
 const h = e2eHarness();
 const NODE_COUNT = 200;
@@ -111,7 +112,7 @@ describe('a node whose patch the API server refuses', () => {
       try {
         await h.core.patchNode(
           { name: poisoned.name, body: { metadata: { labels: { 'e2e.labeler/probe': String(Date.now()) } } } },
-          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+          MERGE_PATCH_OPTIONS,
         );
         return undefined;
       } catch {

@@ -10,12 +10,13 @@ import { join } from 'node:path';
 import { PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode, deleteGpuNode, describeInstanceType, GPU_RESOURCE_NAME, seedGpuLabels, type GpuNode } from '../../local/gpu-nodes';
+import { createGpuNode, deleteGpuNode, describeInstanceType, seedGpuLabels, type GpuNode } from '../../local/gpu-nodes';
 import { markPodRunning } from '../../local/pod-status';
 import type { LocalLambda } from '../../local/start/local-lambda';
 import { waitFor } from '../../local/wait';
 import { emfByDimension, emfValues } from './emf-records';
 import { cloudWatch, createReadyReplicaSet, PAUSE_IMAGE, publishPodMetrics, reconcilerEnv, startReconcilerLambda } from './reconciler-fixtures';
+import { GPU_RESOURCE } from '../../lambdas/scheduling/keys';
 
 const harness = e2eHarness();
 const { core, apps } = harness;
@@ -39,7 +40,7 @@ function gpuPod(name: string, gpus: number, spec: { nodeName?: string; scheduler
     metadata: { name, labels: { app: 'outcome' } },
     spec: {
       ...spec,
-      containers: [{ name: 'main', image: PAUSE_IMAGE, resources: gpus > 0 ? { limits: { [GPU_RESOURCE_NAME]: String(gpus) } } : {} }],
+      containers: [{ name: 'main', image: PAUSE_IMAGE, resources: gpus > 0 ? { limits: { [GPU_RESOURCE]: String(gpus) } } : {} }],
     },
   };
 }

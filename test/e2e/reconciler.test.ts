@@ -2,7 +2,6 @@
 // kube-apiserver + kube-controller-manager: its deletion costs must steer the
 // real ReplicaSet controller's scale-down, and its write discipline must hold.
 import type { V1Pod } from '@kubernetes/client-node';
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { METRIC, SERVICE } from '../../lambdas/observability/metric-catalog';
 import { createTelemetry } from '../../lambdas/observability/telemetry';
@@ -27,11 +26,11 @@ import {
   reconcilerEnv,
   reconcilerKube,
 } from './reconciler-fixtures';
+import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
 
 const harness = e2eHarness();
 const { core, apps } = harness;
 const cw = cloudWatch(harness.info);
-const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const OPT_IN_SELECTOR = DEFAULT_POD_SELECTOR;
 const HOUR_AGO = () => new Date(Date.now() - 3_600_000);
 
@@ -103,7 +102,7 @@ describe('reconciler end to end', () => {
     expect(deletionCost(written.get(idleA) as V1Pod)).toBeUndefined();
     expect(deletionCost(written.get(idleB) as V1Pod)).toBeUndefined();
 
-    await apps.patchNamespacedDeployment({ namespace, name: 'web', body: { spec: { replicas: 3 } } }, MERGE_PATCH);
+    await apps.patchNamespacedDeployment({ namespace, name: 'web', body: { spec: { replicas: 3 } } }, MERGE_PATCH_OPTIONS);
     const deleted = await waitFor('the ReplicaSet to delete two pods', async () => {
       const now = [...(await podsByName(core, namespace, 'app=web')).values()];
       const terminating = now.filter((p) => p.metadata?.deletionTimestamp).map((p) => p.metadata?.name ?? '');

@@ -12,9 +12,9 @@ import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view'
 import { KARPENTER_DO_NOT_DISRUPT_ANNOTATION } from '../../lambdas/reconciler/do-not-disrupt';
 import { NODE_ANNOTATION, NODE_TAINT, POD_LABEL } from '../../lambdas/scheduling/keys';
 import { e2eHarness } from '../../local/e2e-context';
+import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
 
 const h = e2eHarness();
-const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const JSON_PATCH = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
 const FOREIGN_TAINT = { key: 'example.com/dedicated', value: 'ml', effect: 'NoSchedule' };
 const OUR_TAINT = { key: NODE_TAINT.gpuLabelsPending, value: 'true', effect: 'NoSchedule' };
@@ -58,8 +58,8 @@ afterAll(async () => {
   if (nodeName) await h.core.deleteNode({ name: nodeName }).catch(() => undefined);
 });
 
-const patchNode = (client: CoreV1Api, body: object): Promise<V1Node> => client.patchNode({ name: nodeName, body }, MERGE_PATCH);
-const patchPod = (client: CoreV1Api, body: object): Promise<V1Pod> => client.patchNamespacedPod({ namespace, name: podName, body }, MERGE_PATCH);
+const patchNode = (client: CoreV1Api, body: object): Promise<V1Node> => client.patchNode({ name: nodeName, body }, MERGE_PATCH_OPTIONS);
+const patchPod = (client: CoreV1Api, body: object): Promise<V1Pod> => client.patchNamespacedPod({ namespace, name: podName, body }, MERGE_PATCH_OPTIONS);
 
 /** The API server's refusal, naming the policy, its binding and the validation's message. */
 async function expectRefused(write: Promise<unknown>, group: string, message: string): Promise<void> {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LOCAL_SERVER_CLI } from '../../local/extender-server';
-import { helpText, type CliOptions, type CliSpec } from '../../lambdas/common/command-line';
+import { helpText, type CliOptions, type CliSpec } from '../../cli/command-line';
 import { BENCH_CLI } from '../../bench/perf/cli';
 import { TRACE_CLI } from '../../bench/trace/trace-cli';
 import { TOPOLOGY_CLI } from '../../bench/topology/topology-cli';

@@ -1,7 +1,7 @@
 import * as eks from 'aws-cdk-lib/aws-eks-v2';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import type { ClusterTarget } from '../cluster/cluster-target';
+import type { ClusterTarget } from '../common/cluster-target';
 import { lambdaRbacManifests } from './lambda-rbac-manifests';
 import type { LambdaKubernetesAccess } from './lambda-rbac-rules';
 

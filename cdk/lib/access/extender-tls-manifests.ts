@@ -1,4 +1,4 @@
-import type { KubernetesObject } from '../scheduler/second-scheduler-manifests';
+import type { KubernetesObject } from '../common/kubernetes-object';
 
 /** The Kubernetes group the certificate-rotation Lambda's access entry names. */
 export const CERTIFICATES_GROUP = 'gpu-scheduling-certificates';

@@ -1,5 +1,5 @@
 // Pure (no CDK imports): the local harness applies the same objects.
-import type { KubernetesObject } from '../scheduler/second-scheduler-manifests';
+import type { KubernetesObject } from '../common/kubernetes-object';
 import { identityPolicyManifests } from './identity-policy';
 
 export interface SchedulerMetricsReader {

@@ -9,7 +9,7 @@ import { KARPENTER_DO_NOT_DISRUPT_ANNOTATION } from '../../../lambdas/reconciler
 import { KARPENTER_DISRUPTION_COST_ANNOTATION } from '../../../lambdas/reconciler/karpenter-disruption-cost';
 import { POD_DELETION_COST_ANNOTATION } from '../../../lambdas/reconciler/pod-view';
 import { NODE_ANNOTATION, NODE_TAINT, POD_LABEL } from '../../../lambdas/scheduling/keys';
-import type { KubernetesObject } from '../scheduler/second-scheduler-manifests';
+import type { KubernetesObject } from '../common/kubernetes-object';
 import type { Validation } from './identity-policy';
 import { identityPolicyManifests } from './identity-policy';
 import { LAMBDA_KUBERNETES_ACCESS } from './lambda-rbac-rules';

@@ -4,7 +4,7 @@
 // created, as a warning kubectl prints or, in deny mode, a refusal. Every
 // namespace, CREATE only.
 import { MAX_GROUP_SIZE, POD_ANNOTATION } from '../../../lambdas/scheduling/keys';
-import type { KubernetesObject } from '../scheduler/second-scheduler-manifests';
+import type { KubernetesObject } from '../common/kubernetes-object';
 import { alternativeTokensCel, celString, celStrings, memoryMiBCel, rawAlternativesCel } from './gpu-intent-cel';
 import { ANNOTATION_PREFIX, annotationCel, ANNOTATIONS_VARIABLE, GPU_INTENT_POLICY_NAMES, POD_CREATE, POLICY_API_VERSION, POLICY_LABELS } from './policy-common';
 

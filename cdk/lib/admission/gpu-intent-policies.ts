@@ -19,7 +19,7 @@
 // The mutating two exist from Kubernetes 1.36 (GA) only.
 import { GPU_RESOURCE, MIG_RESOURCE_PREFIX, POD_ANNOTATION, SHARED_GPU_RESOURCE } from '../../../lambdas/scheduling/keys';
 import type { KubernetesMinorVersion } from '../../app-config/app-config';
-import type { KubernetesObject } from '../scheduler/second-scheduler-manifests';
+import type { KubernetesObject } from '../common/kubernetes-object';
 import { annotationCheckPolicy } from './gpu-annotation-check';
 import { AFFINITY_LABELLERS, alternativeTokensCel, celString, knownModelValuesCel, memoryBandsCel, memoryMiBCel } from './gpu-intent-cel';
 import { ANNOTATION_PREFIX, annotationCel, ANNOTATIONS_VARIABLE, GPU_INTENT_POLICY_NAMES, POD_CREATE, POLICY_API_VERSION, POLICY_LABELS } from './policy-common';

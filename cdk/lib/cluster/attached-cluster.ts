@@ -3,7 +3,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as eks from 'aws-cdk-lib/aws-eks-v2';
 import { Construct } from 'constructs';
 import type { ExistingClusterConfig, KubernetesMinorVersion } from '../../app-config/app-config';
-import type { ClusterTarget } from './cluster-target';
+import type { ClusterTarget } from '../common/cluster-target';
 import { acknowledgeKubectlProvider } from './eks-acknowledgments';
 import { kubectlLayer } from './kubectl-layer';
 

@@ -3,7 +3,7 @@ import * as eks from 'aws-cdk-lib/aws-eks-v2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import type { AddonsConfig } from '../../app-config/app-config';
-import type { ClusterTarget } from './cluster-target';
+import type { ClusterTarget } from '../common/cluster-target';
 import { ACCELERATOR_LABEL } from './new-gpu-cluster';
 
 export interface ClusterAddonsProps {

@@ -1,10 +1,10 @@
-import { CustomResource, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import type { CfnElement } from 'aws-cdk-lib';
+import { CustomResource, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
+import { acknowledgeProviderFramework } from '../common/provider-framework';
 import { LAMBDA_BUILD, RUNTIME_ACKNOWLEDGMENT } from '../functions/lambda-build';
 import { DEPLOY_TIME_LAMBDA_ENTRIES } from '../functions/lambda-entries';
 
@@ -79,23 +79,4 @@ export class GpuInstanceTypeCheck extends Construct {
   get all(): readonly CustomResource[] {
     return this.checks;
   }
-}
-
-/** cdk-nag findings on the custom-resource framework's own function, whose code and policies aws-cdk-lib fixes. */
-export function acknowledgeProviderFramework(provider: cr.Provider): void {
-  const handlerFunction = provider.onEventHandler.node.defaultChild;
-  const acknowledgments = [
-    {
-      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-      reason: 'aws-cdk-lib custom-resource framework (deploy-time only): the library gives its function the AWS-managed basic execution policy.',
-    },
-    { id: 'AwsSolutions-L1', reason: 'The custom-resource framework runtime is chosen by aws-cdk-lib, not by this app.' },
-  ];
-  if (handlerFunction) {
-    acknowledgments.push({
-      id: `AwsSolutions-IAM5[Resource::<${Stack.of(provider).getLogicalId(handlerFunction as CfnElement)}.Arn>:*]`,
-      reason: 'The custom-resource framework invokes any version of the check function (Arn:*); scoped to that one function.',
-    });
-  }
-  Validations.of(provider).acknowledge(...acknowledgments);
 }

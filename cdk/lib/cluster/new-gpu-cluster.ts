@@ -6,7 +6,7 @@ import { Construct } from 'constructs';
 import type { IDependable } from 'constructs';
 import { NODE_TAINT } from '../../../lambdas/scheduling/keys';
 import type { KubernetesMinorVersion, NewClusterConfig, NodeGroupConfig, NodeTaint } from '../../app-config/app-config';
-import type { ClusterTarget } from './cluster-target';
+import type { ClusterTarget } from '../common/cluster-target';
 import { acknowledgeClusterRoles, acknowledgeKubectlProvider } from './eks-acknowledgments';
 import { GpuInstanceTypeCheck } from './gpu-instance-type-check';
 import { kubectlLayer } from './kubectl-layer';

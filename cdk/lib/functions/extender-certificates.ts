@@ -11,8 +11,8 @@ import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { CLIENT_CA_BUNDLE_KEY } from '../../../lambdas/certificates/rotate-certificates';
 import { CERTIFICATES_GROUP, extenderTlsManifests } from '../access/extender-tls-manifests';
-import { acknowledgeProviderFramework } from '../cluster/gpu-instance-type-check';
-import type { ClusterTarget } from '../cluster/cluster-target';
+import { acknowledgeProviderFramework } from '../common/provider-framework';
+import type { ClusterTarget } from '../common/cluster-target';
 import { LAMBDA_BUILD, RUNTIME_ACKNOWLEDGMENT } from './lambda-build';
 import { DEPLOY_TIME_LAMBDA_ENTRIES } from './lambda-entries';
 

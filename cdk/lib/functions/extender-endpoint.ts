@@ -6,7 +6,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { ExtenderFunctionConfig, SchedulerConfig } from '../../app-config/app-config';
-import type { ClusterTarget } from '../cluster/cluster-target';
+import type { ClusterTarget } from '../common/cluster-target';
 import { ExtenderCertificates } from './extender-certificates';
 import type { PipelineFunction } from './pipeline-function';
 

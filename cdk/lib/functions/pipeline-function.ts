@@ -7,7 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { FunctionConfig } from '../../app-config/app-config';
 import type { FunctionEnvironment } from '../../app-config/function-environment';
-import type { ClusterTarget } from '../cluster/cluster-target';
+import type { ClusterTarget } from '../common/cluster-target';
 import { LAMBDA_BUILD, RUNTIME_ACKNOWLEDGMENT } from './lambda-build';
 import { LAMBDA_ENTRIES } from './lambda-entries';
 import type { PipelineFunctionName } from './lambda-entries';

@@ -1,5 +1,6 @@
+import { GPU_RESOURCE } from '../../../lambdas/scheduling/keys';
 import type { KarpenterConfig, KarpenterNodePoolConfig, NodeTaint, TaintEffectName } from '../../app-config/app-config';
-import type { KubernetesObject } from '../scheduler/second-scheduler-manifests';
+import type { KubernetesObject } from '../common/kubernetes-object';
 import { KARPENTER_SERVICE_ACCOUNT } from './karpenter-release';
 
 /** Tag the stack puts on the subnets Karpenter may launch nodes into; the EC2NodeClass selects on it. */
@@ -85,7 +86,7 @@ export function gpuNodePool(props: NodePoolProps): KubernetesObject {
           expireAfter: pool.expireAfter,
         },
       },
-      limits: { 'nvidia.com/gpu': String(pool.maxGpus) },
+      limits: { [GPU_RESOURCE]: String(pool.maxGpus) },
       disruption: {
         consolidationPolicy: pool.consolidationPolicy,
         consolidateAfter: pool.consolidateAfter,

@@ -2,7 +2,7 @@
 // ResourceFlavor per GPU instance type its node groups and Karpenter NodePools
 // name (with their taints as tolerations) and the network Topology.
 import type { AppConfig, NodeTaint, TaintEffectName } from '../../app-config/app-config';
-import type { KubernetesObject } from '../scheduler/second-scheduler-manifests';
+import type { KubernetesObject } from '../common/kubernetes-object';
 import { kueueResourceFlavor, kueueTopology, type FlavorToleration } from './kueue-objects';
 import { KUEUE_TOPOLOGY_NAME } from './kueue-release';
 

@@ -3,7 +3,7 @@
 // gpu-scheduler. The stack's chart values and the local harness's Kueue
 // (local/kueue-config.ts, which adds its ports and certificate directory)
 // start from the same object.
-import type { KubernetesObject } from '../scheduler/second-scheduler-manifests';
+import type { KubernetesObject } from '../common/kubernetes-object';
 
 export interface KueueManagerConfigProps {
   /**

@@ -3,8 +3,8 @@
 // GPU quota per flavor (and a cohort to lend and borrow in), LocalQueues.
 // Pure: the stack applies them and the local harness creates them against
 // Kueue's real CRDs (test/e2e/kueue-*.test.ts), so both use the same objects.
-import { NETWORK_LAYER_LABELS } from '../../../lambdas/scheduling/keys';
-import type { KubernetesObject } from '../scheduler/second-scheduler-manifests';
+import { GPU_RESOURCE, NETWORK_LAYER_LABELS } from '../../../lambdas/scheduling/keys';
+import type { KubernetesObject } from '../common/kubernetes-object';
 
 export const KUEUE_API_VERSION = 'kueue.x-k8s.io/v1beta2';
 /** The label a Job (or any workload) names its LocalQueue with. */
@@ -19,7 +19,6 @@ export const KUEUE_QUEUE_LABEL = 'kueue.x-k8s.io/queue-name';
  */
 export const INSTANCE_TYPE_LABEL = 'node.kubernetes.io/instance-type';
 export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
-const GPU_RESOURCE = 'nvidia.com/gpu';
 /**
  * ClusterQueues cover cpu and memory too (Kueue admits a workload only when
  * its queue covers every resource it requests) with a quota no job reaches:

@@ -2,7 +2,7 @@ import type * as eks from 'aws-cdk-lib/aws-eks-v2';
 import { Construct } from 'constructs';
 import { stringify } from 'yaml';
 import type { AppConfig } from '../../app-config/app-config';
-import type { ClusterTarget } from '../cluster/cluster-target';
+import type { ClusterTarget } from '../common/cluster-target';
 import { kueueStackObjects } from './kueue-flavors';
 import { kueueManagerConfig } from './kueue-manager-config';
 import { KUEUE_CHART_REPOSITORY, KUEUE_NAMESPACE, KUEUE_VERSION } from './kueue-release';

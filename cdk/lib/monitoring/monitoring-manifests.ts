@@ -1,7 +1,7 @@
 // Pure (no CDK imports): the optional Prometheus and Grafana objects of the
 // app's configuration, which the stack applies and `npm run monitoring` prints.
 import type { AppConfig } from '../../app-config/app-config';
-import type { KubernetesObject } from '../scheduler/second-scheduler-manifests';
+import type { KubernetesObject } from '../common/kubernetes-object';
 import { grafanaDashboard } from './grafana-dashboard';
 import { schedulerPodMonitorManifests, schedulerScrapeJob, schedulerScrapeJobLabel, type ScrapeJob, type SchedulerScrapeTarget } from './scheduler-scrape';
 

@@ -1,7 +1,7 @@
 // Pure (no CDK imports): the local harness applies the same objects and runs
 // a real Prometheus on the same scrape job (test/e2e/prometheus-scrape.test.ts).
 import type { PodMonitorConfig } from '../../app-config/app-config';
-import type { KubernetesObject } from '../scheduler/second-scheduler-manifests';
+import type { KubernetesObject } from '../common/kubernetes-object';
 import { SECURE_PORT_NAME } from '../scheduler/second-scheduler-manifests';
 
 /** Which pods serve the second scheduler's /metrics. */

@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { SchedulerConfig } from '../../app-config/app-config';
+import type { KubernetesObject } from '../common/kubernetes-object';
 import { extenderConfiguration, type ExtenderTlsFiles, type KubeSchedulerExtender } from './extender-configuration';
-
-/** A Kubernetes object as kubectl applies it. */
-export type KubernetesObject = Record<string, unknown>;
 
 export interface SecondSchedulerManifestProps {
   readonly scheduler: SchedulerConfig;

@@ -1,7 +1,7 @@
 import { Construct, type IDependable } from 'constructs';
 import type * as eks from 'aws-cdk-lib/aws-eks-v2';
 import type { SchedulerConfig } from '../../app-config/app-config';
-import type { ClusterTarget } from '../cluster/cluster-target';
+import type { ClusterTarget } from '../common/cluster-target';
 import { LAMBDA_KUBERNETES_ACCESS } from '../access/lambda-rbac-rules';
 import { schedulerMetricsReaderManifests } from '../access/scheduler-metrics-rbac';
 import { SECURE_PORT, secondSchedulerManifests } from './second-scheduler-manifests';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { podDemand } from '../../../../lambdas/scheduling';
+import { podDemand, podRequests, resourceListOf, resourceQuantity } from '../../../../lambdas/scheduling';
 
 // podDemand must count a pod's request exactly as kube-scheduler's
 // NodeResourcesFit does (PodRequests / AggregateContainerRequests). Most cases
@@ -225,6 +225,80 @@ describe('podDemand matches kube-scheduler (component-helpers PodRequests)', () 
       field: 'container ? resources cpu',
       value: '-1',
     });
+  });
+});
+
+describe('podRequests: every resource by name (what the simulator\'s NodeResourcesFit counts)', () => {
+  it('sums containers; a limit without a request requests the limit, as the API server defaults it', () => {
+    const spec = {
+      containers: [
+        { resources: { requests: { cpu: '500m', memory: '1Gi', 'example.com/fpga': '1' } } },
+        { resources: { limits: { 'nvidia.com/gpu': '2', cpu: '2' }, requests: { cpu: '1', 'ephemeral-storage': '10Gi' } } },
+      ],
+    };
+    expect(Object.fromEntries(podRequests({ spec }).requests)).toEqual({
+      cpu: 1500,
+      memory: 2 ** 30,
+      'example.com/fpga': 1,
+      'nvidia.com/gpu': 2,
+      'ephemeral-storage': 10 * 2 ** 30,
+    });
+  });
+
+  it('takes the larger of the running pod and an init container with the sidecars started before it, plus the overhead', () => {
+    const spec = {
+      initContainers: [sidecar({ cpu: '1' }), req({ cpu: '4', 'example.com/fpga': '2' })],
+      containers: [req({ cpu: '2', 'example.com/fpga': '1' })],
+      overhead: { cpu: '100m', 'example.com/fpga': '1' },
+    };
+    // Running: 2 + sidecar 1 = 3; the init container runs beside the sidecar: 4 + 1 = 5; then the overhead.
+    expect(Object.fromEntries(podRequests({ spec }).requests)).toEqual({ cpu: 5100, 'example.com/fpga': 3 });
+  });
+
+  it('agrees with podDemand on cpu, memory and GPUs for every case of kube\'s tables', () => {
+    for (const { spec } of CASES) {
+      const { requests } = podRequests({ spec });
+      const { demand } = podDemand({ spec });
+      expect([requests.get('cpu') ?? 0, requests.get('memory') ?? 0, requests.get('nvidia.com/gpu') ?? 0]).toEqual([demand.cpuMilli, demand.memoryBytes, demand.gpuCount]);
+    }
+  });
+
+  it('pod-level hugepages replace the containers\' (IsSupportedPodLevelResource), a pod-level limit alone too; extended resources never do', () => {
+    const containers = [req({ 'hugepages-2Mi': '100Mi', 'nvidia.com/gpu': '1' })];
+    expect(podRequests({ spec: { containers, resources: { requests: { 'hugepages-2Mi': '200Mi', 'nvidia.com/gpu': '4' } } } }).requests.get('hugepages-2Mi')).toBe(200 * MI);
+    // hugepages cannot be overcommitted: defaultPodRequests copies the pod-level limit even where containers name them.
+    expect(podRequests({ spec: { containers, resources: { limits: { 'hugepages-2Mi': '300Mi' } } } }).requests.get('hugepages-2Mi')).toBe(300 * MI);
+    expect(podRequests({ spec: { containers, resources: { requests: { 'nvidia.com/gpu': '4' } } } }).requests.get('nvidia.com/gpu')).toBe(1);
+    // A pod-level resource no container names still counts.
+    expect(podRequests({ spec: { containers, resources: { requests: { memory: '1Gi' } } } }).requests.get('memory')).toBe(2 ** 30);
+  });
+
+  it('counts an unparseable value 0 and names the first one', () => {
+    const { requests, problem } = podRequests({ spec: { containers: [req({ cpu: '1', 'example.com/fpga': '0.5' }, 'a'), req({ memory: 'lots' }, 'b')] } });
+    expect(Object.fromEntries(requests)).toEqual({ cpu: 1000, 'example.com/fpga': 0, memory: 0 });
+    expect(problem).toEqual({ field: 'container a resources example.com/fpga', value: '0.5' });
+  });
+});
+
+describe('resourceListOf (a node\'s allocatable)', () => {
+  it('reads each resource in its unit and leaves out what does not parse', () => {
+    expect(Object.fromEntries(resourceListOf({ cpu: '96', memory: '1152Gi', pods: '110', 'hugepages-2Mi': '1Gi', 'nvidia.com/gpu': 8, bad: 'lots', half: '0.5', minus: '-1' }))).toEqual({
+      cpu: 96_000,
+      memory: 1152 * 2 ** 30,
+      pods: 110,
+      'hugepages-2Mi': 2 ** 30,
+      'nvidia.com/gpu': 8,
+    });
+    expect(resourceListOf(undefined).size).toBe(0);
+  });
+
+  it('cpu in millicores, byte resources in bytes rounded up, others whole numbers only', () => {
+    expect(resourceQuantity('cpu', '0.1')).toBe(100);
+    expect(resourceQuantity('ephemeral-storage', '1.5Ki')).toBe(1536);
+    expect(resourceQuantity('memory', '1e3')).toBe(1000);
+    expect(resourceQuantity('nvidia.com/gpu', '2')).toBe(2);
+    expect(resourceQuantity('nvidia.com/gpu', '1.5')).toBeUndefined();
+    expect(resourceQuantity('cpu', '-1')).toBeUndefined();
   });
 });
 

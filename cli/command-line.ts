@@ -4,7 +4,7 @@
 // no longer exists.
 import { pathToFileURL } from 'node:url';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import { errorMessage } from './error-message';
+import { errorMessage } from '../lambdas/common/error-message';
 
 export interface CliOption {
   readonly type: 'string' | 'boolean';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineCli, helpText, parseCommandLine, readCommandLine, UsageError, type CliIo } from '../../../../lambdas/common/command-line';
+import { defineCli, helpText, parseCommandLine, readCommandLine, UsageError, type CliIo } from '../../../cli/command-line';
 
 const SPEC = defineCli({
   usage: 'npm run tool -- [options]',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapWithConcurrency } from '../../../../lambdas/labeler/map-with-concurrency';
+import { mapWithConcurrency } from '../../../../lambdas/common/map-with-concurrency';
 
 describe('mapWithConcurrency', () => {
   it('keeps at most `limit` calls in flight and returns results in input order', async () => {
