@@ -15,10 +15,10 @@ import { createTelemetry } from '../../lambdas/observability/telemetry';
 import type { ReconcileSummary } from '../../lambdas/reconciler/reconcile';
 import { createReconcilerHandler } from '../../lambdas/reconciler/reconciler-handler';
 import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
-import { startAwsFaultProxy, type AwsCall, type AwsFault, type AwsFaultProxy } from '../../local/aws-fault-proxy';
-import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/gpu-nodes';
-import { localLambdaContext } from '../../local/lambda-context';
+import { startAwsFaultProxy, type AwsCall, type AwsFault, type AwsFaultProxy } from '../../local/proxies/aws-fault-proxy';
+import { e2eHarness } from './support/e2e-context';
+import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/nodes/gpu-nodes';
+import { localLambdaContext } from '../../local/aws/lambda-context';
 import { cloudWatch, createReadyReplicaSet, deletionCost, podsByName, publishPodMetrics, reconcilerEnv, reconcilerKube, type AppMetrics } from './reconciler-fixtures';
 
 const harness = e2eHarness();

@@ -14,11 +14,11 @@ import { createNodeGateway } from '../../lambdas/kube';
 import { createLabelerHandler, type LabelerResult } from '../../lambdas/labeler/labeler-handler';
 import { METRIC, SERVICE } from '../../lambdas/observability/metric-catalog';
 import { createTelemetry } from '../../lambdas/observability/telemetry';
-import { startAwsFaultProxy, type AwsCall, type AwsFault, type AwsFaultProxy } from '../../local/aws-fault-proxy';
-import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode, deleteGpuNode, LOCAL_CLUSTER_NAME, type GpuNode } from '../../local/gpu-nodes';
-import { localLambdaContext } from '../../local/lambda-context';
-import { awsEnvironment } from '../../local/moto';
+import { startAwsFaultProxy, type AwsCall, type AwsFault, type AwsFaultProxy } from '../../local/proxies/aws-fault-proxy';
+import { e2eHarness } from './support/e2e-context';
+import { createGpuNode, deleteGpuNode, LOCAL_CLUSTER_NAME, type GpuNode } from '../../local/nodes/gpu-nodes';
+import { localLambdaContext } from '../../local/aws/lambda-context';
+import { awsEnvironment } from '../../local/aws/moto';
 import { gpuLabelsOf, scheduledEvent, stateChangeEvent } from './labeler-support';
 
 const h = e2eHarness();

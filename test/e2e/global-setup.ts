@@ -6,12 +6,12 @@
 // files reach them through local/e2e-context.ts. Nothing here is optional: a
 // missing tool fails the run with a message saying what to install.
 import type { TestProject } from 'vitest/node';
-import { ensureKubeBinaries } from '../../local/build-binaries';
-import { ensureKarpenterBinaries } from '../../local/build-karpenter';
-import { ensureKueueBinaries } from '../../local/build-kueue';
-import { startControlPlane, type ControlPlane } from '../../local/control-plane';
-import type { LocalHarnessInfo } from '../../local/e2e-context';
-import { startMoto, type MotoServer } from '../../local/moto';
+import { ensureKubeBinaries } from '../../local/build/kube-binaries';
+import { ensureKarpenterBinaries } from '../../local/build/karpenter-binaries';
+import { ensureKueueBinaries } from '../../local/build/kueue-binaries';
+import { startControlPlane, type ControlPlane } from '../../local/control-plane/control-plane';
+import type { LocalHarnessInfo } from './support/e2e-context';
+import { startMoto, type MotoServer } from '../../local/aws/moto';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const log = (message: string): void => console.log(message);

@@ -12,11 +12,11 @@ import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Pod } from '@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GPU_LABEL, KARPENTER_GPU_LABEL } from '../../lambdas/labeler/gpu-labels';
 import { instanceIdFromProviderId } from '../../lambdas/labeler/node-match';
-import { e2eHarness } from '../../local/e2e-context';
-import { GPU_RESOURCE_NAME, LOCAL_CLUSTER_NAME } from '../../local/gpu-nodes';
-import type { Karpenter, NodeClaim } from '../../local/karpenter';
-import { waitForPodScheduled } from '../../local/pod-status';
-import { waitFor } from '../../local/wait';
+import { e2eHarness } from './support/e2e-context';
+import { GPU_RESOURCE_NAME, LOCAL_CLUSTER_NAME } from '../../local/nodes/gpu-nodes';
+import type { Karpenter, NodeClaim } from '../../local/addons/karpenter';
+import { waitForPodScheduled } from '../../local/nodes/pod-status';
+import { waitFor } from '../../local/common/wait';
 import { buildLabeler, scheduledEvent, stateChangeEvent } from './labeler-support';
 
 const harness = e2eHarness();

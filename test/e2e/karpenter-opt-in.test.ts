@@ -17,14 +17,14 @@ import { PatchStrategy, setHeaderOptions, type CoreV1Event, type V1Pod } from '@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AFFINITY_LABELLERS } from '../../cdk/lib/admission/gpu-intent-cel';
 import { GPU_INTENT_POLICY_NAMES, GPU_NODE_TAINT_KEY, NAMESPACE_OPT_IN } from '../../cdk/lib/admission/gpu-intent-policies';
-import { e2eHarness } from '../../local/e2e-context';
-import { GPU_RESOURCE_NAME } from '../../local/gpu-nodes';
-import type { Karpenter } from '../../local/karpenter';
-import type { ManagedProcess } from '../../local/managed-process';
-import { podEvents, waitForPodEvent, waitForPodScheduled } from '../../local/pod-status';
-import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
+import { e2eHarness } from './support/e2e-context';
+import { GPU_RESOURCE_NAME } from '../../local/nodes/gpu-nodes';
+import type { Karpenter } from '../../local/addons/karpenter';
+import type { ManagedProcess } from '../../local/common/managed-process';
+import { podEvents, waitForPodEvent, waitForPodScheduled } from '../../local/nodes/pod-status';
+import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
-import { sleep, waitFor } from '../../local/wait';
+import { sleep, waitFor } from '../../local/common/wait';
 
 const harness = e2eHarness();
 const { core, apps } = harness;

@@ -19,14 +19,14 @@ import { BatchV1Api, PatchStrategy, setHeaderOptions, type V1Pod } from '@kubern
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTNAME_LABEL, kueueClusterQueue, kueueLocalQueue, kueueResourceFlavor, kueueTopology, NETWORK_TOPOLOGY_LEVELS } from '../../cdk/lib/kueue/kueue-objects';
 import { unschedulableMessage } from '../../lambdas/scheduling/pending-gpu-pods';
-import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode, describeInstanceType, seedGpuLabels } from '../../local/gpu-nodes';
-import type { Kueue } from '../../local/kueue';
-import type { ManagedProcess } from '../../local/managed-process';
-import { finishTerminatingPods, markPodRunning } from '../../local/pod-status';
-import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
+import { e2eHarness } from './support/e2e-context';
+import { createGpuNode, describeInstanceType, seedGpuLabels } from '../../local/nodes/gpu-nodes';
+import type { Kueue } from '../../local/addons/kueue';
+import type { ManagedProcess } from '../../local/common/managed-process';
+import { finishTerminatingPods, markPodRunning } from '../../local/nodes/pod-status';
+import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
 import { deployedExtenderSettings } from '../../local/scheduler-config';
-import { sleep, waitFor } from '../../local/wait';
+import { sleep, waitFor } from '../../local/common/wait';
 import { condition, createObjects, finishPods, gpuJob, gpusHeld, jobPods, readJob, runPods, waitForJobBound, waitForWorkloadCondition, workloadOf } from './kueue-fixtures';
 import { GFD_P5 } from './real-node-labels';
 

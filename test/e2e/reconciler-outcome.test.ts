@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode, deleteGpuNode, describeInstanceType, GPU_RESOURCE_NAME, seedGpuLabels, type GpuNode } from '../../local/gpu-nodes';
-import { markPodRunning } from '../../local/pod-status';
+import { e2eHarness } from './support/e2e-context';
+import { createGpuNode, deleteGpuNode, describeInstanceType, GPU_RESOURCE_NAME, seedGpuLabels, type GpuNode } from '../../local/nodes/gpu-nodes';
+import { markPodRunning } from '../../local/nodes/pod-status';
 import type { LocalLambda } from '../../local/start/local-lambda';
-import { waitFor } from '../../local/wait';
+import { waitFor } from '../../local/common/wait';
 import { emfByDimension, emfValues } from './emf-records';
 import { cloudWatch, createReadyReplicaSet, PAUSE_IMAGE, publishPodMetrics, reconcilerEnv, startReconcilerLambda } from './reconciler-fixtures';
 
