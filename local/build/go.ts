@@ -1,27 +1,59 @@
-// What the Go builds of the local harness share: the cache root outside the
-// repository, the check that Go is installed, and running `go` in a copy of a
-// template module (local/kube-binaries, local/karpenter-binaries).
+// The go command as the builds run it: the cache root outside the repository,
+// the check that Go is installed, the installed Go's version and platform, what
+// a template module's go.mod pins, and running `go` in a copy of that module.
 import { spawn, spawnSync } from 'node:child_process';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+
+/** The environment every `go` run gets besides GOTOOLCHAIN: go.sum is the truth, and the binaries are static. */
+export const GO_ENV = { GOFLAGS: '-mod=readonly', CGO_ENABLED: '0' } as const;
 
 export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   if (env.EKS_GPU_SCHEDULING_CACHE) return resolve(env.EKS_GPU_SCHEDULING_CACHE);
   return join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'eks-gpu-scheduling');
 }
 
-/** The installed Go's `go version` line; a clear error naming `what` needs it when there is none. */
-export function requireGo(what: string): string {
+/** The installed Go: its release (`go1.26.8`) and the platform it builds for (`linux/amd64`). */
+export interface InstalledGo {
+  readonly version: string;
+  readonly platform: string;
+}
+
+let installed: InstalledGo | undefined;
+
+/** The installed Go, or undefined when there is none on PATH (asked once per process). */
+export function installedGo(): InstalledGo | undefined {
+  if (installed) return installed;
+  const probe = spawnSync('go', ['env', 'GOVERSION', 'GOOS', 'GOARCH'], { encoding: 'utf8', env: { ...process.env, GOTOOLCHAIN: 'local' } });
+  if (probe.error || probe.status !== 0) return undefined;
+  const [version, os, arch] = probe.stdout.trim().split('\n');
+  if (!version || !os || !arch) return undefined;
+  installed = { version, platform: `${os}/${arch}` };
+  return installed;
+}
+
+/** The installed Go; a clear error naming `what` needs it when there is none. */
+export function requireGo(what: string): InstalledGo {
+  const go = installedGo();
+  if (go) return go;
   const probe = spawnSync('go', ['version'], { encoding: 'utf8' });
-  if (probe.error || probe.status !== 0) {
-    throw new Error(
-      `Go is required to build ${what} but \`go version\` failed: ` +
-        (probe.error?.message ?? probe.stderr.trim()) +
-        '. Install Go >= 1.26 (https://go.dev/dl/; k8s.io/kubernetes v1.36 needs it) and make sure `go` is on PATH.',
-    );
-  }
-  return probe.stdout.trim();
+  throw new Error(
+    `Go is required to build ${what} but \`go version\` failed: ` +
+      (probe.error?.message ?? probe.stderr.trim()) +
+      '. Install Go >= 1.26 (https://go.dev/dl/; k8s.io/kubernetes v1.36 needs it) and make sure `go` is on PATH.',
+  );
+}
+
+/** The version go.mod requires of `module` (`v1.36.3`), or undefined when it requires none. */
+export function requiredVersion(goMod: string, module: string): string | undefined {
+  const escaped = module.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^\\s*(?:require\\s+)?${escaped}\\s+(v\\d+\\.\\d+\\.\\d+\\S*)\\s*(?://.*)?$`, 'm').exec(goMod)?.[1];
+}
+
+/** go.mod's `toolchain goX.Y.Z` line, or undefined when it has none (the installed Go builds it). */
+export function toolchainLine(goMod: string): string | undefined {
+  return /^toolchain\s+(go\d+\.\d+(?:\.\d+)?)\s*$/m.exec(goMod)?.[1];
 }
 
 /**
@@ -33,7 +65,7 @@ export function runGo(args: string[], cwd: string, onLine: (line: string) => voi
   return new Promise((resolvePromise, reject) => {
     const child = spawn('go', args, {
       cwd,
-      env: { ...process.env, GOTOOLCHAIN: toolchain, GOFLAGS: '-mod=readonly', CGO_ENABLED: '0' },
+      env: { ...process.env, GOTOOLCHAIN: toolchain, ...GO_ENV },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const tail: string[] = [];
