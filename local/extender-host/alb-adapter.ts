@@ -259,7 +259,9 @@ export class AlbAdapter {
         ...tls,
         upstreamPort: plainPort,
         port: port ?? this.boundPort ?? 0,
-        onRefusedHandshake: () => this.refusedHandshakes++,
+        onRefusedHandshakes: (count) => {
+          this.refusedHandshakes += count;
+        },
       });
       this.boundPort = this.tlsFront.port;
     } else {

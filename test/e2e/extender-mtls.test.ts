@@ -138,7 +138,7 @@ async function throttledAttempts(pods: string[]): Promise<number> {
  */
 async function decoyFloodedRun(): Promise<{ latencies: number[]; flood: FloodResult }> {
   let refused = 0;
-  const decoy = await startTlsFront({ ...(mtls?.adapter ?? fail()), upstreamPort: 9, port: 0, onRefusedHandshake: () => refused++ });
+  const decoy = await startTlsFront({ ...(mtls?.adapter ?? fail()), upstreamPort: 9, port: 0, onRefusedHandshakes: (count) => (refused += count) });
   try {
     const flooding = floodFromChildProcess({ url: `https://127.0.0.1:${decoy.port}`, ...FLOOD });
     await sleep(2_000);
