@@ -1,11 +1,13 @@
 // An in-process stand-in for faults moto cannot produce: an HTTP proxy in
-// front of moto_server that answers chosen calls itself with the errors AWS
-// sends when it throttles or fails (in each service's own wire format, so the
-// SDK parses them as it parses AWS's), or forwards them late. Point a
-// client's endpoint (AWS_ENDPOINT_URL) at it; everything else reaches moto
-// unchanged.
+// front of moto_server that, as its fault plan (fault-plan.ts) says, answers
+// chosen calls itself with the errors AWS sends when it throttles or fails
+// (in each service's own wire format, so the SDK parses them as it parses
+// AWS's), forwards them late, or cuts their answer. Point a client's endpoint
+// (AWS_ENDPOINT_URL) at it; everything else reaches moto unchanged.
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { injectFault, passBody, type AnsweredFault, type ProxyAnswer } from './fault-injection';
+import { Attempts, type FaultKind, type FaultPlan } from './fault-plan';
 
 /** One AWS call as the proxy sees it. */
 export interface AwsCall {
@@ -15,57 +17,39 @@ export interface AwsCall {
   readonly action: string;
 }
 
-/**
- * - throttle: EC2's `RequestLimitExceeded` (query/XML, HTTP 503) or
- *   CloudWatch's `Throttling` (JSON 1.0, HTTP 400);
- * - fail: an internal error (HTTP 500: EC2's `InternalError`, CloudWatch's `InternalServiceError`);
- * - delay: forwarded to moto after `ms`.
- */
-export type AwsFault = { readonly kind: 'throttle' } | { readonly kind: 'fail' } | { readonly kind: 'delay'; readonly ms: number };
-
 export interface AwsFaultProxy {
   readonly url: string;
-  /** Every call seen, with the fault it got (undefined: forwarded as it was). */
-  readonly calls: readonly (AwsCall & { readonly fault: AwsFault['kind'] | undefined; readonly at: number })[];
+  /** Every call seen, with the kind of fault it got (undefined: forwarded as it was). */
+  readonly calls: readonly (AwsCall & { readonly fault: FaultKind | undefined; readonly at: number })[];
   /** Calls per `<service> <action>` since the start or the last resetAttempts: a retry is the same call again. */
   readonly attempts: ReadonlyMap<string, number>;
   resetAttempts(): void;
   stop(): Promise<void>;
 }
 
-/** `fault` decides each call's answer from the call and which attempt of it this is (1 = the first). */
-export async function startAwsFaultProxy(options: {
-  readonly target: string;
-  readonly fault: (call: AwsCall, attempt: number) => AwsFault | undefined;
-}): Promise<AwsFaultProxy> {
+/** `faults` decides each call's answer from the call and which attempt of it this is (1 = the first). */
+export async function startAwsFaultProxy(options: { readonly target: string; readonly faults?: FaultPlan<AwsCall> }): Promise<AwsFaultProxy> {
   const target = new URL(options.target);
-  const calls: (AwsCall & { fault: AwsFault['kind'] | undefined; at: number })[] = [];
-  const attempts = new Map<string, number>();
+  const calls: (AwsCall & { fault: FaultKind | undefined; at: number })[] = [];
+  const attempts = new Attempts();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const body = await readAll(req);
     const call = describeCall(req, body);
-    const key = `${call.service} ${call.action}`;
-    const attempt = (attempts.get(key) ?? 0) + 1;
-    attempts.set(key, attempt);
-    const fault = options.fault(call, attempt);
+    const fault = options.faults?.(call, attempts.next(`${call.service} ${call.action}`));
     calls.push({ ...call, fault: fault?.kind, at: Date.now() });
-    if (fault?.kind === 'throttle' || fault?.kind === 'fail') {
-      const answer = errorAnswer(call, fault.kind);
-      res.writeHead(answer.status, answer.headers);
-      res.end(answer.body);
-      return;
-    }
-    if (fault?.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
-    const out = request(
-      { hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    out.on('error', () => res.destroy());
-    out.end(body);
+    const forward = (cutAfterBytes?: number): void => {
+      const out = request(
+        { hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          passBody(answer, res, cutAfterBytes);
+        },
+      );
+      out.on('error', () => res.destroy());
+      out.end(body);
+    };
+    injectFault(fault, req, res, { errorAnswer: (answered) => awsErrorAnswer(call, answered), forward });
   };
 
   const server = createServer((req, res) => {
@@ -79,8 +63,8 @@ export async function startAwsFaultProxy(options: {
   return {
     url: `http://127.0.0.1:${port}`,
     calls,
-    attempts,
-    resetAttempts: () => attempts.clear(),
+    attempts: attempts.byKey,
+    resetAttempts: () => attempts.reset(),
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -107,18 +91,36 @@ function describeCall(req: IncomingMessage, body: Buffer): AwsCall {
   return { service, action };
 }
 
-/** AWS's own error shapes: the query protocol's XML for EC2, JSON 1.0 (query-compatible) for CloudWatch. */
-function errorAnswer(call: AwsCall, kind: 'throttle' | 'fail'): { status: number; headers: Record<string, string>; body: string } {
+/** Each service's error code and message for a status: EC2's, then CloudWatch's. */
+const AWS_ERRORS: Readonly<Record<number, { ec2: [string, string]; cloudWatch: [string, string] }>> = {
+  500: { ec2: ['InternalError', 'An internal error has occurred'], cloudWatch: ['InternalServiceError', 'Internal service error'] },
+  503: { ec2: ['Unavailable', 'The server is overloaded and cannot handle the request'], cloudWatch: ['ServiceUnavailable', 'Service unavailable'] },
+};
+
+/**
+ * AWS's own error shapes: the query protocol's XML for EC2, JSON 1.0
+ * (query-compatible) for CloudWatch. A throttle is EC2's
+ * `RequestLimitExceeded` (HTTP 503) or CloudWatch's `Throttling` (HTTP 400).
+ */
+export function awsErrorAnswer(call: AwsCall, fault: AnsweredFault): ProxyAnswer {
   const requestId = crypto.randomUUID();
-  if (call.service === 'ec2') {
-    const [status, code, message] = kind === 'throttle' ? [503, 'RequestLimitExceeded', 'Request limit exceeded.'] : [500, 'InternalError', 'An internal error has occurred'];
+  const ec2 = call.service === 'ec2';
+  const [status, defaultCode, defaultMessage] =
+    fault.kind === 'throttle'
+      ? ec2
+        ? [503, 'RequestLimitExceeded', 'Request limit exceeded.']
+        : [400, 'Throttling', 'Rate exceeded']
+      : [fault.status, ...(AWS_ERRORS[fault.status]?.[ec2 ? 'ec2' : 'cloudWatch'] ?? ['ServiceError', `HTTP ${fault.status}`])];
+  const code = (fault.kind === 'status' ? fault.reason : undefined) ?? defaultCode;
+  const message = (fault.kind === 'status' ? fault.message : undefined) ?? defaultMessage;
+  if (ec2) {
     const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${code}</Code><Message>${message}</Message></Error></Errors><RequestID>${requestId}</RequestID></Response>`;
     return { status, headers: { 'content-type': 'text/xml;charset=UTF-8', 'x-amzn-requestid': requestId }, body };
   }
-  const [status, code, fault, message] = kind === 'throttle' ? [400, 'Throttling', 'Sender', 'Rate exceeded'] : [500, 'InternalServiceError', 'Receiver', 'Internal service error'];
+  const sender = status < 500 ? 'Sender' : 'Receiver';
   return {
     status,
-    headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': requestId, 'x-amzn-query-error': `${code};${fault}` },
+    headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': requestId, 'x-amzn-query-error': `${code};${sender}` },
     body: JSON.stringify({ __type: `com.amazonaws.cloudwatch#${code}`, message }),
   };
 }

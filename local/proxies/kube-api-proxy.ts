@@ -1,15 +1,18 @@
-// A counting, fault-injecting reverse proxy in front of kube-apiserver for
-// one client (the extender): it terminates TLS with the API server's own
-// serving certificate, so the client verifies it with the same CA, and
-// forwards every request over HTTPS. What it counts is what crossed the wire,
-// not what the code under test says it did: each request by verb and
-// resource, the response bytes the API server sent, and the raw bytes (TLS
-// included) the client's sockets received. The scale benchmark counts with
-// it; the API-fault e2e tests also make it answer slowly, refuse, or cut a
-// response mid-stream (faults a healthy API server does not produce on cue).
+// A counting reverse proxy in front of kube-apiserver for one client (the
+// extender): it terminates TLS with the API server's own serving certificate,
+// so the client verifies it with the same CA, and forwards every request over
+// HTTPS. What it counts is what crossed the wire, not what the code under test
+// says it did: each request by verb and resource, the response bytes the API
+// server sent, and the raw bytes (TLS included) the client's sockets received.
+// The scale benchmark counts with it. Given a fault plan (fault-plan.ts), as
+// the API-fault e2e tests give it, it also answers slowly, refuses, throttles
+// or cuts a response mid-stream: faults a healthy API server does not produce
+// on cue.
 import { Agent, createServer, request } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { injectFault, passBody, type AnsweredFault, type ProxyAnswer } from './fault-injection';
+import { Attempts, type FaultPlan } from './fault-plan';
 
 export interface ProxyCounts {
   /** Requests by "VERB /path" (LIST, WATCH or GET; namespaces and names kept as sent). */
@@ -31,28 +34,44 @@ export interface CountingProxy {
   stop(): Promise<void>;
 }
 
-/**
- * What the proxy does to one call instead of forwarding it as it is:
- * - delay: forward it after `ms` (a slow API server or network);
- * - status: answer it itself with this status and a Kubernetes Status body,
- *   as the API server does (e.g. 403 Forbidden, 410 Expired, 500);
- * - cut: forward it, then reset the client's connection once `afterBytes`
- *   bytes of the body have passed (a watch or list cut mid-object).
- */
-export type KubeFault =
-  | { readonly kind: 'delay'; readonly ms: number }
-  | { readonly kind: 'status'; readonly status: number; readonly reason: string; readonly message: string }
-  | { readonly kind: 'cut'; readonly afterBytes: number };
+/** One call as the proxy sees it: its key ("LIST /api/v1/pods") and its full URL. */
+export interface KubeCall {
+  readonly key: string;
+  readonly url: string;
+}
 
 export interface CountingProxyOptions {
-  /** Asked for each call ("LIST /api/v1/pods", its full URL); undefined forwards it as it is. */
-  readonly fault?: (call: { readonly key: string; readonly url: string }) => KubeFault | undefined;
+  /** Asked for each call, with which attempt of the same key it is; none (or undefined answers) forwards every call as it is. */
+  readonly faults?: FaultPlan<KubeCall>;
   /** https URL of the API server. */
   readonly target: string;
   readonly caPem: string;
   /** The API server's serving certificate and key (its --cert-dir). */
   readonly certPem: string;
   readonly keyPem: string;
+}
+
+/** The reason a Kubernetes Status carries for a status code, as the API server writes it. */
+const STATUS_REASONS: Readonly<Record<number, string>> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  410: 'Expired',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+  504: 'Timeout',
+};
+
+/** The API server's own answer to a fault: a Status object; a throttle is API Priority and Fairness's 429 with Retry-After. */
+export function kubeErrorAnswer(fault: AnsweredFault): ProxyAnswer {
+  const status = fault.kind === 'throttle' ? 429 : fault.status;
+  const reason = (fault.kind === 'status' ? fault.reason : undefined) ?? STATUS_REASONS[status] ?? 'Unknown';
+  const message = (fault.kind === 'status' ? fault.message : undefined) ?? (status === 429 ? 'Too many requests, please try again later.' : `the server answered ${status}`);
+  const body = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code: status };
+  return { status, headers: { 'content-type': 'application/json', ...(status === 429 ? { 'retry-after': '1' } : {}) }, body: JSON.stringify(body) };
 }
 
 /** "LIST /api/v1/pods", "WATCH /api/v1/nodes", "GET /api/v1/nodes/x". */
@@ -89,40 +108,56 @@ export function countsBetween(a: ProxyCounts, b: ProxyCounts): ProxyCounts {
   return { calls, failed, openMs, responseBytes: b.responseBytes - a.responseBytes, wireBytes: b.wireBytes - a.wireBytes };
 }
 
+/** What crossed the proxy: calls, failed answers, open time and bytes. */
+class Counts {
+  private readonly calls: Record<string, number> = {};
+  private readonly openMs: Record<string, number> = {};
+  private readonly failed: Record<string, number> = {};
+  private responseBytes = 0;
+  private closedSocketBytes = 0;
+  readonly sockets = new Set<Socket>();
+
+  call(key: string, res: ServerResponse): void {
+    this.calls[key] = (this.calls[key] ?? 0) + 1;
+    const started = performance.now();
+    res.once('close', () => {
+      this.openMs[key] = (this.openMs[key] ?? 0) + (performance.now() - started);
+    });
+  }
+
+  /** An answer's status, whoever gave it (the API server or an injected fault): anything but 2xx counts as failed. */
+  answered(key: string, status: number): void {
+    if (status < 200 || status >= 300) this.failed[`${key} ${status}`] = (this.failed[`${key} ${status}`] ?? 0) + 1;
+  }
+
+  bytes(count: number): void {
+    this.responseBytes += count;
+  }
+
+  socket(socket: Socket): void {
+    this.sockets.add(socket);
+    socket.once('close', () => {
+      this.closedSocketBytes += socket.bytesWritten;
+      this.sockets.delete(socket);
+    });
+  }
+
+  snapshot(): ProxyCounts {
+    return {
+      calls: { ...this.calls },
+      failed: { ...this.failed },
+      openMs: { ...this.openMs },
+      responseBytes: this.responseBytes,
+      wireBytes: this.closedSocketBytes + [...this.sockets].reduce((sum, s) => sum + s.bytesWritten, 0),
+    };
+  }
+}
+
 export async function startCountingProxy(options: CountingProxyOptions): Promise<CountingProxy> {
   const target = new URL(options.target);
   const upstream = new Agent({ keepAlive: true, ca: options.caPem });
-  const calls: Record<string, number> = {};
-  const openMs: Record<string, number> = {};
-  const failed: Record<string, number> = {};
-  let responseBytes = 0;
-  let closedSocketBytes = 0;
-  const sockets = new Set<Socket>();
-
-  const forward = (req: IncomingMessage, res: ServerResponse): void => {
-    const key = callKey(req.method ?? 'GET', req.url ?? '/');
-    calls[key] = (calls[key] ?? 0) + 1;
-    const started = performance.now();
-    res.once('close', () => {
-      openMs[key] = (openMs[key] ?? 0) + (performance.now() - started);
-    });
-    const fault = options.fault?.({ key, url: req.url ?? '/' });
-    if (fault?.kind === 'status') {
-      failed[`${key} ${fault.status}`] = (failed[`${key} ${fault.status}`] ?? 0) + 1;
-      const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: fault.message, reason: fault.reason, code: fault.status };
-      req.resume();
-      res.writeHead(fault.status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(status));
-      return;
-    }
-    if (fault?.kind === 'delay') {
-      // The request body (none for list and watch) waits in the socket meanwhile.
-      const timer = setTimeout(() => send(req, res, key), fault.ms);
-      res.once('close', () => clearTimeout(timer));
-      return;
-    }
-    send(req, res, key, fault?.kind === 'cut' ? fault.afterBytes : undefined);
-  };
+  const counts = new Counts();
+  const attempts = new Attempts();
 
   const send = (req: IncomingMessage, res: ServerResponse, key: string, cutAfterBytes?: number): void => {
     if (res.destroyed) return;
@@ -130,34 +165,13 @@ export async function startCountingProxy(options: CountingProxyOptions): Promise
       { hostname: target.hostname, port: target.port || 443, path: req.url, method: req.method, headers: { ...req.headers, host: target.host }, agent: upstream },
       (answer) => {
         const status = answer.statusCode ?? 502;
-        if (status < 200 || status >= 300) failed[`${key} ${status}`] = (failed[`${key} ${status}`] ?? 0) + 1;
+        counts.answered(key, status);
         res.writeHead(status, answer.headers);
         // Node holds the headers back until the first body chunk; a watch with
         // nothing to report sends none for a while, and the client must see
         // its headers when the API server sent them.
         res.flushHeaders();
-        if (cutAfterBytes === undefined) {
-          answer.on('data', (chunk: Buffer) => {
-            responseBytes += chunk.length;
-          });
-          answer.pipe(res);
-          return;
-        }
-        let passed = 0;
-        answer.on('data', (chunk: Buffer) => {
-          const room = cutAfterBytes - passed;
-          const part = chunk.length <= room ? chunk : chunk.subarray(0, room);
-          passed += part.length;
-          responseBytes += part.length;
-          if (passed < cutAfterBytes) {
-            res.write(part);
-            return;
-          }
-          answer.destroy();
-          // The connection closes once the partial object is on the wire, without ending the chunked body: the client holds half an object.
-          res.write(part, () => res.socket?.destroy());
-        });
-        answer.on('end', () => res.end());
+        passBody(answer, res, cutAfterBytes, (bytes) => counts.bytes(bytes));
       },
     );
     out.on('error', () => res.destroy());
@@ -168,14 +182,14 @@ export async function startCountingProxy(options: CountingProxyOptions): Promise
     req.pipe(out);
   };
 
-  const server = createServer({ cert: options.certPem, key: options.keyPem }, forward);
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => {
-      closedSocketBytes += socket.bytesWritten;
-      sockets.delete(socket);
-    });
+  const server = createServer({ cert: options.certPem, key: options.keyPem }, (req, res) => {
+    const call = { key: callKey(req.method ?? 'GET', req.url ?? '/'), url: req.url ?? '/' };
+    counts.call(call.key, res);
+    const fault = options.faults?.(call, attempts.next(call.key));
+    const answered = injectFault(fault, req, res, { errorAnswer: kubeErrorAnswer, forward: (cutAfterBytes) => send(req, res, call.key, cutAfterBytes) });
+    if (answered !== undefined) counts.answered(call.key, answered);
   });
+  server.on('connection', (socket: Socket) => counts.socket(socket));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -183,16 +197,10 @@ export async function startCountingProxy(options: CountingProxyOptions): Promise
   const { port } = server.address() as AddressInfo;
   return {
     url: `https://127.0.0.1:${port}`,
-    counts: () => ({
-      calls: { ...calls },
-      failed: { ...failed },
-      openMs: { ...openMs },
-      responseBytes,
-      wireBytes: closedSocketBytes + [...sockets].reduce((sum, s) => sum + s.bytesWritten, 0),
-    }),
+    counts: () => counts.snapshot(),
     async stop() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const socket of sockets) socket.destroy();
+      for (const socket of counts.sockets) socket.destroy();
       upstream.destroy();
       await closed;
     },

@@ -7,7 +7,8 @@
 import { createServer, request, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callKey, countsBetween, startCountingProxy, type CountingProxy, type KubeFault } from '../../../../local/proxies/kube-api-proxy';
+import type { Fault } from '../../../../local/proxies/fault-plan';
+import { callKey, countsBetween, startCountingProxy, type CountingProxy } from '../../../../local/proxies/kube-api-proxy';
 import { selfSignedCert, type SelfSignedCert } from '../../lambdas/kube/tls-fixture';
 
 describe('callKey', () => {
@@ -122,7 +123,8 @@ describe('startCountingProxy with faults', () => {
   let cert: SelfSignedCert;
   let upstream: Server;
   let proxy: CountingProxy;
-  let fault: KubeFault | undefined;
+  let fault: Fault | undefined;
+  const attempts: [string, number][] = [];
   const events = `${'{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n'.repeat(4)}`;
 
   beforeAll(async () => {
@@ -139,7 +141,10 @@ describe('startCountingProxy with faults', () => {
       caPem: cert.certPem,
       certPem: cert.certPem,
       keyPem: cert.keyPem,
-      fault: () => fault,
+      faults: (call, attempt) => {
+        attempts.push([call.key, attempt]);
+        return fault;
+      },
     });
   });
 
@@ -150,12 +155,13 @@ describe('startCountingProxy with faults', () => {
   });
 
   const get = (path: string) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(`${proxy.url}${path}`, { ca: cert.certPem }, (res) => {
+    new Promise<{ status: number; body: string; retryAfter?: string | undefined }>((resolve, reject) => {
+      // A connection of its own: one a cut reset must not be handed to the next call.
+      const req = request(`${proxy.url}${path}`, { ca: cert.certPem, agent: false }, (res) => {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (body += chunk));
-        res.on('close', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('close', () => resolve({ status: res.statusCode ?? 0, body, retryAfter: res.headers['retry-after'] }));
         res.on('error', () => undefined);
       });
       req.on('error', reject);
@@ -185,5 +191,26 @@ describe('startCountingProxy with faults', () => {
     expect(answer.status).toBe(200);
     // Half of the second event, and nothing after it: the connection is gone.
     expect(answer.body).toBe(events.slice(0, 70));
+  });
+
+  it('throttles as API Priority and Fairness does: 429 TooManyRequests with Retry-After', async () => {
+    fault = { kind: 'throttle' };
+    const answer = await get('/api/v1/nodes');
+    expect(answer.status).toBe(429);
+    expect(answer.retryAfter).toBe('1');
+    expect(JSON.parse(answer.body)).toMatchObject({ kind: 'Status', code: 429, reason: 'TooManyRequests' });
+  });
+
+  it('asks the plan with each call and which attempt of that call it is', async () => {
+    fault = undefined;
+    attempts.length = 0;
+    await get('/api/v1/namespaces/attempts/pods');
+    await get('/api/v1/namespaces/attempts/pods');
+    await get('/api/v1/namespaces/attempts/pods/p');
+    expect(attempts).toEqual([
+      ['LIST /api/v1/namespaces/attempts/pods', 1],
+      ['LIST /api/v1/namespaces/attempts/pods', 2],
+      ['GET /api/v1/namespaces/attempts/pods/p', 1],
+    ]);
   });
 });
