@@ -18,6 +18,7 @@ import { ensureKubeBinaries } from '../../local/build/kube-binaries';
 import { localLambdaContext } from '../../local/aws/lambda-context';
 import type { ControlPlane } from '../../local/control-plane/control-plane';
 import { startControlPlane } from '../../local/control-plane/control-plane';
+import { installProductPolicies } from '../../local/policies/product-policies';
 import type { GpuNode } from '../../local/nodes/gpu-nodes';
 import { createGpuNode, LOCAL_CLUSTER_NAME } from '../../local/nodes/gpu-nodes';
 import type { MotoServer } from '../../local/aws/moto';
@@ -41,6 +42,14 @@ export async function startClusterHarness(log: (message: string) => void): Promi
   try {
     controlPlane = await startControlPlane({ binaries, defaultScheduler: false, log });
   } catch (error) {
+    await moto.stop();
+    throw error;
+  }
+  try {
+    // The labeler and the reconciler write here under their deployed limits.
+    await installProductPolicies(controlPlane.info);
+  } catch (error) {
+    await controlPlane.stop();
     await moto.stop();
     throw error;
   }

@@ -18,14 +18,37 @@ export function readCrdFile(file: string): V1CustomResourceDefinition {
   return crd;
 }
 
-/** Creates the CRD (or keeps it: within one run the files are those of the pinned release) and waits until it is Established. */
-export async function installCrd(kubeConfig: KubeConfig, crd: V1CustomResourceDefinition, source = 'its file'): Promise<void> {
+export interface InstallCrdOptions {
+  /**
+   * An existing CRD of the same name is replaced by this one (kept, by
+   * default: within one run the files are those of the pinned release). The
+   * CA bundle a controller injected into the existing CRD's conversion
+   * webhook is kept, in case that webhook already serves (Kueue's).
+   */
+  readonly replace?: boolean;
+}
+
+/** `crd` with the conversion webhook's CA bundle `current` carries, when both name a webhook client. */
+export function keepingInjectedCaBundle(crd: V1CustomResourceDefinition, current: V1CustomResourceDefinition): V1CustomResourceDefinition {
+  const caBundle = current.spec.conversion?.webhook?.clientConfig?.caBundle;
+  const webhook = crd.spec.conversion?.webhook;
+  if (!caBundle || !webhook?.clientConfig) return crd;
+  return { ...crd, spec: { ...crd.spec, conversion: { ...crd.spec.conversion, strategy: crd.spec.conversion?.strategy ?? 'Webhook', webhook: { ...webhook, clientConfig: { ...webhook.clientConfig, caBundle } } } } };
+}
+
+/** Creates the CRD (or keeps or replaces the one there) and waits until it is Established. */
+export async function installCrd(kubeConfig: KubeConfig, crd: V1CustomResourceDefinition, source = 'its file', options: InstallCrdOptions = {}): Promise<void> {
   const api = kubeConfig.makeApiClient(ApiextensionsV1Api);
   const name = crd.metadata?.name ?? '';
   try {
     await api.createCustomResourceDefinition({ body: crd });
   } catch (error) {
     if (!/409|AlreadyExists/i.test(String(error))) throw new Error(`installing CRD ${name} from ${source}: ${String(error)}`);
+    if (options.replace) {
+      const current = await api.readCustomResourceDefinition({ name });
+      const body = keepingInjectedCaBundle(crd, current);
+      await api.replaceCustomResourceDefinition({ name, body: { ...body, metadata: { ...body.metadata, resourceVersion: current.metadata?.resourceVersion } } });
+    }
   }
   await waitFor(`CRD ${name} Established`, async () => {
     const current = await api.readCustomResourceDefinition({ name });

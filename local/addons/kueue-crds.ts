@@ -4,11 +4,10 @@
 // injects their CA and waits for them before it starts).
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ApiextensionsV1Api, type KubeConfig, type V1CustomResourceConversion, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import type { KubeConfig, V1CustomResourceConversion } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import type { KueueBinaries } from '../build/kueue-binaries';
-import { readCrdFile } from './crds';
-import { waitFor } from '../common/wait';
+import { installCrd, readCrdFile } from './crds';
 
 interface ConversionPatch {
   metadata?: { name?: string };
@@ -37,28 +36,12 @@ export function kueueCrdConversions(kustomizationFile: string, service: { name: 
   return conversions;
 }
 
-/** Installs (or replaces: the files are those of the pinned release) each CRD and waits until it is Established. */
+/** Installs (or replaces: the files are those of the pinned release) each CRD with its conversion webhook, and waits until it is Established. */
 export async function installKueueCrds(kubeConfig: KubeConfig, binaries: KueueBinaries, webhookService: { name: string; namespace: string }): Promise<void> {
-  const api = kubeConfig.makeApiClient(ApiextensionsV1Api);
   const conversions = kueueCrdConversions(binaries.crdKustomization, webhookService);
   for (const file of binaries.crdFiles) {
     const crd = readCrdFile(file);
-    const name = crd.metadata?.name ?? '';
-    const conversion = conversions.get(name);
-    const body: V1CustomResourceDefinition = conversion ? { ...crd, spec: { ...crd.spec, conversion } } : crd;
-    try {
-      await api.createCustomResourceDefinition({ body });
-    } catch (error) {
-      if (!/409|AlreadyExists/i.test(String(error))) throw new Error(`installing CRD ${name} from ${file}: ${String(error)}`);
-      // Kept from an earlier start: keep the CA Kueue injected, in case its webhook already serves.
-      const current = await api.readCustomResourceDefinition({ name });
-      const caBundle = current.spec.conversion?.webhook?.clientConfig?.caBundle;
-      if (body.spec.conversion?.webhook?.clientConfig && caBundle) body.spec.conversion.webhook.clientConfig.caBundle = caBundle;
-      await api.replaceCustomResourceDefinition({ name, body: { ...body, metadata: { ...body.metadata, resourceVersion: current.metadata?.resourceVersion } } });
-    }
-    await waitFor(`CRD ${name} Established`, async () => {
-      const current = await api.readCustomResourceDefinition({ name });
-      return current.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
-    });
+    const conversion = conversions.get(crd.metadata?.name ?? '');
+    await installCrd(kubeConfig, conversion ? { ...crd, spec: { ...crd.spec, conversion } } : crd, file, { replace: true });
   }
 }

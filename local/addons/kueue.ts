@@ -15,8 +15,10 @@ import { httpGet } from '../common/http-probe';
 import { kueueConfiguration, type WaitForPodsReadyOptions } from './kueue-config';
 import { installKueueCrds } from './kueue-crds';
 import { installKueueWebhooks, KUEUE_NAMESPACE, KUEUE_WEBHOOK_SECRET, KUEUE_WEBHOOK_SERVICE, uninstallKueueWebhookConfigurations } from './kueue-webhooks';
-import { mountSecret, type SecretMount } from './secret-mount';
-import { ManagedProcess } from '../common/managed-process';
+import { mountSecret } from './secret-mount';
+import { startReadyProcess, type ManagedProcess } from '../common/managed-process';
+import { Teardown } from '../common/teardown';
+import { errorMessage } from '../../lambdas/common/error-message';
 import { freeLoopbackPort } from '../common/ports';
 import { waitFor } from '../common/wait';
 
@@ -102,65 +104,60 @@ async function waitForJobWebhook(kubeConfig: KubeConfig, failFast: () => void): 
   );
 }
 
+/** Writes the controller manager's configuration (local/addons/kueue-config.ts) with free ports; returns the file and its health port. */
+async function writeKueueConfig(options: KueueOptions, webhookHost: string, certDir: string): Promise<{ file: string; healthPort: number; webhookPort: number }> {
+  const webhookPort = await freeLoopbackPort();
+  const healthPort = await freeLoopbackPort();
+  const file = join(options.workDir, 'kueue-config.yaml');
+  const config = kueueConfiguration({
+    healthPort,
+    metricsPort: await freeLoopbackPort(),
+    webhookHost,
+    webhookPort,
+    certDir,
+    ...(options.waitForPodsReady && { waitForPodsReady: options.waitForPodsReady }),
+  });
+  writeFileSync(file, stringify(config));
+  return { file, healthPort, webhookPort };
+}
+
 /** Installs the CRDs and webhooks, starts the controller manager and waits until its webhooks suspend Jobs. */
 export async function startKueue(options: KueueOptions): Promise<Kueue> {
   const { kubeConfig } = options;
-  mkdirSync(options.workDir, { recursive: true });
   const certDir = join(options.workDir, 'kueue-webhook-certs');
   mkdirSync(certDir, { recursive: true });
   const webhookHost = podLikeHostAddress();
-  const webhookPort = await freeLoopbackPort();
-  const healthPort = await freeLoopbackPort();
-  const configFile = join(options.workDir, 'kueue-config.yaml');
-  writeFileSync(
-    configFile,
-    stringify(
-      kueueConfiguration({
-        healthPort,
-        metricsPort: await freeLoopbackPort(),
-        webhookHost,
-        webhookPort,
-        certDir,
-        ...(options.waitForPodsReady && { waitForPodsReady: options.waitForPodsReady }),
-      }),
-    ),
-  );
-
-  let proc: ManagedProcess | undefined;
-  let certMount: SecretMount | undefined;
-  const stop = async (): Promise<void> => {
-    await proc?.stop();
-    certMount?.stop();
-    await uninstallKueueWebhookConfigurations(kubeConfig);
-    await deleteKueueObjects(kubeConfig);
-  };
-
+  const config = await writeKueueConfig(options, webhookHost, certDir);
+  const teardown = new Teardown();
+  // Added first, so they run last: nothing would answer the webhooks once the manager stopped.
+  teardown.add("Kueue's objects", () => deleteKueueObjects(kubeConfig));
+  teardown.add("Kueue's webhook configurations", () => uninstallKueueWebhookConfigurations(kubeConfig));
   try {
     await installKueueCrds(kubeConfig, options.binaries, { name: KUEUE_WEBHOOK_SERVICE, namespace: KUEUE_NAMESPACE });
-    await installKueueWebhooks(kubeConfig, options.binaries.webhookManifests, webhookHost, webhookPort);
-    const started = new ManagedProcess({
-      name: 'kueue',
-      command: options.binaries.binary,
-      args: [`--config=${configFile}`, '--zap-log-level=3'],
-      logFile: join(options.workDir, 'kueue.log'),
-      env: { ...process.env, KUBECONFIG: options.kubeconfigPath },
-    });
-    proc = started;
+    await installKueueWebhooks(kubeConfig, options.binaries.webhookManifests, webhookHost, config.webhookPort);
     // Kueue's certificate manager fills the Secret and waits for the files, as
     // a kubelet would mount them into the pod's certDir.
-    certMount = mountSecret(kubeConfig.makeApiClient(CoreV1Api), { namespace: KUEUE_NAMESPACE, name: KUEUE_WEBHOOK_SECRET }, certDir, ['tls.crt', 'tls.key']);
-    const failFast = (): void => started.assertRunning();
-    await waitFor(
-      `Kueue /readyz on port ${healthPort}`,
-      async () => ((await httpGet(`http://127.0.0.1:${healthPort}/readyz`)).status === 200 ? true : undefined),
-      { timeoutMs: 90_000, failFast },
+    const certMount = mountSecret(kubeConfig.makeApiClient(CoreV1Api), { namespace: KUEUE_NAMESPACE, name: KUEUE_WEBHOOK_SECRET }, certDir, ['tls.crt', 'tls.key']);
+    teardown.add("the webhook certificates' mount", async () => certMount.stop());
+    const manager = await startReadyProcess(
+      {
+        name: 'kueue',
+        command: options.binaries.binary,
+        args: [`--config=${config.file}`, '--zap-log-level=3'],
+        logFile: join(options.workDir, 'kueue.log'),
+        env: { ...process.env, KUBECONFIG: options.kubeconfigPath },
+      },
+      { what: `Kueue /readyz on port ${config.healthPort}`, probe: async () => (await httpGet(`http://127.0.0.1:${config.healthPort}/readyz`)).status === 200, timeoutMs: 90_000 },
     );
-    await waitForJobWebhook(kubeConfig, failFast);
+    teardown.add('the Kueue controller manager', () => manager.stop());
+    try {
+      await waitForJobWebhook(kubeConfig, () => manager.assertRunning());
+    } catch (error) {
+      throw new Error(`${errorMessage(error)}\n--- Kueue log tail ---\n${manager.logTail()}`);
+    }
+    return { process: manager, logTail: (lines = 40) => manager.logTail(lines), stop: () => teardown.run() };
   } catch (error) {
-    const tail = proc ? `\n--- Kueue log tail ---\n${proc.logTail()}` : '';
-    await stop().catch(() => undefined);
-    throw new Error(`Kueue did not start: ${error instanceof Error ? error.message : String(error)}${tail}`);
+    await teardown.run(() => undefined);
+    throw new Error(`Kueue did not start: ${errorMessage(error)}`);
   }
-  const running = proc;
-  return { process: running, logTail: (lines = 40) => running.logTail(lines), stop };
 }

@@ -5,9 +5,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { httpGet } from '../common/http-probe';
-import { ManagedProcess } from '../common/managed-process';
+import { startReadyProcess, type ManagedProcess } from '../common/managed-process';
 import { freeLoopbackPort } from '../common/ports';
-import { waitFor } from '../common/wait';
 
 export interface PrometheusOptions {
   binary: string;
@@ -53,22 +52,15 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Local
   writeFileSync(configFile, stringify({ global: { scrape_interval: options.scrapeInterval, evaluation_interval: options.scrapeInterval }, scrape_configs: options.scrapeConfigs }));
   const port = await freeLoopbackPort();
   const url = `http://127.0.0.1:${port}`;
-  const proc = new ManagedProcess({
-    name: 'prometheus',
-    command: options.binary,
-    logFile: join(options.workDir, 'prometheus.log'),
-    args: [`--config.file=${configFile}`, `--storage.tsdb.path=${join(options.workDir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=debug'],
-  });
-  try {
-    await waitFor('Prometheus /-/ready', async () => ((await httpGet(`${url}/-/ready`)).status === 200 ? true : undefined), {
-      timeoutMs: 60_000,
-      intervalMs: 250,
-      failFast: () => proc.assertRunning(),
-    });
-  } catch (error) {
-    await proc.stop();
-    throw error;
-  }
+  const proc = await startReadyProcess(
+    {
+      name: 'prometheus',
+      command: options.binary,
+      logFile: join(options.workDir, 'prometheus.log'),
+      args: [`--config.file=${configFile}`, `--storage.tsdb.path=${join(options.workDir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=debug'],
+    },
+    { what: 'Prometheus /-/ready', probe: async () => (await httpGet(`${url}/-/ready`)).status === 200 },
+  );
   return {
     url,
     process: proc,

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { httpGet } from '../common/http-probe';
-import { ManagedProcess } from '../common/managed-process';
+import { startReadyProcess, type ManagedProcess } from '../common/managed-process';
 import { freeLoopbackPort } from '../common/ports';
 import { waitFor } from '../common/wait';
 
@@ -38,15 +38,10 @@ export function awsEnvironment(motoUrl: string): Record<string, string> {
   };
 }
 
-export async function waitForMoto(url: string, timeoutMs = 60_000, failFast?: () => void): Promise<void> {
-  await waitFor(
-    `moto_server at ${url}`,
-    async () => {
-      const res = await httpGet(`${url}/moto-api/`);
-      return res.status < 500 ? true : undefined;
-    },
-    { timeoutMs, intervalMs: 300, failFast },
-  );
+const motoAnswers = async (url: string): Promise<boolean> => (await httpGet(`${url}/moto-api/`)).status < 500;
+
+export async function waitForMoto(url: string, timeoutMs = 60_000): Promise<void> {
+  await waitFor(`moto_server at ${url}`, async () => ((await motoAnswers(url)) ? true : undefined), { timeoutMs, intervalMs: 300 });
 }
 
 /**
@@ -70,18 +65,10 @@ export async function startMoto(env: NodeJS.ProcessEnv = process.env): Promise<M
   const port = await freeLoopbackPort();
   const url = `http://127.0.0.1:${port}`;
   const logDir = mkdtempSync(join(tmpdir(), 'eks-gpu-scheduling-moto-'));
-  const proc = new ManagedProcess({
-    name: 'moto_server',
-    command: 'moto_server',
-    args: ['-H', '127.0.0.1', '-p', String(port)],
-    logFile: join(logDir, 'moto_server.log'),
-  });
-  try {
-    await waitForMoto(url, 60_000, () => proc.assertRunning());
-  } catch (error) {
-    await proc.stop();
-    throw error;
-  }
+  const proc = await startReadyProcess(
+    { name: 'moto_server', command: 'moto_server', args: ['-H', '127.0.0.1', '-p', String(port)], logFile: join(logDir, 'moto_server.log') },
+    { what: `moto_server at ${url}`, probe: () => motoAnswers(url), intervalMs: 300 },
+  );
   return {
     url,
     process: proc,

@@ -50,6 +50,19 @@ export interface GoBuild {
 const INPUTS_FILE = 'build-inputs.json';
 const PROGRESS_EVERY_MS = 15_000;
 
+/**
+ * A checkPin that accepts only the release the stack deploys: `deployed()`
+ * (`v1.36.3`), named by `where` in the error. go.sum cannot be generated here,
+ * so a mismatch is an error to fix in both places, not a rewrite.
+ */
+export function pinnedToDeployed(goMod: string, deployed: () => string, where: string): (version: string) => void {
+  return (version) => {
+    if (version !== deployed()) {
+      throw new Error(`${goMod} pins ${version} but ${where} deploys ${deployed()}; the tests must run the release that is deployed, so change both together`);
+    }
+  };
+}
+
 export function pinOf(spec: GoBuildSpec): Pin {
   const goMod = readFileSync(join(spec.moduleDir, 'go.mod'), 'utf8');
   const version = requiredVersion(goMod, spec.module);

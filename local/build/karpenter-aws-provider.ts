@@ -7,7 +7,7 @@
 // never built.
 import { join } from 'node:path';
 import { KARPENTER_VERSION } from '../../cdk/lib/karpenter/karpenter-release';
-import { ensureGoBuild, type GoBuildSpec } from './go-build';
+import { ensureGoBuild, pinnedToDeployed, type GoBuildSpec } from './go-build';
 
 export interface AwsProviderModule {
   version: string;
@@ -27,14 +27,7 @@ export const KARPENTER_AWS_PROVIDER: GoBuildSpec = {
   purpose: "Karpenter's AWS provider module (github.com/aws/karpenter-provider-aws)",
   moduleDir: join(import.meta.dirname, 'go-modules', 'karpenter-aws-provider'),
   module: 'github.com/aws/karpenter-provider-aws',
-  checkPin: (version) => {
-    if (version !== `v${KARPENTER_VERSION}`) {
-      throw new Error(
-        `local/build/go-modules/karpenter-aws-provider/go.mod pins ${version} but the stack installs Karpenter ${KARPENTER_VERSION} ` +
-          '(cdk/lib/karpenter/karpenter-release.ts); the checks must read the release that is deployed, so change both together',
-      );
-    }
-  },
+  checkPin: pinnedToDeployed('local/build/go-modules/karpenter-aws-provider/go.mod', () => `v${KARPENTER_VERSION}`, "the stack's Karpenter chart (cdk/lib/karpenter/karpenter-release.ts)"),
   packages: [],
   copies: Object.values(FILES).map((file) => ({ from: file, to: file })),
 };

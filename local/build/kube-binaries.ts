@@ -4,7 +4,7 @@
 // locally built minor), and etcd from its own main there (cmd/etcd).
 import { join } from 'node:path';
 import { LOCALLY_BUILT_MINOR, locallyBuiltRelease } from '../../cdk/app-config/kubernetes-releases';
-import { ensureGoBuild, findGoBuild, pinOf, type GoBuild, type GoBuildSpec } from './go-build';
+import { ensureGoBuild, findGoBuild, pinnedToDeployed, pinOf, type GoBuild, type GoBuildSpec } from './go-build';
 
 export const KUBE_BINARY_NAMES = ['kube-apiserver', 'kube-scheduler', 'kube-controller-manager', 'etcd'] as const;
 export type KubeBinaryName = (typeof KUBE_BINARY_NAMES)[number];
@@ -28,16 +28,7 @@ export const KUBE_BUILD: GoBuildSpec = {
   purpose: 'the local Kubernetes control plane (kube-apiserver, kube-scheduler, kube-controller-manager, etcd)',
   moduleDir: join(import.meta.dirname, 'go-modules', 'kube-binaries'),
   module: 'k8s.io/kubernetes',
-  // go.sum and the staging modules' versions cannot be generated, so a mismatch is an error, not a rewrite.
-  checkPin: (version) => {
-    const deployed = locallyBuiltRelease();
-    if (version !== deployed) {
-      throw new Error(
-        `local/build/go-modules/kube-binaries/go.mod pins k8s.io/kubernetes ${version} but cdk/app-config/kubernetes-releases.ts deploys ${deployed} ` +
-          `for Kubernetes ${LOCALLY_BUILT_MINOR}; the tests must run the release that is deployed, so change both together`,
-      );
-    }
-  },
+  checkPin: pinnedToDeployed('local/build/go-modules/kube-binaries/go.mod', locallyBuiltRelease, `cdk/app-config/kubernetes-releases.ts (for Kubernetes ${LOCALLY_BUILT_MINOR})`),
   packages: ['k8s.io/kubernetes/cmd/kube-apiserver', 'k8s.io/kubernetes/cmd/kube-scheduler', 'k8s.io/kubernetes/cmd/kube-controller-manager', './cmd/etcd'],
   ldflags: kubeLdflags,
 };

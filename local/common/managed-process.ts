@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, existsSync } from 'node:fs';
-import { sleep } from './wait';
+import { sleep, waitFor } from './wait';
 
 const running = new Set<ChildProcess>();
 
@@ -91,4 +91,34 @@ export class ManagedProcess {
       await this.exited;
     }
   }
+}
+
+export interface Readiness {
+  /** What is awaited, for the timeout's message: `etcd /health`. */
+  readonly what: string;
+  /** True once the process serves. */
+  readonly probe: () => Promise<boolean>;
+  readonly timeoutMs?: number;
+  readonly intervalMs?: number;
+}
+
+/**
+ * Starts a process and waits until it is ready. One that dies or is not
+ * ready in time is stopped, and the error carries its log's tail.
+ */
+export async function startReadyProcess(options: ManagedProcessOptions, readiness: Readiness): Promise<ManagedProcess> {
+  const proc = new ManagedProcess(options);
+  try {
+    await waitFor(readiness.what, async () => ((await readiness.probe()) ? true : undefined), {
+      timeoutMs: readiness.timeoutMs ?? 60_000,
+      intervalMs: readiness.intervalMs ?? 250,
+      failFast: () => proc.assertRunning(),
+    });
+  } catch (error) {
+    // A process that died has its tail in the error already (assertRunning).
+    const tail = proc.hasExited ? '' : `\n--- ${proc.name} log tail ---\n${proc.logTail()}`;
+    await proc.stop();
+    throw new Error(`${error instanceof Error ? error.message : String(error)}${tail}`);
+  }
+  return proc;
 }

@@ -10,17 +10,25 @@ export class Teardown {
     this.steps.push({ name, stop });
   }
 
-  /** Stops everything once (later calls wait for the first); a failing step does not stop the others. */
-  run(log: (message: string) => void): Promise<void> {
+  /**
+   * Stops everything once (later calls wait for the first); a failing step
+   * does not stop the others. Failures go to `log`, or without one are
+   * thrown together once every step has run.
+   */
+  run(log?: (message: string) => void): Promise<void> {
     this.running ??= (async () => {
+      const failures: string[] = [];
       for (const step of this.steps.reverse()) {
         try {
           await step.stop();
         } catch (error) {
-          log(`could not stop ${step.name}: ${errorMessage(error)}`);
+          const message = `could not stop ${step.name}: ${errorMessage(error)}`;
+          if (log) log(message);
+          else failures.push(message);
         }
       }
       this.steps.length = 0;
+      if (failures.length > 0) throw new Error(failures.join('\n'));
     })();
     return this.running;
   }

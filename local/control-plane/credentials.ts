@@ -5,17 +5,13 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { lambdaGroup } from './lambda-rbac';
+import { LAMBDA_COMPONENTS, lambdaGroup, type LambdaComponent } from './lambda-rbac';
 
 export interface Identity {
   user: string;
   groups: string[];
   token: string;
 }
-
-/** The Lambdas' identities: users in groups of the same name, bound by local/lambda-rbac.ts. */
-export const LAMBDA_COMPONENTS = ['extender', 'labeler', 'reconciler'] as const;
-export type LambdaComponent = (typeof LAMBDA_COMPONENTS)[number];
 
 export interface ControlPlaneIdentities {
   admin: Identity;
@@ -38,11 +34,7 @@ export function newIdentities(): ControlPlaneIdentities {
     scheduler: { user: 'system:kube-scheduler', groups: [], token: newToken() },
     // One identity for all controllers (no --use-service-account-credentials): simpler locally.
     controllerManager: { user: 'system:kube-controller-manager', groups: ['system:masters'], token: newToken() },
-    lambdas: {
-      extender: lambdaIdentity('extender'),
-      labeler: lambdaIdentity('labeler'),
-      reconciler: lambdaIdentity('reconciler'),
-    },
+    lambdas: Object.fromEntries(LAMBDA_COMPONENTS.map((component) => [component, lambdaIdentity(component)])) as Record<LambdaComponent, Identity>,
   };
 }
 
@@ -69,4 +61,19 @@ export function writeServiceAccountKeys(dir: string): ServiceAccountKeyFiles {
   writeFileSync(privateKeyFile, privateKey, { mode: 0o600 });
   writeFileSync(publicKeyFile, publicKey);
   return { privateKeyFile, publicKeyFile };
+}
+
+export interface ControlPlaneCredentials {
+  identities: ControlPlaneIdentities;
+  /** The API server's --token-auth-file. */
+  tokenFile: string;
+  serviceAccountKeys: ServiceAccountKeyFiles;
+}
+
+/** New identities with their token file, and the service-account key pair, written into `dir`. */
+export function writeCredentials(dir: string): ControlPlaneCredentials {
+  const identities = newIdentities();
+  const tokenFile = join(dir, 'tokens.csv');
+  writeTokenFile(tokenFile, identities);
+  return { identities, tokenFile, serviceAccountKeys: writeServiceAccountKeys(dir) };
 }

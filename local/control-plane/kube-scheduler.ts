@@ -1,11 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { httpGet } from '../common/http-probe';
-import { ManagedProcess } from '../common/managed-process';
+import { startReadyProcess, type ManagedProcess } from '../common/managed-process';
 import { freeLoopbackPort } from '../common/ports';
 import { ALWAYS_ALLOW_PATHS } from '../../cdk/lib/scheduler/second-scheduler-manifests';
 import { schedulerConfiguration, type ExtenderSettings } from '../scheduler-config';
-import { waitFor } from '../common/wait';
 
 export interface KubeSchedulerOptions {
   binary: string;
@@ -43,35 +42,24 @@ export async function startKubeScheduler(options: KubeSchedulerOptions): Promise
       clientRateLimit: options.clientRateLimit,
     }),
   );
-  const proc = new ManagedProcess({
-    name: options.name,
-    command: options.binary,
-    logFile: join(options.workDir, `${options.name}.log`),
-    args: [
-      `--config=${configFile}`,
-      `--bind-address=${address}`,
-      `--secure-port=${port}`,
-      `--authentication-kubeconfig=${options.kubeconfig}`,
-      `--authorization-kubeconfig=${options.kubeconfig}`,
-      // Clients use tokens, so there is no client-CA ConfigMap to look up.
-      '--authentication-skip-lookup=true',
-      // As deployed: /metrics is read through the API server's pod proxy, which brings no credentials.
-      `--authorization-always-allow-paths=${ALWAYS_ALLOW_PATHS.join(',')}`,
-      `--v=${options.verbosity ?? 2}`,
-    ],
-  });
-  try {
-    await waitFor(
-      `${options.name} /readyz`,
-      async () => {
-        const res = await httpGet(`https://${address}:${port}/readyz`, { insecureTls: true });
-        return res.status === 200 ? true : undefined;
-      },
-      { timeoutMs: 60_000, failFast: () => proc.assertRunning() },
-    );
-  } catch (error) {
-    await proc.stop();
-    throw new Error(`${String(error instanceof Error ? error.message : error)}\n--- ${options.name} log tail ---\n${proc.logTail()}`);
-  }
-  return proc;
+  return startReadyProcess(
+    {
+      name: options.name,
+      command: options.binary,
+      logFile: join(options.workDir, `${options.name}.log`),
+      args: [
+        `--config=${configFile}`,
+        `--bind-address=${address}`,
+        `--secure-port=${port}`,
+        `--authentication-kubeconfig=${options.kubeconfig}`,
+        `--authorization-kubeconfig=${options.kubeconfig}`,
+        // Clients use tokens, so there is no client-CA ConfigMap to look up.
+        '--authentication-skip-lookup=true',
+        // As deployed: /metrics is read through the API server's pod proxy, which brings no credentials.
+        `--authorization-always-allow-paths=${ALWAYS_ALLOW_PATHS.join(',')}`,
+        `--v=${options.verbosity ?? 2}`,
+      ],
+    },
+    { what: `${options.name} /readyz`, probe: async () => (await httpGet(`https://${address}:${port}/readyz`, { insecureTls: true })).status === 200 },
+  );
 }

@@ -6,7 +6,10 @@
 import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { lambdaRbacManifests } from '../../cdk/lib/access/lambda-rbac-manifests';
 import { LAMBDA_KUBERNETES_ACCESS } from '../../cdk/lib/access/lambda-rbac-rules';
-import type { LambdaComponent } from './credentials';
+
+/** The Lambdas whose identities the local control plane knows: users in groups of the same name. */
+export const LAMBDA_COMPONENTS = ['extender', 'labeler', 'reconciler'] as const;
+export type LambdaComponent = (typeof LAMBDA_COMPONENTS)[number];
 
 /** The Kubernetes group each Lambda's EKS access entry maps its role to. */
 export const lambdaGroup = (component: LambdaComponent): string => LAMBDA_KUBERNETES_ACCESS[component].group;

@@ -4,7 +4,7 @@
 import { CoreV1Api, KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import { lambdaWriteLimitManifests, LAMBDA_WRITE_LIMITS, writeLimitDenialPrefix } from '../../cdk/lib/access/write-limit-policy';
 import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube';
-import type { LambdaComponent } from '../control-plane/credentials';
+import type { LambdaComponent } from '../control-plane/lambda-rbac';
 import { waitFor } from '../common/wait';
 
 const WRITING_LAMBDAS = ['labeler', 'reconciler'] as const satisfies readonly (keyof typeof LAMBDA_WRITE_LIMITS & LambdaComponent)[];

@@ -14,7 +14,7 @@ import { kubeStatusCode } from '../../lambdas/kube';
 import { modelLabelValues } from '../../lambdas/scheduling/gpu-label-values';
 import { memoryBandsByModel, memoryThresholdMiB } from '../../lambdas/scheduling/gpu-memory-thresholds';
 import { e2eHarness } from './support/e2e-context';
-import { LAMBDA_COMPONENTS } from '../../local/control-plane/credentials';
+import { LAMBDA_COMPONENTS } from '../../local/control-plane/lambda-rbac';
 import { GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
 import { waitFor } from '../../local/common/wait';
 

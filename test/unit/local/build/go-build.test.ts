@@ -6,7 +6,7 @@ import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildArgs, ensureGoBuild, findGoBuild, pinOf, type GoBuildSpec } from '../../../../local/build/go-build';
+import { buildArgs, ensureGoBuild, findGoBuild, pinnedToDeployed, pinOf, type GoBuildSpec } from '../../../../local/build/go-build';
 
 const repo = join(import.meta.dirname, '..', '..', '..', '..');
 const PINNED = 'sigs.k8s.io/yaml v1.6.0';
@@ -99,5 +99,13 @@ describe('ensureGoBuild', () => {
     writeMain(' undefinedName() ');
     await expect(ensureGoBuild(spec(), () => undefined)).rejects.toThrow(/undefined: undefinedName/);
     expect(cacheEntries()).toEqual(entries);
+  });
+});
+
+describe('pinnedToDeployed', () => {
+  it('accepts the deployed release and refuses another, naming both files', () => {
+    const check = pinnedToDeployed('go-modules/m/go.mod', () => 'v1.2.3', 'the stack');
+    expect(() => check('v1.2.3')).not.toThrow();
+    expect(() => check('v1.2.4')).toThrow('go-modules/m/go.mod pins v1.2.4 but the stack deploys v1.2.3');
   });
 });
