@@ -1,7 +1,7 @@
 // `npm run bench -- --only scale`: the extender against a real kube-apiserver
 // (and etcd) holding a big cluster. A cold container (the CDK bundle in a
 // fresh node) answers its first NodeNames /filter; a second one does the same
-// through a counting proxy in front of the API server (local/kube-api-proxy.ts), which
+// through a counting proxy in front of the API server (local/proxies/kube-api-proxy.ts), which
 // measures what it reads, per call, on the wire, and then serves as the warm
 // container under steady scheduling.
 import { execFileSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Installs the CRDs of the built Karpenter module (local/build-karpenter.ts)
+// Installs the CRDs of the built Karpenter module (local/build/karpenter-binaries.ts)
 // into the local kube-apiserver, as its Helm chart would.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KarpenterBinaries } from '../build/karpenter-binaries';

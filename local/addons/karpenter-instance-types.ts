@@ -73,7 +73,7 @@ export interface KarpenterInstanceTypeSpec {
   zones?: string[];
 }
 
-/** What a node of this type reports and how it is labelled; the node stand-in in local/karpenter.ts reads it. */
+/** What a node of this type reports and how it is labelled; the node stand-in in local/addons/karpenter.ts reads it. */
 export interface KarpenterInstanceType {
   kwok: KwokInstanceType;
   /** The labels Karpenter's AWS provider writes for the type (GPU and instance ones). */

@@ -1,4 +1,4 @@
-// Installs the CRDs of the built Kueue module (local/build-kueue.ts) into the
+// Installs the CRDs of the built Kueue module (local/build/kueue-binaries.ts) into the
 // local kube-apiserver as a release does: with the conversion webhooks its
 // kustomization patches in (served by Kueue, whose certificate manager
 // injects their CA and waits for them before it starts).

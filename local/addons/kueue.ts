@@ -1,5 +1,5 @@
 // Kueue against the local kube-apiserver: its controller manager built from
-// the Go module (local/build-kueue.ts), its CRDs and admission webhooks from
+// the Go module (local/build/kueue-binaries.ts), its CRDs and admission webhooks from
 // the same module, with the Job integration (only Jobs that name a LocalQueue),
 // Topology Aware Scheduling (on by default in this release) and optionally
 // waitForPodsReady. Kueue acts on Jobs by suspending and resuming them and on

@@ -1,7 +1,8 @@
 // Builds (or finds in the cache) every Go-built part of the harness, one after
 // another, and prints where each is:
 //
-//   npx tsx local/build/build-all.ts
+//   npx tsx local/build/build-all.ts                # every part
+//   npx tsx local/build/build-all.ts karpenter kueue  # only these (the specs' names)
 //
 // Kubernetes and etcd first (every e2e file and `npm start` need them), then
 // Karpenter, Kueue and Prometheus, then the modules whose files the checks
@@ -19,9 +20,16 @@ import { PROMETHEUS_OPERATOR_CRDS } from './prometheus-operator-crds';
 
 export const EVERY_BUILD: readonly GoBuildSpec[] = [KUBE_BUILD, KARPENTER_BUILD, KUEUE_BUILD, PROMETHEUS_BUILD, PROMETHEUS_OPERATOR_CRDS, KARPENTER_AWS_PROVIDER];
 
-/** Each build in turn; the first that fails ends the run. */
-export async function buildAll(log: (message: string) => void = console.log): Promise<void> {
-  for (const spec of EVERY_BUILD) {
+/** The specs `names` name (every one when none is given); an unknown name is an error listing the names. */
+export function specsNamed(names: readonly string[]): GoBuildSpec[] {
+  const unknown = names.filter((name) => !EVERY_BUILD.some((spec) => spec.name === name));
+  if (unknown.length > 0) throw new Error(`no build is named ${unknown.join(', ')}; the builds: ${EVERY_BUILD.map((spec) => spec.name).join(', ')}`);
+  return names.length === 0 ? [...EVERY_BUILD] : EVERY_BUILD.filter((spec) => names.includes(spec.name));
+}
+
+/** Each build in turn (only those named, when names are given); the first that fails ends the run. */
+export async function buildAll(names: readonly string[] = [], log: (message: string) => void = console.log): Promise<void> {
+  for (const spec of specsNamed(names)) {
     const started = Date.now();
     const build = await ensureGoBuild(spec, log);
     log(`[${spec.name}] ready in ${((Date.now() - started) / 1000).toFixed(1)}s: ${build.dir}`);
@@ -30,7 +38,7 @@ export async function buildAll(log: (message: string) => void = console.log): Pr
 
 const invokedDirectly = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (invokedDirectly) {
-  buildAll().catch((error: unknown) => {
+  buildAll(process.argv.slice(2)).catch((error: unknown) => {
     console.error(errorMessage(error));
     process.exitCode = 1;
   });

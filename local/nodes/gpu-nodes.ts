@@ -55,7 +55,7 @@ export interface GpuNodeSpec {
   resources?: Record<string, string>;
   /**
    * Who hands out the GPUs: NVIDIA's device plugin (`nvidia.com/gpu` in
-   * allocatable) or a DRA driver (none there; see local/dra-gpu-driver.ts for
+   * allocatable) or a DRA driver (none there; see local/addons/dra-gpu-driver.ts for
    * its ResourceSlices). Default device-plugin.
    */
   gpusFrom?: 'device-plugin' | 'dra';

@@ -20,9 +20,9 @@ import { waitFor } from '../../../local/common/wait';
 export interface LocalHarnessInfo {
   controlPlane: ControlPlaneInfo;
   motoUrl: string;
-  /** Karpenter (kwok provider launching moto instances) and its CRDs (local/build-karpenter.ts); files start it with local/karpenter.ts. */
+  /** Karpenter (kwok provider launching moto instances) and its CRDs (local/build/karpenter-binaries.ts); files start it with local/addons/karpenter.ts. */
   karpenter: KarpenterBinaries;
-  /** Kueue's controller manager, CRDs and webhook manifests (local/build-kueue.ts); files start it with local/kueue.ts. */
+  /** Kueue's controller manager, CRDs and webhook manifests (local/build/kueue-binaries.ts); files start it with local/addons/kueue.ts. */
   kueue: KueueBinaries;
 }
 

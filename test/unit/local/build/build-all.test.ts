@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EVERY_BUILD } from '../../../../local/build/build-all';
+import { EVERY_BUILD, specsNamed } from '../../../../local/build/build-all';
 import { buildInputs, pinOf } from '../../../../local/build/go-build';
 import { installedGo, toolchainLine } from '../../../../local/build/go';
 import { KUBE_BUILD } from '../../../../local/build/kube-binaries';
@@ -39,5 +39,13 @@ describe('every Go-built part of the harness', () => {
     const inputs = buildInputs(KUBE_BUILD);
     expect(inputs?.files.map(([file]) => file)).toContain('cmd/etcd/main.go');
     expect(inputs?.buildArgs.find((arg) => arg.startsWith('-ldflags='))).toContain(`-X k8s.io/component-base/version.gitVersion=${inputs?.version}`);
+  });
+});
+
+describe('specsNamed', () => {
+  it('picks the builds named on the command line, all of them when none is, and refuses an unknown name', () => {
+    expect(specsNamed([]).map((spec) => spec.name)).toEqual(EVERY_BUILD.map((spec) => spec.name));
+    expect(specsNamed(['kueue', 'karpenter']).map((spec) => spec.name)).toEqual(['karpenter', 'kueue']);
+    expect(() => specsNamed(['kube'])).toThrow(/no build is named kube; the builds: kubernetes, karpenter/);
   });
 });
