@@ -1,11 +1,11 @@
 // local/start/pipeline.ts's import path for building Kubernetes and etcd,
 // which lives in build/kube-binaries.ts. Run directly, it builds everything,
-// as `npx tsx local/build/build-all.ts` does.
+// as `npx tsx local/builds/build-all.ts` does.
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildAll } from './build/build-all';
+import { buildAll } from './builds/build-all';
 
-export * from './build/kube-binaries';
+export * from './builds/kube-binaries';
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   buildAll().catch((error: unknown) => {

@@ -1,3 +1,3 @@
 // local/start/pipeline.ts's import path for Karpenter's build, which lives in
 // build/karpenter-binaries.ts.
-export * from './build/karpenter-binaries';
+export * from './builds/karpenter-binaries';

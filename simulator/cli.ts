@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { defineCli, isEntryPoint, readCommandLine, UsageError } from '../lambdas/common/command-line';
 import { errorMessage } from '../lambdas/common/error-message';
 import { startControlPlane } from '../local/control-plane/control-plane';
-import { ensureKubeBinaries } from '../local/build/kube-binaries';
+import { ensureKubeBinaries } from '../local/builds/kube-binaries';
 import { simulateExact } from './exact';
 import { InputError, parseKubeList } from './kube-list-file';
 import { formatSimulation } from './placement-table';

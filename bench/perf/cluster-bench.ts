@@ -14,7 +14,7 @@ import { OPT_IN_LABEL } from '../../lambdas/reconciler/config';
 import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view';
 import { reconcile } from '../../lambdas/reconciler/reconcile';
 import { wireReconciler } from '../../lambdas/reconciler/wiring';
-import { ensureKubeBinaries } from '../../local/build/kube-binaries';
+import { ensureKubeBinaries } from '../../local/builds/kube-binaries';
 import { localLambdaContext } from '../../local/aws/lambda-context';
 import type { ControlPlane } from '../../local/control-plane/control-plane';
 import { startControlPlane } from '../../local/control-plane/control-plane';

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
 import { DEFAULT_CACHE_TTL_MS } from '../../lambdas/extender/config';
-import { ensureKubeBinaries } from '../../local/build/kube-binaries';
+import { ensureKubeBinaries } from '../../local/builds/kube-binaries';
 import { startControlPlane } from '../../local/control-plane/control-plane';
 import { nodeNamesArgs } from './extender-fixtures';
 import { populateCluster } from './scale-cluster';

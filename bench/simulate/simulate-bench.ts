@@ -3,7 +3,7 @@
 // (the real kube-apiserver, kube-scheduler and extender) on a smaller one.
 // Generating the dump is not timed; reading it from a file is not part of it.
 import { loadavg } from 'node:os';
-import { ensureKubeBinaries } from '../../local/build/kube-binaries';
+import { ensureKubeBinaries } from '../../local/builds/kube-binaries';
 import { startControlPlane } from '../../local/control-plane/control-plane';
 import { simulateExact } from '../../simulator/exact';
 import { simulate, type SimulationResult } from '../../simulator/simulate';

@@ -1,7 +1,7 @@
-// Installs the CRDs of the built Karpenter module (local/build/karpenter-binaries.ts)
+// Installs the CRDs of the built Karpenter module (local/builds/karpenter-binaries.ts)
 // into the local kube-apiserver, as its Helm chart would.
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { KarpenterBinaries } from '../build/karpenter-binaries';
+import type { KarpenterBinaries } from '../builds/karpenter-binaries';
 import { installCrd, readCrdFile } from './crds';
 
 /** Installs (or keeps: the files are those of the pinned release) each CRD and waits until it is Established. */

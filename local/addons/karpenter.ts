@@ -1,6 +1,6 @@
 // Karpenter against the local kube-apiserver: its controller built from the
 // Go module with the kwok cloud provider wrapped to launch EC2 instances in
-// moto (local/build/karpenter-binaries.ts), its CRDs from the same module, a
+// moto (local/builds/karpenter-binaries.ts), its CRDs from the same module, a
 // KWOKNodeClass and a NodePool (karpenter-objects.ts), and an instance-type
 // list read from EC2 (karpenter-instance-types.ts). Karpenter creates a
 // NodeClaim, an EC2 instance and a Node named and identified after it
@@ -13,7 +13,7 @@ import type { EC2Client } from '@aws-sdk/client-ec2';
 import { CoreV1Api, type KubeConfig, type V1Node } from '@kubernetes/client-node';
 import { errorMessage } from '../../lambdas/common/error-message';
 import { awsEnvironment } from '../aws/moto';
-import type { KarpenterBinaries } from '../build/karpenter-binaries';
+import type { KarpenterBinaries } from '../builds/karpenter-binaries';
 import { httpGet } from '../common/http-probe';
 import { startReadyProcess, type ManagedProcess } from '../common/managed-process';
 import { freeLoopbackPort } from '../common/ports';

@@ -1,4 +1,4 @@
-// Installs the CRDs of the built Kueue module (local/build/kueue-binaries.ts) into the
+// Installs the CRDs of the built Kueue module (local/builds/kueue-binaries.ts) into the
 // local kube-apiserver as a release does: with the conversion webhooks its
 // kustomization patches in (served by Kueue, whose certificate manager
 // injects their CA and waits for them before it starts).
@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { KubeConfig, V1CustomResourceConversion } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import type { KueueBinaries } from '../build/kueue-binaries';
+import type { KueueBinaries } from '../builds/kueue-binaries';
 import { installCrd, readCrdFile } from './crds';
 
 interface ConversionPatch {

@@ -1,5 +1,5 @@
 // Kueue against the local kube-apiserver: its controller manager built from
-// the Go module (local/build/kueue-binaries.ts), its CRDs and admission webhooks from
+// the Go module (local/builds/kueue-binaries.ts), its CRDs and admission webhooks from
 // the same module, with the Job integration (only Jobs that name a LocalQueue),
 // Topology Aware Scheduling (on by default in this release) and optionally
 // waitForPodsReady. Kueue acts on Jobs by suspending and resuming them and on
@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
-import type { KueueBinaries } from '../build/kueue-binaries';
+import type { KueueBinaries } from '../builds/kueue-binaries';
 import { podLikeHostAddress } from '../common/host-address';
 import { httpGet } from '../common/http-probe';
 import { kueueConfiguration, type WaitForPodsReadyOptions } from './kueue-config';

@@ -1,4 +1,4 @@
-// Runs the real Prometheus (local/build/prometheus-binary.ts) on a scrape
+// Runs the real Prometheus (local/builds/prometheus-binary.ts) on a scrape
 // configuration, and reads it back through its HTTP API: targets and
 // instant queries, as Grafana's Prometheus data source does.
 import { mkdirSync, writeFileSync } from 'node:fs';

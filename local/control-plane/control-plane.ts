@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { errorMessage } from '../../lambdas/common/error-message';
-import type { KubeBinaries } from '../build/kube-binaries';
+import type { KubeBinaries } from '../builds/kube-binaries';
 import type { ManagedProcess } from '../common/managed-process';
 import { Teardown } from '../common/teardown';
 import { writeCredentials } from './credentials';

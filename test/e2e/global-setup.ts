@@ -6,9 +6,9 @@
 // files reach them through test/e2e/support/e2e-context.ts. Nothing here is optional: a
 // missing tool fails the run with a message saying what to install.
 import type { TestProject } from 'vitest/node';
-import { ensureKubeBinaries } from '../../local/build/kube-binaries';
-import { ensureKarpenterBinaries } from '../../local/build/karpenter-binaries';
-import { ensureKueueBinaries } from '../../local/build/kueue-binaries';
+import { ensureKubeBinaries } from '../../local/builds/kube-binaries';
+import { ensureKarpenterBinaries } from '../../local/builds/karpenter-binaries';
+import { ensureKueueBinaries } from '../../local/builds/kueue-binaries';
 import { startControlPlane, type ControlPlane } from '../../local/control-plane/control-plane';
 import type { LocalHarnessInfo } from './support/e2e-context';
 import { startMoto, type MotoServer } from '../../local/aws/moto';

@@ -17,7 +17,7 @@ import type { NewClusterConfig } from '../../cdk/app-config/app-config';
 import { GPU_NODE_LABELS, GPU_NODE_STARTUP_TAINT } from '../../cdk/lib/cluster/new-gpu-cluster';
 import { gpuNodeClass, gpuNodePool, karpenterChartValues } from '../../cdk/lib/karpenter/karpenter-manifests';
 import type { KubernetesObject } from '../../cdk/lib/scheduler/second-scheduler-manifests';
-import { ensureAwsProviderModule, type AwsProviderModule } from '../../local/build/karpenter-aws-provider';
+import { ensureAwsProviderModule, type AwsProviderModule } from '../../local/builds/karpenter-aws-provider';
 import { installCrd, readCrdFile } from '../../local/addons/crds';
 import { e2eHarness } from './support/e2e-context';
 

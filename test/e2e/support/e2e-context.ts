@@ -4,9 +4,9 @@
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { beforeEach, inject, onTestFailed } from 'vitest';
-import type { KarpenterBinaries } from '../../../local/build/karpenter-binaries';
+import type { KarpenterBinaries } from '../../../local/builds/karpenter-binaries';
 import { startKarpenter, type Karpenter, type KarpenterOptions } from '../../../local/addons/karpenter';
-import type { KueueBinaries } from '../../../local/build/kueue-binaries';
+import type { KueueBinaries } from '../../../local/builds/kueue-binaries';
 import { startKueue, type Kueue, type KueueOptions } from '../../../local/addons/kueue';
 import type { ControlPlaneInfo } from '../../../local/control-plane/control-plane';
 import { startKubeScheduler } from '../../../local/control-plane/kube-scheduler';
@@ -20,9 +20,9 @@ import { waitFor } from '../../../local/common/wait';
 export interface LocalHarnessInfo {
   controlPlane: ControlPlaneInfo;
   motoUrl: string;
-  /** Karpenter (kwok provider launching moto instances) and its CRDs (local/build/karpenter-binaries.ts); files start it with local/addons/karpenter.ts. */
+  /** Karpenter (kwok provider launching moto instances) and its CRDs (local/builds/karpenter-binaries.ts); files start it with local/addons/karpenter.ts. */
   karpenter: KarpenterBinaries;
-  /** Kueue's controller manager, CRDs and webhook manifests (local/build/kueue-binaries.ts); files start it with local/addons/kueue.ts. */
+  /** Kueue's controller manager, CRDs and webhook manifests (local/builds/kueue-binaries.ts); files start it with local/addons/kueue.ts. */
   kueue: KueueBinaries;
 }
 

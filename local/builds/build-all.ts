@@ -1,8 +1,8 @@
 // Builds (or finds in the cache) every Go-built part of the harness, one after
 // another, and prints where each is:
 //
-//   npx tsx local/build/build-all.ts                # every part
-//   npx tsx local/build/build-all.ts karpenter kueue  # only these (the specs' names)
+//   npx tsx local/builds/build-all.ts                # every part
+//   npx tsx local/builds/build-all.ts karpenter kueue  # only these (the specs' names)
 //
 // Kubernetes and etcd first (every e2e file and `npm start` need them), then
 // Karpenter, Kueue and Prometheus, then the modules whose files the checks

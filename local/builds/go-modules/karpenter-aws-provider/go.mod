@@ -1,7 +1,7 @@
 // Template module: pins Karpenter's AWS provider at the chart version the stack installs
 // (cdk/lib/karpenter/karpenter-release.ts; the build refuses another). Its CRDs and chart
 // values are what the stack's Karpenter manifests are checked against
-// (test/e2e/karpenter-manifests.test.ts). local/build/karpenter-aws-provider.ts downloads it
+// (test/e2e/karpenter-manifests.test.ts). local/builds/karpenter-aws-provider.ts downloads it
 // and copies those files into ~/.cache/eks-gpu-scheduling/; nothing is built.
 // Its release train needs the Go release Karpenter's own build uses (the toolchain line).
 module eks-gpu-scheduling/karpenter-aws-provider

@@ -1,5 +1,5 @@
 // Template module: pins the Prometheus release the local harness scrapes the gpu-scheduler
-// with (test/e2e/prometheus-scrape.test.ts). local/build/prometheus-binary.ts copies it into
+// with (test/e2e/prometheus-scrape.test.ts). local/builds/prometheus-binary.ts copies it into
 // ~/.cache/eks-gpu-scheduling/ and builds there.
 module eks-gpu-scheduling/prometheus-binaries
 

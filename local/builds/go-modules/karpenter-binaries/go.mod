@@ -1,7 +1,7 @@
 // Template module: pins the Karpenter release the local harness runs, and holds karpenter-ec2/,
 // its main: Karpenter's kwok cloud provider wrapped so each launch is also an EC2 instance (moto).
 // aws-sdk-go-v2, service/ec2 and smithy-go at the versions karpenter-provider-aws v1.15.0 requires.
-// local/build/karpenter-binaries.ts copies it into ~/.cache/eks-gpu-scheduling/ and builds there.
+// local/builds/karpenter-binaries.ts copies it into ~/.cache/eks-gpu-scheduling/ and builds there.
 // sigs.k8s.io/karpenter v1.15.0 needs Go >= 1.26.9, newer than the Go the Kubernetes build uses:
 // the build runs with GOTOOLCHAIN set to the toolchain line below (fetched from the module proxy).
 module eks-gpu-scheduling/karpenter-binaries

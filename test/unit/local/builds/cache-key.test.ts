@@ -2,7 +2,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cacheKey, moduleFiles, type BuildInputs } from '../../../../local/build/cache-key';
+import { cacheKey, moduleFiles, type BuildInputs } from '../../../../local/builds/cache-key';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -28,7 +28,7 @@ export const KUBE_BUILD: GoBuildSpec = {
   purpose: 'the local Kubernetes control plane (kube-apiserver, kube-scheduler, kube-controller-manager, etcd)',
   moduleDir: join(import.meta.dirname, 'go-modules', 'kube-binaries'),
   module: 'k8s.io/kubernetes',
-  checkPin: pinnedToDeployed('local/build/go-modules/kube-binaries/go.mod', locallyBuiltRelease, `cdk/app-config/kubernetes-releases.ts (for Kubernetes ${LOCALLY_BUILT_MINOR})`),
+  checkPin: pinnedToDeployed('local/builds/go-modules/kube-binaries/go.mod', locallyBuiltRelease, `cdk/app-config/kubernetes-releases.ts (for Kubernetes ${LOCALLY_BUILT_MINOR})`),
   packages: ['k8s.io/kubernetes/cmd/kube-apiserver', 'k8s.io/kubernetes/cmd/kube-scheduler', 'k8s.io/kubernetes/cmd/kube-controller-manager', './cmd/etcd'],
   ldflags: kubeLdflags,
 };

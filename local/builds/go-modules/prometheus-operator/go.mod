@@ -1,6 +1,6 @@
 // Template module: pins the Prometheus Operator release whose CRDs (monitoring.coreos.com/v1)
 // the stack's PodMonitor is checked against (test/e2e/prometheus-scrape.test.ts).
-// local/build/prometheus-operator-crds.ts downloads it and copies the CRD it reads into
+// local/builds/prometheus-operator-crds.ts downloads it and copies the CRD it reads into
 // ~/.cache/eks-gpu-scheduling/; nothing is built.
 module eks-gpu-scheduling/prometheus-operator
 

@@ -1,5 +1,5 @@
 // Template module: pins one Kubernetes release and the etcd it is tested with.
-// local/build/kube-binaries.ts copies it into ~/.cache/eks-gpu-scheduling/ and builds there.
+// local/builds/kube-binaries.ts copies it into ~/.cache/eks-gpu-scheduling/ and builds there.
 module eks-gpu-scheduling/kube-binaries
 
 go 1.26.0

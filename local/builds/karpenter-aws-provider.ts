@@ -27,7 +27,7 @@ export const KARPENTER_AWS_PROVIDER: GoBuildSpec = {
   purpose: "Karpenter's AWS provider module (github.com/aws/karpenter-provider-aws)",
   moduleDir: join(import.meta.dirname, 'go-modules', 'karpenter-aws-provider'),
   module: 'github.com/aws/karpenter-provider-aws',
-  checkPin: pinnedToDeployed('local/build/go-modules/karpenter-aws-provider/go.mod', () => `v${KARPENTER_VERSION}`, "the stack's Karpenter chart (cdk/lib/karpenter/karpenter-release.ts)"),
+  checkPin: pinnedToDeployed('local/builds/go-modules/karpenter-aws-provider/go.mod', () => `v${KARPENTER_VERSION}`, "the stack's Karpenter chart (cdk/lib/karpenter/karpenter-release.ts)"),
   packages: [],
   copies: Object.values(FILES).map((file) => ({ from: file, to: file })),
 };

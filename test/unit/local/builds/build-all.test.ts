@@ -2,16 +2,16 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EVERY_BUILD, specsNamed } from '../../../../local/build/build-all';
-import { buildInputs, pinOf } from '../../../../local/build/go-build';
-import { installedGo, toolchainLine } from '../../../../local/build/go';
-import { KUBE_BUILD } from '../../../../local/build/kube-binaries';
+import { EVERY_BUILD, specsNamed } from '../../../../local/builds/build-all';
+import { buildInputs, pinOf } from '../../../../local/builds/go-build';
+import { installedGo, toolchainLine } from '../../../../local/builds/go';
+import { KUBE_BUILD } from '../../../../local/builds/kube-binaries';
 
 const repo = join(import.meta.dirname, '..', '..', '..', '..');
-const goModules = join(repo, 'local/build/go-modules');
+const goModules = join(repo, 'local/builds/go-modules');
 
 describe('every Go-built part of the harness', () => {
-  it('each module folder of local/build/go-modules is built by one spec, and each spec builds one of them', () => {
+  it('each module folder of local/builds/go-modules is built by one spec, and each spec builds one of them', () => {
     const folders = readdirSync(goModules).sort();
     expect(EVERY_BUILD.map((spec) => relative(goModules, spec.moduleDir)).sort()).toEqual(folders);
   });

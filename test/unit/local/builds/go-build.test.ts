@@ -6,7 +6,7 @@ import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildArgs, ensureGoBuild, findGoBuild, pinnedToDeployed, pinOf, type GoBuildSpec } from '../../../../local/build/go-build';
+import { buildArgs, ensureGoBuild, findGoBuild, pinnedToDeployed, pinOf, type GoBuildSpec } from '../../../../local/builds/go-build';
 
 const repo = join(import.meta.dirname, '..', '..', '..', '..');
 const PINNED = 'sigs.k8s.io/yaml v1.6.0';
@@ -27,7 +27,7 @@ beforeAll(() => {
   moduleDir = join(root, 'module');
   mkdirSync(join(moduleDir, 'hello'), { recursive: true });
   writeFileSync(join(moduleDir, 'go.mod'), `module example.test/tiny\n\ngo 1.25.0\n\nrequire ${PINNED}\n`);
-  const sums = readFileSync(join(repo, 'local/build/go-modules/kube-binaries/go.sum'), 'utf8')
+  const sums = readFileSync(join(repo, 'local/builds/go-modules/kube-binaries/go.sum'), 'utf8')
     .split('\n')
     .filter((line) => line.startsWith(`${PINNED} `) || line.startsWith(`${PINNED}/go.mod `));
   writeFileSync(join(moduleDir, 'go.sum'), `${sums.join('\n')}\n`);

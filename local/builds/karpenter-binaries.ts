@@ -33,7 +33,7 @@ export interface KarpenterBinaries {
 
 export const KARPENTER_BUILD: GoBuildSpec = {
   name: 'karpenter',
-  purpose: "Karpenter with the harness's EC2-backed kwok provider (local/build/go-modules/karpenter-binaries/karpenter-ec2)",
+  purpose: "Karpenter with the harness's EC2-backed kwok provider (local/builds/go-modules/karpenter-binaries/karpenter-ec2)",
   moduleDir: join(import.meta.dirname, 'go-modules', 'karpenter-binaries'),
   module: 'sigs.k8s.io/karpenter',
   packages: ['./karpenter-ec2'],
@@ -43,7 +43,7 @@ export const KARPENTER_BUILD: GoBuildSpec = {
 /** The Karpenter release and the Go toolchain go.mod pins. */
 export function pinnedKarpenter(): Pin {
   const pin = pinOf(KARPENTER_BUILD);
-  if (pin.toolchain === 'local') throw new Error('local/build/go-modules/karpenter-binaries/go.mod has no `toolchain goX.Y.Z` line naming the Go release to build with');
+  if (pin.toolchain === 'local') throw new Error('local/builds/go-modules/karpenter-binaries/go.mod has no `toolchain goX.Y.Z` line naming the Go release to build with');
   return pin;
 }
 

@@ -1,5 +1,5 @@
 // Template module: pins the Kueue release the local harness runs.
-// local/build/kueue-binaries.ts copies it into ~/.cache/eks-gpu-scheduling/ and builds there.
+// local/builds/kueue-binaries.ts copies it into ~/.cache/eks-gpu-scheduling/ and builds there.
 // sigs.k8s.io/kueue v0.17.0 declares go 1.25.0, so the installed Go builds it (GOTOOLCHAIN=local).
 module eks-gpu-scheduling/kueue-binaries
 
