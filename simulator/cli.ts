@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { defineCli, isEntryPoint, readCommandLine, UsageError } from '../cli/command-line';
 import { errorMessage } from '../lambdas/common/error-message';
-import { startControlPlane } from '../local/control-plane';
-import { ensureKubeBinaries } from '../local/build-binaries';
+import { startControlPlane } from '../local/control-plane/control-plane';
+import { ensureKubeBinaries } from '../local/builds/kube-binaries';
 import { simulateExact } from './exact';
 import { InputError, parseKubeList } from './kube-list-file';
 import { formatSimulation } from './placement-table';

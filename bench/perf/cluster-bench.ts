@@ -14,17 +14,18 @@ import { OPT_IN_LABEL } from '../../lambdas/reconciler/config';
 import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view';
 import { reconcile } from '../../lambdas/reconciler/reconcile';
 import { wireReconciler } from '../../lambdas/reconciler/wiring';
-import { ensureKubeBinaries } from '../../local/build-binaries';
-import { localLambdaContext } from '../../local/lambda-context';
-import type { ControlPlane } from '../../local/control-plane';
-import { startControlPlane } from '../../local/control-plane';
-import type { GpuNode } from '../../local/gpu-nodes';
-import { createGpuNode, LOCAL_CLUSTER_NAME } from '../../local/gpu-nodes';
-import type { MotoServer } from '../../local/moto';
-import { kubeconfigOverrides } from '../../local/kubeconfig-connection';
-import { awsClientConfig, awsEnvironment, LOCAL_AWS_REGION, startMoto } from '../../local/moto';
-import { markPodRunning } from '../../local/pod-status';
-import { createReplicaSetPods } from '../../local/replica-set-pods';
+import { ensureKubeBinaries } from '../../local/builds/kube-binaries';
+import { localLambdaContext } from '../../local/aws/lambda-context';
+import type { ControlPlane } from '../../local/control-plane/control-plane';
+import { startControlPlane } from '../../local/control-plane/control-plane';
+import { installProductPolicies } from '../../local/policies/product-policies';
+import type { GpuNode } from '../../local/nodes/gpu-nodes';
+import { createGpuNode, LOCAL_CLUSTER_NAME } from '../../local/nodes/gpu-nodes';
+import type { MotoServer } from '../../local/aws/moto';
+import { kubeconfigOverrides } from '../../local/control-plane/kubeconfig-connection';
+import { awsClientConfig, awsEnvironment, LOCAL_AWS_REGION, startMoto } from '../../local/aws/moto';
+import { markPodRunning } from '../../local/nodes/pod-status';
+import { createReplicaSetPods } from '../../local/nodes/replica-set-pods';
 import { errorMessage } from '../../lambdas/common/error-message';
 
 export interface ClusterHarness {
@@ -41,6 +42,14 @@ export async function startClusterHarness(log: (message: string) => void): Promi
   try {
     controlPlane = await startControlPlane({ binaries, defaultScheduler: false, log });
   } catch (error) {
+    await moto.stop();
+    throw error;
+  }
+  try {
+    // The labeler and the reconciler write here under their deployed limits.
+    await installProductPolicies(controlPlane.info);
+  } catch (error) {
+    await controlPlane.stop();
     await moto.stop();
     throw error;
   }

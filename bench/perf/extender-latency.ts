@@ -4,7 +4,7 @@
 import type { ALBEvent, ALBResult } from 'aws-lambda';
 import type { ClusterCache } from '../../lambdas/cluster-state/cluster-cache';
 import { createExtenderHandler } from '../../lambdas/extender/extender-handler';
-import { localLambdaContext } from '../../local/lambda-context';
+import { localLambdaContext } from '../../local/aws/lambda-context';
 import { snapshotFromKubernetes } from '../../lambdas/scheduling';
 import { boundPods, fullNodesArgs, gpuNodes, nodeNamesArgs } from './extender-fixtures';
 import type { TimingSummary } from './stats';

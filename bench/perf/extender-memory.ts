@@ -4,7 +4,7 @@
 import type { ClusterCache } from '../../lambdas/cluster-state/cluster-cache';
 import type { ALBEvent } from 'aws-lambda';
 import { createExtenderHandler } from '../../lambdas/extender/extender-handler';
-import { localLambdaContext } from '../../local/lambda-context';
+import { localLambdaContext } from '../../local/aws/lambda-context';
 import { snapshotFromKubernetes } from '../../lambdas/scheduling';
 import { boundPods, gpuNodes, nodeNamesArgs } from './extender-fixtures';
 import { albEvent } from './extender-latency';

@@ -1,7 +1,7 @@
 // `npm run bench -- --only scale`: the extender against a real kube-apiserver
 // (and etcd) holding a big cluster. A cold container (the CDK bundle in a
 // fresh node) answers its first NodeNames /filter; a second one does the same
-// through a counting proxy in front of the API server (local/kube-api-proxy.ts), which
+// through a counting proxy in front of the API server (local/proxies/kube-api-proxy.ts), which
 // measures what it reads, per call, on the wire, and then serves as the warm
 // container under steady scheduling.
 import { execFileSync } from 'node:child_process';
@@ -10,12 +10,12 @@ import { dirname, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
 import { DEFAULT_CACHE_TTL_MS } from '../../lambdas/extender/config';
-import { ensureKubeBinaries } from '../../local/build-binaries';
-import { startControlPlane } from '../../local/control-plane';
+import { ensureKubeBinaries } from '../../local/builds/kube-binaries';
+import { startControlPlane } from '../../local/control-plane/control-plane';
 import { nodeNamesArgs } from './extender-fixtures';
 import { populateCluster } from './scale-cluster';
 import { bundleContainer, startExtenderContainer, type ContainerStats } from './scale-container';
-import { countsBetween, startCountingProxy, type ProxyCounts } from '../../local/kube-api-proxy';
+import { countsBetween, startCountingProxy, type ProxyCounts } from '../../local/proxies/kube-api-proxy';
 import { createKubeWriter, type KubeWriterConnection } from './scale-kube-writer';
 import { createCpuQuota } from './cpu-quota';
 import { runSteady, type SteadyResult } from './scale-steady';

@@ -3,8 +3,8 @@
 // adapter. It is itself bundled by scale-container.ts; the parent talks to it
 // over IPC (ready, stats, stop) and calls it over HTTP as the ALB would.
 import { pathToFileURL } from 'node:url';
-import { startAlbAdapter, type AlbLambdaHandler } from '../../local/alb-adapter';
-import { kubeconfigOverrides } from '../../local/kubeconfig-connection';
+import { startAlbAdapter, type AlbLambdaHandler } from '../../local/extender-host/alb-adapter';
+import { kubeconfigOverrides } from '../../local/control-plane/kubeconfig-connection';
 import type { ContainerMessage, ContainerStats } from './scale-container';
 
 const MiB = 1024 * 1024;

@@ -2,7 +2,7 @@
 import type { BenchRow } from './report-table';
 import { count, mib, ms } from './report-table';
 import type { ScaleResult } from './scale-bench';
-import type { ProxyCounts } from '../../local/kube-api-proxy';
+import type { ProxyCounts } from '../../local/proxies/kube-api-proxy';
 import { LAMBDA_MB_PER_VCPU } from './cpu-quota';
 
 /** "Well inside" kube-scheduler's httpTimeout: at most this share of it. */

@@ -3,8 +3,8 @@
 // (the real kube-apiserver, kube-scheduler and extender) on a smaller one.
 // Generating the dump is not timed; reading it from a file is not part of it.
 import { loadavg } from 'node:os';
-import { ensureKubeBinaries } from '../../local/build-binaries';
-import { startControlPlane } from '../../local/control-plane';
+import { ensureKubeBinaries } from '../../local/builds/kube-binaries';
+import { startControlPlane } from '../../local/control-plane/control-plane';
 import { simulateExact } from '../../simulator/exact';
 import { simulate, type SimulationResult } from '../../simulator/simulate';
 import { generateDump, type DumpSize } from './generated-dump';

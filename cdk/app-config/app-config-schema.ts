@@ -210,7 +210,7 @@ export const appConfigSchema = settings({
     cluster: cluster.mode === 'new' ? cluster : { mode: cluster.mode, ...existingDetails(cluster.existing) },
     scheduler: {
       ...scheduler,
-      // The table local/build-binaries.ts builds from too: the deployed scheduler is the tested one.
+      // The table local/builds/kube-binaries.ts builds from too: the deployed scheduler is the tested one.
       kubeSchedulerVersion: scheduler.kubeSchedulerVersion ?? KUBERNETES_RELEASES[config.kubernetesVersion],
     },
     dashboardName: dashboardName ?? `${config.clusterName}${DASHBOARD_NAME_SUFFIX}`,

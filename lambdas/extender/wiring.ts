@@ -26,7 +26,7 @@ export interface ExtenderOverrides {
   /**
    * The API server to list and watch, in place of the EKS cluster that
    * CLUSTER_NAME names: local hosts pass the connection of a kubeconfig file
-   * (local/kubeconfig-connection.ts). Gives the extender cluster access.
+   * (local/control-plane/kubeconfig-connection.ts). Gives the extender cluster access.
    */
   readonly kubeConnection?: () => Promise<KubeConnection>;
   readonly observer?: ExtenderObserver;

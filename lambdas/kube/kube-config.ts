@@ -15,7 +15,7 @@ export { CLUSTER_NAME_PATTERN } from './eks-access';
  * CLUSTER_NAME → DescribeCluster (endpoint + CA, cached) and a presigned-STS
  * bearer token with the Lambda role's credentials, cached and renewed before
  * its 15-minute validity ends (applied per request). Local hosts inject a
- * connection instead (kubeConfigOf; local/kubeconfig-connection.ts).
+ * connection instead (kubeConfigOf; local/control-plane/kubeconfig-connection.ts).
  */
 export async function kubeConfigFromEnvironment(env: Env = process.env): Promise<KubeConfig> {
   const clusterName = clusterNameFromEnv(env);

@@ -17,7 +17,7 @@ import type { KubeConnection } from './kube-http-client';
  * CLUSTER_ENDPOINT and CLUSTER_CA_DATA (the stack sets both), else from
  * DescribeCluster, and a presigned-STS token with the function's
  * credentials, cached and renewed. Local hosts connect to a kubeconfig's
- * cluster instead and inject that connection (local/kubeconfig-connection.ts).
+ * cluster instead and inject that connection (local/control-plane/kubeconfig-connection.ts).
  */
 export async function kubeConnectionFromEnvironment(env: Env = process.env): Promise<KubeConnection> {
   const clusterName = clusterNameFromEnv(env);

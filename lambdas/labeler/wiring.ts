@@ -16,7 +16,7 @@ export interface LabelerOverrides {
   /** Injected by tests that count EC2 calls with an SDK middleware. */
   readonly ec2?: EC2Client;
   readonly nodes?: NodeGateway;
-  /** The API server in place of the EKS cluster CLUSTER_NAME names: local hosts pass a kubeconfig file's (local/kubeconfig-connection.ts). */
+  /** The API server in place of the EKS cluster CLUSTER_NAME names: local hosts pass a kubeconfig file's (local/control-plane/kubeconfig-connection.ts). */
   readonly kubeConnection?: () => Promise<KubeConnection>;
 }
 

@@ -24,7 +24,7 @@ export interface ReconcilerDeps {
 export interface ReconcilerOverrides {
   /** A client of the caller's (benchmarks and tests count its calls with a middleware). */
   readonly cloudWatch?: CloudWatchClient;
-  /** The API server in place of the EKS cluster CLUSTER_NAME names: local hosts pass a kubeconfig file's (local/kubeconfig-connection.ts). */
+  /** The API server in place of the EKS cluster CLUSTER_NAME names: local hosts pass a kubeconfig file's (local/control-plane/kubeconfig-connection.ts). */
   readonly kubeConnection?: () => Promise<KubeConnection>;
 }
 

@@ -12,7 +12,7 @@ import { START_CLI, startOptionsFrom, type StartOptions } from './options';
 import type { LocalPipeline } from './pipeline';
 import { missingPrerequisites } from './prerequisites';
 import { DEMO_NODE_ID_LABEL, DEMO_POD_KIND_LABEL, DEMO_SCENARIO_FILE, loadScenario, ScenarioError, type Scenario } from './scenario';
-import { Teardown } from './teardown';
+import { Teardown } from '../common/teardown';
 import { errorMessage } from '../../lambdas/common/error-message';
 
 // Node 20 is fine locally (the Lambdas run nodejs22.x on AWS); the SDK's multi-line notice about it would bury the output.

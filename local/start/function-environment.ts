@@ -7,7 +7,7 @@
 import type { AppConfig } from '../../cdk/app-config/app-config';
 import { functionEnvironment as deployedEnvironment, type ClusterEndpoint } from '../../cdk/app-config/function-environment';
 import type { PipelineFunctionName } from '../../cdk/lib/functions/lambda-entries';
-import { awsEnvironment } from '../moto';
+import { awsEnvironment } from '../aws/moto';
 
 /**
  * Local defaults that apply unless the config's `environment` sets the

@@ -6,8 +6,8 @@
 // CLUSTER_NAME's). Replies are plain data (structured clone).
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Context } from 'aws-lambda';
-import { kubeconfigOverrides } from '../kubeconfig-connection';
-import { localLambdaContext } from '../lambda-context';
+import { kubeconfigOverrides } from '../control-plane/kubeconfig-connection';
+import { localLambdaContext } from '../aws/lambda-context';
 import type { InvokeReply, InvokeRequest, LambdaWorkerData } from './lambda-protocol';
 import { errorMessage } from '../../lambdas/common/error-message';
 

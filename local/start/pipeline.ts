@@ -12,14 +12,15 @@ import type { ALBResult } from 'aws-lambda';
 import type { AppConfig } from '../../cdk/app-config/app-config';
 import { GPU_NODE_TAINT_KEY } from '../../cdk/lib/admission/gpu-intent-policies';
 import { LAMBDA_ENTRIES, type PipelineFunctionName } from '../../cdk/lib/functions/lambda-entries';
-import { startAlbAdapter } from '../alb-adapter';
-import { createLocalMutualTls } from '../extender-mtls';
-import { ensureKubeBinaries, type KubeBinaries } from '../build-binaries';
-import { ensureKarpenterBinaries } from '../build-karpenter';
-import { startKarpenter, type Karpenter } from '../karpenter';
-import { startControlPlane, type ControlPlane } from '../control-plane';
-import { startKubeScheduler } from '../kube-scheduler';
-import { awsClientConfig, LOCAL_AWS_REGION, startMoto, type MotoServer } from '../moto';
+import { startAlbAdapter } from '../extender-host/alb-adapter';
+import { createLocalMutualTls } from '../extender-host/extender-mtls';
+import { ensureKubeBinaries, type KubeBinaries } from '../builds/kube-binaries';
+import { ensureKarpenterBinaries } from '../builds/karpenter-binaries';
+import { startKarpenter, type Karpenter } from '../addons/karpenter';
+import { startControlPlane, type ControlPlane } from '../control-plane/control-plane';
+import { installProductPolicies } from '../policies/product-policies';
+import { startKubeScheduler } from '../control-plane/kube-scheduler';
+import { awsClientConfig, LOCAL_AWS_REGION, startMoto, type MotoServer } from '../aws/moto';
 import { Ec2StateChangeSource, matchesInstanceRunningRule } from './ec2-state-events';
 import { LOCAL_ACCOUNT_ID, LocalEventBridge, scheduledEvent, type Delivery, type RetryPolicy } from './event-bridge';
 import { ExtenderTap } from './extender-tap';
@@ -82,6 +83,8 @@ export async function startPipeline({ config, teardown, log, onDelivery }: Pipel
   const controlPlane = await startControlPlane({ binaries, log: (message) => log(message.replace(/^\[control-plane\] /, '')) });
   teardown.add('control plane', () => controlPlane.stop());
   const { info } = controlPlane;
+  // npm start runs the Lambdas as deployed: the product's admission policies too.
+  await installProductPolicies(info);
 
   const admin = new KubeConfig();
   admin.loadFromFile(info.adminKubeconfig);

@@ -5,7 +5,7 @@
 // prints one line for each: bound and marked Running, could not be scheduled
 // (kube-scheduler's reason), deleted.
 import type { CoreV1Api, CoreV1Event, V1Pod } from '@kubernetes/client-node';
-import { markPodRunning } from '../pod-status';
+import { markPodRunning } from '../nodes/pod-status';
 
 export interface PodLifecycleOptions {
   core: CoreV1Api;

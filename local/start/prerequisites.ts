@@ -1,7 +1,7 @@
 // Checks the tools `npm start` needs before starting anything, so a missing one
 // is one clear message up front instead of a failure minutes into a build.
 import { spawnSync } from 'node:child_process';
-import { findKubeBinaries, pinnedKubernetesVersion } from '../build-binaries';
+import { findKubeBinaries, pinnedKubernetesVersion } from '../builds/kube-binaries';
 
 const runs = (command: string, args: string[]): boolean => {
   const probe = spawnSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });

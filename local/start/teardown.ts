@@ -1,27 +1,3 @@
-import { errorMessage } from '../../lambdas/common/error-message';
-// What has been started, in order, so that it can be stopped in reverse order
-// whenever the run ends: normally, on Ctrl-C, or after a failed start.
-
-export class Teardown {
-  private readonly steps: { name: string; stop: () => Promise<void> }[] = [];
-  private running: Promise<void> | undefined;
-
-  add(name: string, stop: () => Promise<void>): void {
-    this.steps.push({ name, stop });
-  }
-
-  /** Stops everything once (later calls wait for the first); a failing step does not stop the others. */
-  run(log: (message: string) => void): Promise<void> {
-    this.running ??= (async () => {
-      for (const step of this.steps.reverse()) {
-        try {
-          await step.stop();
-        } catch (error) {
-          log(`could not stop ${step.name}: ${errorMessage(error)}`);
-        }
-      }
-      this.steps.length = 0;
-    })();
-    return this.running;
-  }
-}
+// local/start/pipeline.ts's import path for the stack of stops, which lives in
+// local/common/teardown.ts.
+export * from '../common/teardown';

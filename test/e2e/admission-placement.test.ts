@@ -8,11 +8,11 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GPU_NODE_TAINT_KEY, NAMESPACE_OPT_IN } from '../../cdk/lib/admission/gpu-intent-policies';
-import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode } from '../../local/gpu-nodes';
-import type { ManagedProcess } from '../../local/managed-process';
-import { waitForPodScheduled } from '../../local/pod-status';
-import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
+import { e2eHarness } from './support/e2e-context';
+import { createGpuNode } from '../../local/nodes/gpu-nodes';
+import type { ManagedProcess } from '../../local/common/managed-process';
+import { waitForPodScheduled } from '../../local/nodes/pod-status';
+import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
 import { GFD_P4D, GFD_P5, KARPENTER_P4D } from './real-node-labels';
 

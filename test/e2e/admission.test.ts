@@ -13,10 +13,10 @@ import { GPU_INTENT_POLICY_NAMES, GPU_NODE_TAINT_KEY, gpuIntentManifests, NAMESP
 import { kubeStatusCode } from '../../lambdas/kube';
 import { modelLabelValues } from '../../lambdas/scheduling/gpu-label-values';
 import { memoryBandsByModel, memoryThresholdMiB } from '../../lambdas/scheduling/gpu-memory-thresholds';
-import { e2eHarness } from '../../local/e2e-context';
-import { LAMBDA_COMPONENTS } from '../../local/credentials';
+import { e2eHarness } from './support/e2e-context';
+import { LAMBDA_COMPONENTS } from '../../local/control-plane/lambda-rbac';
 import { GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
-import { waitFor } from '../../local/wait';
+import { waitFor } from '../../local/common/wait';
 
 const h = e2eHarness();
 const { core } = h;

@@ -1,6 +1,6 @@
 // The deletion-cost reconciler when CloudWatch throttles, fails or answers
 // slowly: its own SDK client (lambdas/aws/clients.ts, AWS_RETRY) reads the
-// pods' metrics from moto through local/aws-fault-proxy.ts, which answers
+// pods' metrics from moto through local/proxies/aws-fault-proxy.ts, which answers
 // chosen calls with CloudWatch's real `Throttling` and `InternalServiceError`
 // (JSON 1.0), or forwards them late. 80 opted-in pods of a real ReplicaSet.
 // Asserts: throttling the retries absorb is no failure (no dead-letter
@@ -15,10 +15,11 @@ import { createTelemetry } from '../../lambdas/observability/telemetry';
 import type { ReconcileSummary } from '../../lambdas/reconciler/reconcile';
 import { createReconcilerHandler } from '../../lambdas/reconciler/reconciler-handler';
 import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
-import { startAwsFaultProxy, type AwsCall, type AwsFault, type AwsFaultProxy } from '../../local/aws-fault-proxy';
-import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/gpu-nodes';
-import { localLambdaContext } from '../../local/lambda-context';
+import { startAwsFaultProxy, type AwsCall, type AwsFaultProxy } from '../../local/proxies/aws-fault-proxy';
+import type { FaultPlan } from '../../local/proxies/fault-plan';
+import { e2eHarness } from './support/e2e-context';
+import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/nodes/gpu-nodes';
+import { localLambdaContext } from '../../local/aws/lambda-context';
 import { cloudWatch, createReadyReplicaSet, deletionCost, podsByName, publishPodMetrics, reconcilerEnv, reconcilerKube, type AppMetrics } from './reconciler-fixtures';
 
 const harness = e2eHarness();
@@ -32,7 +33,7 @@ const TIMEOUT_MS = APP_CONFIG_DEFAULTS.reconciler.timeoutSeconds * 1000;
 let namespace = '';
 let node: GpuNode | undefined;
 let proxy: AwsFaultProxy | undefined;
-let plan: ((call: AwsCall, attempt: number) => AwsFault | undefined) | undefined;
+let plan: FaultPlan<AwsCall> | undefined;
 /** Calls per `<service> <action>` the proxy saw since the last reset. */
 const attempts = (): ReadonlyMap<string, number> => proxy?.attempts ?? new Map<string, number>();
 
@@ -71,7 +72,7 @@ beforeAll(async () => {
   await publishPodMetrics(cloudWatch(harness.info, REGION), namespace, metrics);
   proxy = await startAwsFaultProxy({
     target: harness.info.motoUrl,
-    fault: (call, attempt) => plan?.(call, attempt),
+    faults: (call, attempt) => plan?.(call, attempt),
   });
 });
 
@@ -116,7 +117,7 @@ describe('the reconciler when CloudWatch throttles, fails or is slow', () => {
 
   it('InternalServiceError on every try, then 5 s per call: the costs already written stay; the slow run succeeds within its timeout and writes nothing new', async () => {
     const { run, cloudWatchErrors } = reconciler();
-    plan = (call) => (call.service === 'monitoring' ? { kind: 'fail' } : undefined);
+    plan = (call) => (call.service === 'monitoring' ? { kind: 'status', status: 500 } : undefined);
     const failed = await run();
     plan = undefined;
     expect(failed.error).toMatch(/reconcile failed: readMetrics: .*(InternalServiceError|Internal service error)/);

@@ -1,6 +1,6 @@
 // The node labeler when EC2 throttles, fails or answers slowly: its own SDK
 // client (lambdas/aws/clients.ts, AWS_RETRY) talks to moto through
-// local/aws-fault-proxy.ts, which answers chosen calls with EC2's real
+// local/proxies/aws-fault-proxy.ts, which answers chosen calls with EC2's real
 // `RequestLimitExceeded` (query/XML) and `InternalError`, or forwards them
 // late. Asserts: throttled calls are retried with backoff and the event
 // labels its node within the function's timeout, without failing (no
@@ -14,11 +14,12 @@ import { createNodeGateway } from '../../lambdas/kube';
 import { createLabelerHandler, type LabelerResult } from '../../lambdas/labeler/labeler-handler';
 import { METRIC, SERVICE } from '../../lambdas/observability/metric-catalog';
 import { createTelemetry } from '../../lambdas/observability/telemetry';
-import { startAwsFaultProxy, type AwsCall, type AwsFault, type AwsFaultProxy } from '../../local/aws-fault-proxy';
-import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode, deleteGpuNode, LOCAL_CLUSTER_NAME, type GpuNode } from '../../local/gpu-nodes';
-import { localLambdaContext } from '../../local/lambda-context';
-import { awsEnvironment } from '../../local/moto';
+import { startAwsFaultProxy, type AwsCall, type AwsFaultProxy } from '../../local/proxies/aws-fault-proxy';
+import type { FaultKind, FaultPlan } from '../../local/proxies/fault-plan';
+import { e2eHarness } from './support/e2e-context';
+import { createGpuNode, deleteGpuNode, LOCAL_CLUSTER_NAME, type GpuNode } from '../../local/nodes/gpu-nodes';
+import { localLambdaContext } from '../../local/aws/lambda-context';
+import { awsEnvironment } from '../../local/aws/moto';
 import { gpuLabelsOf, scheduledEvent, stateChangeEvent } from './labeler-support';
 
 const h = e2eHarness();
@@ -26,7 +27,7 @@ const h = e2eHarness();
 const LABELER_TIMEOUT_MS = 240_000;
 
 let proxy: AwsFaultProxy | undefined;
-let plan: ((call: AwsCall, attempt: number) => AwsFault | undefined) | undefined;
+let plan: FaultPlan<AwsCall> | undefined;
 /** Calls per `<service> <action>` the proxy saw since the last reset. */
 const attempts = (): ReadonlyMap<string, number> => proxy?.attempts ?? new Map<string, number>();
 const created: GpuNode[] = [];
@@ -52,12 +53,12 @@ async function unlabelledNode(instanceType: string): Promise<GpuNode> {
   return node;
 }
 
-const proxied = (fault: AwsFault['kind']) => proxy?.calls.filter((c) => c.fault === fault).length ?? 0;
+const proxied = (fault: FaultKind) => proxy?.calls.filter((c) => c.fault === fault).length ?? 0;
 
 beforeAll(async () => {
   proxy = await startAwsFaultProxy({
     target: h.info.motoUrl,
-    fault: (call, attempt) => plan?.(call, attempt),
+    faults: (call, attempt) => plan?.(call, attempt),
   });
 });
 
@@ -93,7 +94,7 @@ describe('the labeler when EC2 throttles, fails or is slow', () => {
     const node = await unlabelledNode('g4dn.xlarge');
     const { invoke, ec2Errors } = labeler();
     proxy?.resetAttempts();
-    plan = (call) => (call.service === 'ec2' ? { kind: 'fail' } : undefined);
+    plan = (call) => (call.service === 'ec2' ? { kind: 'status', status: 500 } : undefined);
     const started = Date.now();
     const failure = await invoke(stateChangeEvent(node.instanceId)).then(
       () => undefined,

@@ -1,8 +1,8 @@
 // The e2e files that build one node per case (real-cluster-nodes,
 // dra-extended-resource): each node carries its case's label, so a pod's
 // nodeSelector can aim it at one case, and a node is named by its key.
-import type { GpuNode, GpuNodeSpec, NodeClients } from '../../local/gpu-nodes';
-import { createGpuNode } from '../../local/gpu-nodes';
+import type { GpuNode, GpuNodeSpec, NodeClients } from '../../local/nodes/gpu-nodes';
+import { createGpuNode } from '../../local/nodes/gpu-nodes';
 
 export const CASE_LABEL = 'e2e.gpu-scheduling/case';
 

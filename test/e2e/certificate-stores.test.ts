@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awsCaller } from '../../lambdas/certificates/aws-signed-request';
 import { acmCertificateStore, s3BundleStore } from '../../lambdas/certificates/aws-stores';
 import { DEFAULT_ROTATION_POLICY, newGeneration } from '../../lambdas/certificates/rotation';
-import { e2eHarness } from '../../local/e2e-context';
-import { awsClientConfig } from '../../local/moto';
+import { e2eHarness } from './support/e2e-context';
+import { awsClientConfig } from '../../local/aws/moto';
 
 const harness = e2eHarness();
 const aws = awsClientConfig(harness.info.motoUrl);

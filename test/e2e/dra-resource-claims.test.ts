@@ -13,14 +13,14 @@ import { KubernetesObjectApi, type KubernetesObject, type V1Pod } from '@kuberne
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtenderRanking } from '../../lambdas/extender/decision';
 import { DEFAULT_CACHE_TTL_MS } from '../../lambdas/extender/config';
-import { e2eHarness } from '../../local/e2e-context';
-import { DRA_GPUS, installDraGpuDriver, nvidiaGpuClaimTemplate, productNameIs, type DraGpuDriver } from '../../local/dra-gpu-driver';
-import { describeInstanceType, seedGpuLabels, type GpuNode } from '../../local/gpu-nodes';
-import type { ManagedProcess } from '../../local/managed-process';
-import { waitForPodScheduled } from '../../local/pod-status';
-import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
+import { e2eHarness } from './support/e2e-context';
+import { DRA_GPUS, installDraGpuDriver, nvidiaGpuClaimTemplate, productNameIs, type DraGpuDriver } from '../../local/addons/dra-gpu-driver';
+import { describeInstanceType, seedGpuLabels, type GpuNode } from '../../local/nodes/gpu-nodes';
+import type { ManagedProcess } from '../../local/common/managed-process';
+import { waitForPodScheduled } from '../../local/nodes/pod-status';
+import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
-import { sleep, waitFor } from '../../local/wait';
+import { sleep, waitFor } from '../../local/common/wait';
 import { createCaseNode, inCase } from './case-nodes';
 
 const harness = e2eHarness();

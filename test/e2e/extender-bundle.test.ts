@@ -14,12 +14,12 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lambdaEsbuildOptions } from '../../cdk/lib/functions/esbuild-options';
 import { LAMBDA_ENTRIES, PROJECT_ROOT } from '../../cdk/lib/functions/lambda-entries';
-import { startAlbAdapter, type AlbAdapter } from '../../local/alb-adapter';
-import { e2eHarness } from '../../local/e2e-context';
-import { kubeconfigOverrides } from '../../local/kubeconfig-connection';
-import { createGpuNode, type GpuNode } from '../../local/gpu-nodes';
-import type { ManagedProcess } from '../../local/managed-process';
-import { waitForPodScheduled } from '../../local/pod-status';
+import { startAlbAdapter, type AlbAdapter } from '../../local/extender-host/alb-adapter';
+import { e2eHarness } from './support/e2e-context';
+import { kubeconfigOverrides } from '../../local/control-plane/kubeconfig-connection';
+import { createGpuNode, type GpuNode } from '../../local/nodes/gpu-nodes';
+import type { ManagedProcess } from '../../local/common/managed-process';
+import { waitForPodScheduled } from '../../local/nodes/pod-status';
 import { deployedExtenderSettings } from '../../local/scheduler-config';
 import { A10G_NODE_TYPE, T4_NODE_TYPE, a10gPod } from './extender-fault-fixtures';
 

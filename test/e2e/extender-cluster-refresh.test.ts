@@ -15,10 +15,10 @@ import { BOUND_POD_FIELD_SELECTOR, DEFAULT_WATCH_LIMITS, kubernetesClusterSource
 import { WatchedCollection } from '../../lambdas/cluster-state/watched-collection';
 import type { PodInfo, Snapshot } from '../../lambdas/scheduling';
 import { podInfoFromKubernetes } from '../../lambdas/scheduling';
-import { e2eHarness } from '../../local/e2e-context';
-import { kubeConnectionFromKubeconfigFile } from '../../local/kubeconfig-connection';
-import { createGpuNode, deleteGpuNode, describeInstanceType, seedGpuLabels, type GpuNode } from '../../local/gpu-nodes';
-import { markPodRunning } from '../../local/pod-status';
+import { e2eHarness } from './support/e2e-context';
+import { kubeConnectionFromKubeconfigFile } from '../../local/control-plane/kubeconfig-connection';
+import { createGpuNode, deleteGpuNode, describeInstanceType, seedGpuLabels, type GpuNode } from '../../local/nodes/gpu-nodes';
+import { markPodRunning } from '../../local/nodes/pod-status';
 
 const harness = e2eHarness();
 const { core } = harness;

@@ -12,16 +12,16 @@ import { join } from 'node:path';
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueCertificate } from '../../lambdas/certificates/x509';
-import { e2eHarness } from '../../local/e2e-context';
-import { startTlsFront } from '../../local/alb-tls-front';
-import { createLocalMutualTls, type LocalMutualTls } from '../../local/extender-mtls';
-import { createGpuNode, type GpuNode } from '../../local/gpu-nodes';
-import { floodFromChildProcess, type FloodResult } from '../../local/loopback-flood';
-import type { ManagedProcess } from '../../local/managed-process';
-import { podEvents } from '../../local/pod-status';
-import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
+import { e2eHarness } from './support/e2e-context';
+import { startTlsFront } from '../../local/extender-host/alb-tls-front';
+import { createLocalMutualTls, type LocalMutualTls } from '../../local/extender-host/extender-mtls';
+import { createGpuNode, type GpuNode } from '../../local/nodes/gpu-nodes';
+import { floodFromChildProcess, type FloodResult } from '../../local/extender-host/loopback-flood';
+import type { ManagedProcess } from '../../local/common/managed-process';
+import { podEvents } from '../../local/nodes/pod-status';
+import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
 import { deployedExtenderSettings } from '../../local/scheduler-config';
-import { sleep, waitFor } from '../../local/wait';
+import { sleep, waitFor } from '../../local/common/wait';
 import { A10G_NODE_TYPE, T4_NODE_TYPE, a10gPod } from './extender-fault-fixtures';
 
 const harness = e2eHarness();
@@ -138,7 +138,7 @@ async function throttledAttempts(pods: string[]): Promise<number> {
  */
 async function decoyFloodedRun(): Promise<{ latencies: number[]; flood: FloodResult }> {
   let refused = 0;
-  const decoy = await startTlsFront({ ...(mtls?.adapter ?? fail()), upstreamPort: 9, port: 0, onRefusedHandshake: () => refused++ });
+  const decoy = await startTlsFront({ ...(mtls?.adapter ?? fail()), upstreamPort: 9, port: 0, onRefusedHandshakes: (count) => (refused += count) });
   try {
     const flooding = floodFromChildProcess({ url: `https://127.0.0.1:${decoy.port}`, ...FLOOD });
     await sleep(2_000);

@@ -9,10 +9,10 @@ import type { RequestOptions } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CERTIFICATES_GROUP, extenderTlsManifests } from '../../cdk/lib/access/extender-tls-manifests';
 import { ROTATED_AT_ANNOTATION, schedulerSecretPorts } from '../../lambdas/certificates/scheduler-secret';
-import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode } from '../../local/gpu-nodes';
-import { finishTerminatingPods, markPodRunning } from '../../local/pod-status';
-import { waitFor } from '../../local/wait';
+import { e2eHarness } from './support/e2e-context';
+import { createGpuNode } from '../../local/nodes/gpu-nodes';
+import { finishTerminatingPods, markPodRunning } from '../../local/nodes/pod-status';
+import { waitFor } from '../../local/common/wait';
 
 const harness = e2eHarness();
 const { core, apps } = harness;

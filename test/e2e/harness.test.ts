@@ -3,10 +3,10 @@ import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { CoreV1Api, KubeConfig, VersionApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GPU_LABEL } from '../../lambdas/labeler/gpu-labels';
-import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/gpu-nodes';
-import { finishTerminatingPods, markPodRunning, waitForPodEvent, waitForPodScheduled } from '../../local/pod-status';
-import { waitFor } from '../../local/wait';
+import { e2eHarness } from './support/e2e-context';
+import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/nodes/gpu-nodes';
+import { finishTerminatingPods, markPodRunning, waitForPodEvent, waitForPodScheduled } from '../../local/nodes/pod-status';
+import { waitFor } from '../../local/common/wait';
 import { GPU_RESOURCE } from '../../lambdas/scheduling/keys';
 import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
 

@@ -14,14 +14,14 @@ import { KubernetesObjectApi, type KubernetesObject, type V1Pod } from '@kuberne
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
 import { gpuIntentManifests, NAMESPACE_OPT_IN } from '../../cdk/lib/admission/gpu-intent-policies';
-import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode } from '../../local/gpu-nodes';
-import type { Karpenter } from '../../local/karpenter';
-import type { ManagedProcess } from '../../local/managed-process';
-import { waitForPodEvent, waitForPodScheduled } from '../../local/pod-status';
-import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
+import { e2eHarness } from './support/e2e-context';
+import { createGpuNode } from '../../local/nodes/gpu-nodes';
+import type { Karpenter } from '../../local/addons/karpenter';
+import type { ManagedProcess } from '../../local/common/managed-process';
+import { waitForPodEvent, waitForPodScheduled } from '../../local/nodes/pod-status';
+import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
-import { sleep, waitFor } from '../../local/wait';
+import { sleep, waitFor } from '../../local/common/wait';
 
 const harness = e2eHarness();
 const { core } = harness;

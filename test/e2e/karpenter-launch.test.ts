@@ -6,15 +6,15 @@
 // extender accepts it. A pod no type can satisfy gets reasons and no launch.
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAlbAdapter, type AlbAdapter } from '../../local/alb-adapter';
-import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode } from '../../local/gpu-nodes';
-import type { Karpenter, NodeClaim } from '../../local/karpenter';
-import { kubeconfigOverrides } from '../../local/kubeconfig-connection';
-import type { ManagedProcess } from '../../local/managed-process';
-import { podEvents, waitForPodEvent, waitForPodScheduled } from '../../local/pod-status';
+import { startAlbAdapter, type AlbAdapter } from '../../local/extender-host/alb-adapter';
+import { e2eHarness } from './support/e2e-context';
+import { createGpuNode } from '../../local/nodes/gpu-nodes';
+import type { Karpenter, NodeClaim } from '../../local/addons/karpenter';
+import { kubeconfigOverrides } from '../../local/control-plane/kubeconfig-connection';
+import type { ManagedProcess } from '../../local/common/managed-process';
+import { podEvents, waitForPodEvent, waitForPodScheduled } from '../../local/nodes/pod-status';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
-import { sleep, waitFor } from '../../local/wait';
+import { sleep, waitFor } from '../../local/common/wait';
 import { GPU_RESOURCE } from '../../lambdas/scheduling/keys';
 
 const harness = e2eHarness();

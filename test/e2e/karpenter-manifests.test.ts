@@ -17,9 +17,9 @@ import type { NewClusterConfig } from '../../cdk/app-config/app-config';
 import { GPU_NODE_LABELS, GPU_NODE_STARTUP_TAINT } from '../../cdk/lib/cluster/new-gpu-cluster';
 import { gpuNodeClass, gpuNodePool, karpenterChartValues } from '../../cdk/lib/karpenter/karpenter-manifests';
 import type { KubernetesObject } from '../../cdk/lib/common/kubernetes-object';
-import { ensureAwsProviderModule, type AwsProviderModule } from '../../local/aws-provider-module';
-import { installCrd, readCrdFile } from '../../local/crds';
-import { e2eHarness } from '../../local/e2e-context';
+import { ensureAwsProviderModule, type AwsProviderModule } from '../../local/builds/karpenter-aws-provider';
+import { installCrd, readCrdFile } from '../../local/addons/crds';
+import { e2eHarness } from './support/e2e-context';
 
 const harness = e2eHarness();
 const CHECK_GROUP = 'aws-check.karpenter.sh';

@@ -11,10 +11,10 @@ import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
 import { kubernetesClusterSource } from '../../lambdas/cluster-state/kubernetes-cluster-source';
 import type { Snapshot } from '../../lambdas/scheduling';
 import type { WatchLimits } from '../../lambdas/kube/watch-stream';
-import { e2eHarness } from '../../local/e2e-context';
-import { extraApiServer, type ExtraApiServer } from '../../local/extra-apiserver';
-import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/gpu-nodes';
-import { kubeConnectionFromKubeconfigFile } from '../../local/kubeconfig-connection';
+import { e2eHarness } from './support/e2e-context';
+import { extraApiServer, type ExtraApiServer } from '../../local/control-plane/extra-apiserver';
+import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/nodes/gpu-nodes';
+import { kubeConnectionFromKubeconfigFile } from '../../local/control-plane/kubeconfig-connection';
 import { A10G_NODE_TYPE } from './extender-fault-fixtures';
 
 const harness = e2eHarness();

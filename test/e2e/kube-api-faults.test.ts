@@ -1,6 +1,6 @@
 // The extender (behind the ALB adapter, the deployed 5 s cache TTL) and the
 // real gpu-scheduler while the Kubernetes API misbehaves. The extender reaches
-// the real kube-apiserver through local/kube-api-proxy.ts, which injects
+// the real kube-apiserver through local/proxies/kube-api-proxy.ts, which injects
 // what a healthy API server does not produce on cue (slow answers, 410 on
 // every watch, a watch cut mid-event); the 403 is the real one, the
 // extender's ClusterRoleBinding deleted and restored.
@@ -17,13 +17,14 @@ import { dirname, join } from 'node:path';
 import { RbacAuthorizationV1Api, type V1ClusterRoleBinding } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
-import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode, type GpuNode } from '../../local/gpu-nodes';
-import { startCountingProxy, type CountingProxy, type KubeFault } from '../../local/kube-api-proxy';
-import type { ManagedProcess } from '../../local/managed-process';
-import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
+import { e2eHarness } from './support/e2e-context';
+import { createGpuNode, type GpuNode } from '../../local/nodes/gpu-nodes';
+import type { FaultPlan } from '../../local/proxies/fault-plan';
+import { startCountingProxy, type CountingProxy, type KubeCall } from '../../local/proxies/kube-api-proxy';
+import type { ManagedProcess } from '../../local/common/managed-process';
+import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
 import { deployedExtenderSettings } from '../../local/scheduler-config';
-import { sleep, waitFor } from '../../local/wait';
+import { sleep, waitFor } from '../../local/common/wait';
 import { A10G_NODE_TYPE, a10gPod } from './extender-fault-fixtures';
 
 const harness = e2eHarness();
@@ -36,7 +37,7 @@ const TTL_MS = 5_000;
 const RECOVERY_BOUND_MS = 15_000;
 
 let proxy: CountingProxy | undefined;
-let fault: ((key: string) => KubeFault | undefined) | undefined;
+let plan: FaultPlan<KubeCall> | undefined;
 let extender: RecordingExtender | undefined;
 let scheduler: ManagedProcess | undefined;
 let namespace = '';
@@ -52,7 +53,7 @@ beforeAll(async () => {
     caPem: await readFile(controlPlane.caFile, 'utf8'),
     certPem: await readFile(controlPlane.caFile, 'utf8'),
     keyPem: await readFile(join(dirname(controlPlane.caFile), 'apiserver.key'), 'utf8'),
-    fault: ({ key }) => fault?.(key),
+    faults: (call, attempt) => plan?.(call, attempt),
   });
   // The extender's own identity, through the proxy.
   configDir = await mkdtemp(join(tmpdir(), 'kube-api-faults-'));
@@ -65,7 +66,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  fault = undefined;
+  plan = undefined;
   await harness.tearDown(namespace, scheduler, extender, proxy);
   if (configDir) await rm(configDir, { recursive: true, force: true });
 });
@@ -161,10 +162,10 @@ describe('the extender while the Kubernetes API fails', () => {
   it('1 s per API call: every answer is fresh, slower, and no error', async () => {
     const run = await underFault(
       () => {
-        fault = () => ({ kind: 'delay', ms: 1_000 });
+        plan = () => ({ kind: 'delay', ms: 1_000 });
       },
       () => {
-        fault = undefined;
+        plan = undefined;
       },
       6_000,
     );
@@ -181,10 +182,10 @@ describe('the extender while the Kubernetes API fails', () => {
     const relists = proxy?.counts().calls['LIST /api/v1/nodes'] ?? 0;
     const run = await underFault(
       () => {
-        fault = (key) => (key.startsWith('WATCH ') ? { kind: 'status', status: 410, reason: 'Expired', message: 'too old resource version: 1 (2)' } : undefined);
+        plan = ({ key }) => (key.startsWith('WATCH ') ? { kind: 'status', status: 410, reason: 'Expired', message: 'too old resource version: 1 (2)' } : undefined);
       },
       () => {
-        fault = undefined;
+        plan = undefined;
       },
       6_000,
     );
@@ -199,10 +200,10 @@ describe('the extender while the Kubernetes API fails', () => {
       async () => {
         // Something for the pods watch to carry: a pod bound to each node, so the cut falls inside an event.
         for (const node of nodes) await core.createNamespacedPod({ namespace, body: { metadata: { name: `churn-${pods++}` }, spec: { nodeName: node.name, containers: [{ name: 'c', image: 'x' }] } } });
-        fault = (key) => (key === 'WATCH /api/v1/pods' ? { kind: 'cut', afterBytes: 600 } : undefined);
+        plan = ({ key }) => (key === 'WATCH /api/v1/pods' ? { kind: 'cut', afterBytes: 600 } : undefined);
       },
       () => {
-        fault = undefined;
+        plan = undefined;
       },
       8_000,
     );

@@ -18,10 +18,10 @@ import { readNode, readPod } from '../../lambdas/kube/protobuf/core-v1-readers';
 import type { ProtobufItemReader } from '../../lambdas/kube/protobuf/kube-protobuf';
 import { BOUND_POD_FIELD_SELECTOR } from '../../lambdas/cluster-state/kubernetes-cluster-source';
 import { nodeInfoFromKubernetes, podInfoFromKubernetes } from '../../lambdas/scheduling';
-import { e2eHarness } from '../../local/e2e-context';
-import { kubeConnectionFromKubeconfigFile } from '../../local/kubeconfig-connection';
-import { createGpuNode, type GpuNode } from '../../local/gpu-nodes';
-import { markPodRunning } from '../../local/pod-status';
+import { e2eHarness } from './support/e2e-context';
+import { kubeConnectionFromKubeconfigFile } from '../../local/control-plane/kubeconfig-connection';
+import { createGpuNode, type GpuNode } from '../../local/nodes/gpu-nodes';
+import { markPodRunning } from '../../local/nodes/pod-status';
 import { GFD_G5_RENAMED, GFD_G5_TIME_SLICED, GFD_P4D, GFD_P4D_MIG_MIXED, KARPENTER_P4D, MIG_MIXED_RESOURCES, RENAMED_RESOURCES } from './real-node-labels';
 
 const harness = e2eHarness();

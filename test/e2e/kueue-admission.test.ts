@@ -9,13 +9,13 @@
 import { BatchV1Api, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kueueClusterQueue, kueueLocalQueue, kueueResourceFlavor } from '../../cdk/lib/kueue/kueue-objects';
-import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode, describeInstanceType, seedGpuLabels } from '../../local/gpu-nodes';
-import type { Kueue } from '../../local/kueue';
-import type { ManagedProcess } from '../../local/managed-process';
-import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
+import { e2eHarness } from './support/e2e-context';
+import { createGpuNode, describeInstanceType, seedGpuLabels } from '../../local/nodes/gpu-nodes';
+import type { Kueue } from '../../local/addons/kueue';
+import type { ManagedProcess } from '../../local/common/managed-process';
+import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
 import { deployedExtenderSettings } from '../../local/scheduler-config';
-import { sleep } from '../../local/wait';
+import { sleep } from '../../local/common/wait';
 import { condition, createObjects, finishPods, gpuJob, gpusHeld, jobPods, readJob, runPods, waitForJobBound, waitForWorkloadCondition, workloadOf } from './kueue-fixtures';
 
 const harness = e2eHarness();

@@ -3,10 +3,10 @@
 // created against the real CRDs, and reads of Workloads and a Job's pods.
 import { BatchV1Api, CustomObjectsApi, KubernetesObjectApi, type CoreV1Api, type KubeConfig, type KubernetesObject, type V1Job, type V1Pod } from '@kubernetes/client-node';
 import { KUEUE_QUEUE_LABEL } from '../../cdk/lib/kueue/kueue-objects';
-import { KUEUE_API } from '../../local/kueue';
-import { markPodFinished, markPodRunning } from '../../local/pod-status';
+import { KUEUE_API } from '../../local/addons/kueue';
+import { markPodFinished, markPodRunning } from '../../local/nodes/pod-status';
 import { GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
-import { waitFor } from '../../local/wait';
+import { waitFor } from '../../local/common/wait';
 
 export const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
 

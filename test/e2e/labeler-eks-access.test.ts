@@ -6,8 +6,8 @@ import type { RequestOptions } from 'node:https';
 import { CreateClusterCommand, DeleteClusterCommand, DescribeClusterCommand, EKSClient } from '@aws-sdk/client-eks';
 import { describe, expect, it } from 'vitest';
 import { EKS_TOKEN_PREFIX, kubeConfigFromEnvironment } from '../../lambdas/kube';
-import { e2eHarness } from '../../local/e2e-context';
-import { awsClientConfig, awsEnvironment } from '../../local/moto';
+import { e2eHarness } from './support/e2e-context';
+import { awsClientConfig, awsEnvironment } from '../../local/aws/moto';
 
 const h = e2eHarness();
 const eks = new EKSClient(awsClientConfig(h.info.motoUrl));

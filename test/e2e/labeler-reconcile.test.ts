@@ -2,9 +2,9 @@
 // batches (counted with an SDK middleware), node list paginated.
 import { AdmissionregistrationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/gpu-nodes';
-import { waitFor } from '../../local/wait';
+import { e2eHarness } from './support/e2e-context';
+import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/nodes/gpu-nodes';
+import { waitFor } from '../../local/common/wait';
 import { buildLabeler, gpuLabelsOf, scheduledEvent } from './labeler-support';
 import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
 

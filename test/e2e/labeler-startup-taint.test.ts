@@ -8,8 +8,8 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createNodeGateway, JSON_PATCH_OPTIONS, type NodeGateway } from '../../lambdas/kube';
 import { STARTUP_TAINT, removeStartupTaint } from '../../lambdas/labeler/startup-taint';
 import { METRIC } from '../../lambdas/observability/metric-catalog';
-import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/gpu-nodes';
+import { e2eHarness } from './support/e2e-context';
+import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/nodes/gpu-nodes';
 import { buildLabeler, gpuLabelsOf, scheduledEvent, stateChangeEvent } from './labeler-support';
 
 const h = e2eHarness();

@@ -9,10 +9,10 @@ import type { LabelerResult } from '../../lambdas/labeler/labeler-handler';
 import { createLabelerHandler } from '../../lambdas/labeler/labeler-handler';
 import { SERVICE } from '../../lambdas/observability/metric-catalog';
 import { createTelemetry, type Telemetry } from '../../lambdas/observability/telemetry';
-import type { E2eHarness } from '../../local/e2e-context';
-import { localLambdaContext } from '../../local/lambda-context';
-import { LOCAL_CLUSTER_NAME } from '../../local/gpu-nodes';
-import { awsClientConfig, awsEnvironment, LOCAL_AWS_REGION } from '../../local/moto';
+import type { E2eHarness } from './support/e2e-context';
+import { localLambdaContext } from '../../local/aws/lambda-context';
+import { LOCAL_CLUSTER_NAME } from '../../local/nodes/gpu-nodes';
+import { awsClientConfig, awsEnvironment, LOCAL_AWS_REGION } from '../../local/aws/moto';
 
 export interface LabelerUnderTest {
   /** The handler, invoked with a fresh Lambda context of the labeler's 5-minute timeout each time. */

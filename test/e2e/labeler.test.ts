@@ -4,8 +4,8 @@
 import { ModifyInstanceAttributeCommand, StartInstancesCommand, StopInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { METRIC } from '../../lambdas/observability/metric-catalog';
-import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/gpu-nodes';
+import { e2eHarness } from './support/e2e-context';
+import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/nodes/gpu-nodes';
 import { buildLabeler, gpuLabelsOf, launchInstance, registerNode, stateChangeEvent } from './labeler-support';
 
 const h = e2eHarness();

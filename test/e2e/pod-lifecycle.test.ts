@@ -3,9 +3,9 @@
 // user creates is bound and then marked Running, one that cannot be placed is reported
 // once with kube-scheduler's reason, and a deleted one does not stay Terminating.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/gpu-nodes';
-import { waitForPodEvent, waitForPodScheduled } from '../../local/pod-status';
+import { e2eHarness } from './support/e2e-context';
+import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/nodes/gpu-nodes';
+import { waitForPodEvent, waitForPodScheduled } from '../../local/nodes/pod-status';
 import { PodLifecycle } from '../../local/start/pod-lifecycle';
 
 const harness = e2eHarness();

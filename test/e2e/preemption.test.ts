@@ -6,14 +6,14 @@
 // will then reject (docs: DESIGN.md "Extender protocol").
 import { SchedulingV1Api, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startAlbAdapter, type AlbAdapter } from '../../local/alb-adapter';
-import { e2eHarness } from '../../local/e2e-context';
-import { kubeconfigOverrides } from '../../local/kubeconfig-connection';
-import { createGpuNode, deleteGpuNode, describeInstanceType, seedGpuLabels, type GpuNode, type GpuNodeSpec } from '../../local/gpu-nodes';
-import type { ManagedProcess } from '../../local/managed-process';
-import { finishTerminatingPods, markPodRunning, podEvents, waitForPodEvent, waitForPodScheduled } from '../../local/pod-status';
+import { startAlbAdapter, type AlbAdapter } from '../../local/extender-host/alb-adapter';
+import { e2eHarness } from './support/e2e-context';
+import { kubeconfigOverrides } from '../../local/control-plane/kubeconfig-connection';
+import { createGpuNode, deleteGpuNode, describeInstanceType, seedGpuLabels, type GpuNode, type GpuNodeSpec } from '../../local/nodes/gpu-nodes';
+import type { ManagedProcess } from '../../local/common/managed-process';
+import { finishTerminatingPods, markPodRunning, podEvents, waitForPodEvent, waitForPodScheduled } from '../../local/nodes/pod-status';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
-import { sleep, waitFor } from '../../local/wait';
+import { sleep, waitFor } from '../../local/common/wait';
 
 const harness = e2eHarness();
 const { core } = harness;

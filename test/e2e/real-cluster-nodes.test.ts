@@ -14,11 +14,11 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DecisionSummary } from '../../lambdas/extender/decision';
-import { e2eHarness } from '../../local/e2e-context';
-import { describeInstanceType, seedGpuLabels, type GpuNode, type GpuNodeSpec } from '../../local/gpu-nodes';
-import type { ManagedProcess } from '../../local/managed-process';
-import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
-import { podEvents, waitForPodEvent, waitForPodScheduled } from '../../local/pod-status';
+import { e2eHarness } from './support/e2e-context';
+import { describeInstanceType, seedGpuLabels, type GpuNode, type GpuNodeSpec } from '../../local/nodes/gpu-nodes';
+import type { ManagedProcess } from '../../local/common/managed-process';
+import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
+import { podEvents, waitForPodEvent, waitForPodScheduled } from '../../local/nodes/pod-status';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
 import { AUTO_MODE_P5, GFD_G5_RENAMED, GFD_G5_TIME_SLICED, GFD_P4D, GFD_P4D_MIG_MIXED, GFD_P4D_MIG_SINGLE, GFD_P5, KARPENTER_P4D, MIG_MIXED_RESOURCES, RENAMED_RESOURCES } from './real-node-labels';
 import { createCaseNode, createdNodeName, inCase } from './case-nodes';

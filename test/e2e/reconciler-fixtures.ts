@@ -8,14 +8,14 @@ import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view'
 import { join } from 'node:path';
 import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
 import { LAMBDA_ENTRIES } from '../../cdk/lib/functions/lambda-entries';
-import type { LocalHarnessInfo } from '../../local/e2e-context';
-import { LOCAL_CLUSTER_NAME } from '../../local/gpu-nodes';
-import { kubeconfigOverrides } from '../../local/kubeconfig-connection';
-import { awsClientConfig, awsEnvironment, LOCAL_AWS_REGION } from '../../local/moto';
+import type { LocalHarnessInfo } from './support/e2e-context';
+import { LOCAL_CLUSTER_NAME } from '../../local/nodes/gpu-nodes';
+import { kubeconfigOverrides } from '../../local/control-plane/kubeconfig-connection';
+import { awsClientConfig, awsEnvironment, LOCAL_AWS_REGION } from '../../local/aws/moto';
 import { LOCAL_ACCOUNT_ID } from '../../local/start/event-bridge';
 import { LocalLambda } from '../../local/start/local-lambda';
-import { markPodRunning } from '../../local/pod-status';
-import { createReplicaSetPods } from '../../local/replica-set-pods';
+import { markPodRunning } from '../../local/nodes/pod-status';
+import { createReplicaSetPods } from '../../local/nodes/replica-set-pods';
 
 export const OPT_IN = { [OPT_IN_LABEL]: 'enabled' };
 export const PAUSE_IMAGE = 'registry.k8s.io/pause:3.10';

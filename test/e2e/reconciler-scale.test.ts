@@ -6,8 +6,8 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../../lambdas/reconciler/reconcile';
 import { wireReconciler } from '../../lambdas/reconciler/wiring';
-import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/gpu-nodes';
+import { e2eHarness } from './support/e2e-context';
+import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/nodes/gpu-nodes';
 import { cloudWatch, createReadyReplicaSet, deletionCost, podsByName, publishPodMetrics, reconcilerEnv, reconcilerKube } from './reconciler-fixtures';
 
 const harness = e2eHarness();

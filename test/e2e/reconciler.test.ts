@@ -7,11 +7,11 @@ import { METRIC, SERVICE } from '../../lambdas/observability/metric-catalog';
 import { createTelemetry } from '../../lambdas/observability/telemetry';
 import { DEFAULT_POD_SELECTOR } from '../../lambdas/reconciler/config';
 import { createReconcilerHandler } from '../../lambdas/reconciler/reconciler-handler';
-import { e2eHarness } from '../../local/e2e-context';
-import { localLambdaContext } from '../../local/lambda-context';
-import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/gpu-nodes';
-import { finishTerminatingPods } from '../../local/pod-status';
-import { waitFor } from '../../local/wait';
+import { e2eHarness } from './support/e2e-context';
+import { localLambdaContext } from '../../local/aws/lambda-context';
+import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/nodes/gpu-nodes';
+import { finishTerminatingPods } from '../../local/nodes/pod-status';
+import { waitFor } from '../../local/common/wait';
 import type { AppMetrics } from './reconciler-fixtures';
 import {
   cloudWatch,

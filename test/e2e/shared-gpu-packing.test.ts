@@ -7,13 +7,13 @@
 // opening the untouched one. Asserted on spec.nodeName only.
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode, type GpuNode } from '../../local/gpu-nodes';
-import type { ManagedProcess } from '../../local/managed-process';
-import { waitForPodScheduled } from '../../local/pod-status';
-import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
+import { e2eHarness } from './support/e2e-context';
+import { createGpuNode, type GpuNode } from '../../local/nodes/gpu-nodes';
+import type { ManagedProcess } from '../../local/common/managed-process';
+import { waitForPodScheduled } from '../../local/nodes/pod-status';
+import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
-import { sleep } from '../../local/wait';
+import { sleep } from '../../local/common/wait';
 import { GFD_G5_RENAMED, RENAMED_RESOURCES } from './real-node-labels';
 
 const harness = e2eHarness();

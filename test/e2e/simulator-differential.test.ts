@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDump } from '../../bench/simulate/generated-dump';
 import { failedSchedulingReasons } from '../../lambdas/scheduling/failed-scheduling';
-import { e2eHarness } from '../../local/e2e-context';
-import { waitFor } from '../../local/wait';
+import { e2eHarness } from './support/e2e-context';
+import { waitFor } from '../../local/common/wait';
 import { simulateExact } from '../../simulator/exact';
 import { simulate } from '../../simulator/simulate';
 

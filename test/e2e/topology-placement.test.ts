@@ -12,13 +12,13 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NETWORK_LAYER_LABELS } from '../../lambdas/scheduling/keys';
-import { e2eHarness } from '../../local/e2e-context';
-import { createGpuNode, seedGpuLabels, describeInstanceType, type GpuNode } from '../../local/gpu-nodes';
-import type { ManagedProcess } from '../../local/managed-process';
-import { markPodRunning, waitForPodScheduled } from '../../local/pod-status';
-import { startRecordingExtender, type RecordingExtender } from '../../local/recording-extender';
+import { e2eHarness } from './support/e2e-context';
+import { createGpuNode, seedGpuLabels, describeInstanceType, type GpuNode } from '../../local/nodes/gpu-nodes';
+import type { ManagedProcess } from '../../local/common/managed-process';
+import { markPodRunning, waitForPodScheduled } from '../../local/nodes/pod-status';
+import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
-import { sleep } from '../../local/wait';
+import { sleep } from '../../local/common/wait';
 
 const harness = e2eHarness();
 const { core } = harness;

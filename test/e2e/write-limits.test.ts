@@ -11,7 +11,7 @@ import { GPU_LABEL } from '../../lambdas/labeler/gpu-labels';
 import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view';
 import { KARPENTER_DO_NOT_DISRUPT_ANNOTATION } from '../../lambdas/reconciler/do-not-disrupt';
 import { NODE_ANNOTATION, NODE_TAINT, POD_LABEL } from '../../lambdas/scheduling/keys';
-import { e2eHarness } from '../../local/e2e-context';
+import { e2eHarness } from './support/e2e-context';
 import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
 
 const h = e2eHarness();

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LOCAL_SERVER_CLI } from '../../local/extender-server';
+import { LOCAL_SERVER_CLI } from '../../local/extender-host/extender-server';
 import { helpText, type CliOptions, type CliSpec } from '../../cli/command-line';
 import { BENCH_CLI } from '../../bench/perf/cli';
 import { TRACE_CLI } from '../../bench/trace/trace-cli';

@@ -2,7 +2,7 @@
 // ValidatingAdmissionPolicy can: the API server itself compares the object
 // after the change with the one before and refuses anything outside our keys.
 // The CDK app deploys these objects and the local harness installs the very
-// same ones (local/write-limit-policy.ts), so the tested policy is the
+// same ones (local/policies/write-limit-policy.ts), so the tested policy is the
 // deployed policy.
 import { ownedLabelKeys } from '../../../lambdas/labeler/gpu-labels';
 import { KARPENTER_DO_NOT_DISRUPT_ANNOTATION } from '../../../lambdas/reconciler/do-not-disrupt';

@@ -1,7 +1,7 @@
 // Admission policies that turn a GPU pod's intent into what every scheduler
 // and autoscaler reads. Pure (no CDK imports): the CDK app deploys these
 // objects and the local harness installs the very same ones
-// (local/gpu-intent-policies.ts).
+// (local/policies/gpu-intent-policies.ts).
 //
 // - opt-in (MutatingAdmissionPolicy): in a namespace labelled
 //   NAMESPACE_OPT_IN, a GPU pod left to the default scheduler gets

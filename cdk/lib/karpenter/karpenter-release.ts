@@ -2,7 +2,7 @@
  * The Karpenter chart the stack installs (oci://public.ecr.aws/karpenter/karpenter).
  * 1.15.0 because its AWS provider module (github.com/aws/karpenter-provider-aws
  * v1.15.0) requires sigs.k8s.io/karpenter v1.15.0, the core the local harness
- * builds and runs (local/karpenter-binaries/go.mod): the scheduling and
+ * builds and runs (local/builds/go-modules/karpenter-binaries/go.mod): the scheduling and
  * consolidation the e2e tests exercise are the deployed ones, and the NodePool
  * and EC2NodeClass manifests are checked against that release's CRDs.
  * Change it together with that go.mod (a unit test compares the two).

@@ -1,7 +1,7 @@
 // The parts of Kueue's controller-manager Configuration
 // (config.kueue.x-k8s.io/v1beta2) that matter for GPU jobs under
 // gpu-scheduler. The stack's chart values and the local harness's Kueue
-// (local/kueue-config.ts, which adds its ports and certificate directory)
+// (local/addons/kueue-config.ts, which adds its ports and certificate directory)
 // start from the same object.
 import type { KubernetesObject } from '../common/kubernetes-object';
 

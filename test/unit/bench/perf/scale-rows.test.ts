@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ScaleResult } from '../../../../bench/perf/scale-bench';
 import { scaleRows } from '../../../../bench/perf/scale-rows';
-import type { ProxyCounts } from '../../../../local/kube-api-proxy';
+import type { ProxyCounts } from '../../../../local/proxies/kube-api-proxy';
 
 const timing = { samples: 300, median: 5, p99: 90, min: 3, max: 150 };
 const counts = (calls: Record<string, number>, responseBytes: number): ProxyCounts => ({

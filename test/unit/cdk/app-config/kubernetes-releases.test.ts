@@ -3,7 +3,7 @@ import { KUBERNETES_VERSIONS } from '../../../../cdk/app-config/app-config';
 import { KUBERNETES_RELEASES, LOCALLY_BUILT_MINOR, locallyBuiltRelease } from '../../../../cdk/app-config/kubernetes-releases';
 import { parseAppConfig } from '../../../../cdk/app-config/parse-app-config';
 import { secondSchedulerManifests } from '../../../../cdk/lib/scheduler/second-scheduler-manifests';
-import { pinnedKubernetesVersion } from '../../../../local/build-binaries';
+import { pinnedKubernetesVersion } from '../../../../local/builds/kube-binaries';
 import { findObject } from '../support/synthesize';
 
 function deployedImage(kubernetesVersion: string): unknown {
@@ -23,7 +23,7 @@ describe('one table of Kubernetes releases for the deployed scheduler and the te
     },
   );
 
-  it(`the binaries the tests run (local/kube-binaries/go.mod) are the release deployed for ${LOCALLY_BUILT_MINOR}`, () => {
+  it(`the binaries the tests run (local/builds/go-modules/kube-binaries/go.mod) are the release deployed for ${LOCALLY_BUILT_MINOR}`, () => {
     expect(KUBERNETES_VERSIONS).toContain(LOCALLY_BUILT_MINOR);
     // pinnedKubernetesVersion throws when go.mod and the table disagree.
     expect(pinnedKubernetesVersion()).toBe(locallyBuiltRelease());

@@ -5,7 +5,7 @@ import type { Context } from 'aws-lambda';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRIC, SERVICE } from '../../../../lambdas/observability/metric-catalog';
-import { localLambdaContext } from '../../../../local/lambda-context';
+import { localLambdaContext } from '../../../../local/aws/lambda-context';
 import { APP_CONFIG_DEFAULTS } from '../../../../cdk/app-config/app-config-defaults';
 import { dashboardLayoutSvg } from '../../../../cdk/tools/dashboard-layout';
 import { DASHBOARD_LAYOUT_SVG, dashboardBodies } from '../../../../cdk/tools/render-dashboard-layout';

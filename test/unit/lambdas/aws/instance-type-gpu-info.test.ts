@@ -2,8 +2,8 @@ import { EC2Client } from '@aws-sdk/client-ec2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInstanceTypeGpuCatalog, toGpuInfo } from '../../../../lambdas/aws/instance-type-gpu-info';
 import { desiredGpuLabels } from '../../../../lambdas/labeler/gpu-labels';
-import type { MotoServer } from '../../../../local/moto';
-import { awsClientConfig, startMoto } from '../../../../local/moto';
+import type { MotoServer } from '../../../../local/aws/moto';
+import { awsClientConfig, startMoto } from '../../../../local/aws/moto';
 
 // The labeler knows GPU types only from DescribeInstanceTypes (moto_server
 // serves EC2's GpuInfo): families released after this code, with names it

@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DRA_ABSENT_RECHECK_MS, kubernetesClusterSource } from '../../../../lambdas/cluster-state/kubernetes-cluster-source';
-import { DRA_GPUS, nvidiaGpuClaim, nvidiaResourceSlice } from '../../../../local/dra-gpu-driver';
+import { DRA_GPUS, nvidiaGpuClaim, nvidiaResourceSlice } from '../../../../local/addons/dra-gpu-driver';
 import type { KubeResponseInfo } from '../../../../lambdas/kube/kube-http-client';
 import type { SelfSignedCert, TlsServer } from '../kube/tls-fixture';
 import { selfSignedCert, startTlsServer } from '../kube/tls-fixture';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCandidateResolver, UNSEEN_CLAIM_REFRESH_MS } from '../../../../lambdas/extender/candidate-nodes';
 import { snapshotFromKubernetes } from '../../../../lambdas/scheduling';
-import { DRA_GPUS, nvidiaGpuClaim, nvidiaResourceSlice } from '../../../../local/dra-gpu-driver';
+import { DRA_GPUS, nvidiaGpuClaim, nvidiaResourceSlice } from '../../../../local/addons/dra-gpu-driver';
 
 // Nodes mode (nodeCacheCapable: false) gets full Node objects, which do not
 // say what a DRA node's ResourceSlices hold: they are read against the cache's.

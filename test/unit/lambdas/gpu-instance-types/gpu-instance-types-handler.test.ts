@@ -1,8 +1,8 @@
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createGpuInstanceTypesHandler, GPU_INSTANCE_TYPES_SERVICE } from '../../../../lambdas/gpu-instance-types/gpu-instance-types-handler';
-import type { MotoServer } from '../../../../local/moto';
-import { awsEnvironment, startMoto } from '../../../../local/moto';
+import type { MotoServer } from '../../../../local/aws/moto';
+import { awsEnvironment, startMoto } from '../../../../local/aws/moto';
 import { expectInvocationContext, invocationContext, logLines, onDemandContainer } from '../observability/lambda-invocation';
 import type { StdoutCapture } from '../observability/stdout-capture';
 import { captureStdout } from '../observability/stdout-capture';

@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubeConfigOf } from '../../../../lambdas/kube/kube-config';
 import { createDraGateway } from '../../../../lambdas/kube/dra-gateway';
-import { DRA_GPUS, nvidiaGpuClaim, nvidiaResourceSlice } from '../../../../local/dra-gpu-driver';
+import { DRA_GPUS, nvidiaGpuClaim, nvidiaResourceSlice } from '../../../../local/addons/dra-gpu-driver';
 import type { SelfSignedCert, TlsServer } from './tls-fixture';
 import { selfSignedCert, startTlsServer } from './tls-fixture';
 

@@ -3,8 +3,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { ConfigError } from '../../../../lambdas/env';
 import { EKS_TOKEN_PREFIX } from '../../../../lambdas/kube/eks-token';
 import { kubeConnectionFromEnvironment } from '../../../../lambdas/kube/kube-connection';
-import type { MotoServer } from '../../../../local/moto';
-import { awsClientConfig, awsEnvironment, startMoto } from '../../../../local/moto';
+import type { MotoServer } from '../../../../local/aws/moto';
+import { awsClientConfig, awsEnvironment, startMoto } from '../../../../local/aws/moto';
 
 const CA_PEM = '-----BEGIN CERTIFICATE-----\nMIIBtest\n-----END CERTIFICATE-----\n';
 const CA_DATA = Buffer.from(CA_PEM).toString('base64');

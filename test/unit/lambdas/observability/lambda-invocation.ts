@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { expect, vi } from 'vitest';
-import { localLambdaContext } from '../../../../local/lambda-context';
+import { localLambdaContext } from '../../../../local/aws/lambda-context';
 
 /**
  * The environment of a Lambda container started for a request (not

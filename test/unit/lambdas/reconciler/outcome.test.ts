@@ -1,7 +1,7 @@
 import type { ResourceV1ResourceClaim, V1Node, V1Pod, V1ResourceSlice } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { reconcileOutcome } from '../../../../lambdas/reconciler/outcome';
-import { DRA_GPUS, nvidiaGpuClaim, nvidiaGpuDevice, nvidiaResourceSlice, type DraGpuModel } from '../../../../local/dra-gpu-driver';
+import { DRA_GPUS, nvidiaGpuClaim, nvidiaGpuDevice, nvidiaResourceSlice, type DraGpuModel } from '../../../../local/addons/dra-gpu-driver';
 import { gpuNode, gpuPod } from '../scheduling/kube-objects';
 
 const NOW = new Date('2026-12-01T10:00:00Z');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { claimedGpuDemand, gpuClaimFromKubernetes, podGpuClaimKeys, readSelector } from '../../../../lambdas/scheduling/dra-claims';
 import { parsePodRequirements } from '../../../../lambdas/scheduling/pod-requirements';
 import { snapshotFromKubernetes } from '../../../../lambdas/scheduling/snapshot';
-import { DRA_GPUS, memoryAtLeast, nvidiaGpuClaim, nvidiaResourceSlice, productNameIs } from '../../../../local/dra-gpu-driver';
+import { DRA_GPUS, memoryAtLeast, nvidiaGpuClaim, nvidiaResourceSlice, productNameIs } from '../../../../local/addons/dra-gpu-driver';
 
 const claim = (name: string, count: number, selectors: readonly string[] = [], allocation?: { node: string; devices: readonly string[] }, namespace = 'ml') =>
   nvidiaGpuClaim(name, namespace, count, selectors, allocation);

@@ -3,7 +3,7 @@ import { draGpusByNode, draGpuSliceFromKubernetes, type DraGpuSlice } from '../.
 import { readGpuNodeFacts } from '../../../../lambdas/scheduling/gpu-node-facts';
 import { podInfoFromKubernetes } from '../../../../lambdas/scheduling/pod-info';
 import { snapshotFromKubernetes } from '../../../../lambdas/scheduling/snapshot';
-import { DRA_GPUS, nvidiaGpuDevice, nvidiaResourceSlice, type DraGpuModel } from '../../../../local/dra-gpu-driver';
+import { DRA_GPUS, nvidiaGpuDevice, nvidiaResourceSlice, type DraGpuModel } from '../../../../local/addons/dra-gpu-driver';
 
 /** A slice as the API server returns it: named, with the driver's shape. */
 function slice(nodeName: string, count: number, gpu: DraGpuModel = DRA_GPUS.h100, options: Parameters<typeof nvidiaResourceSlice>[3] = {}, name = `${nodeName}-gpu.nvidia.com-x`): Record<string, unknown> {

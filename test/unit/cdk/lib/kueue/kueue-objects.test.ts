@@ -9,7 +9,7 @@ import { KUEUE_VERSION } from '../../../../../cdk/lib/kueue/kueue-release';
 
 describe('KUEUE_VERSION', () => {
   it('is the release the local harness builds, runs and checks the objects against', () => {
-    const goMod = readFileSync(new URL('../../../../../local/kueue-binaries/go.mod', import.meta.url), 'utf8');
+    const goMod = readFileSync(new URL('../../../../../local/builds/go-modules/kueue-binaries/go.mod', import.meta.url), 'utf8');
     expect(/^\s*(?:require\s+)?sigs\.k8s\.io\/kueue\s+v(\d+\.\d+\.\d+)\s*$/m.exec(goMod)?.[1]).toBe(KUEUE_VERSION);
   });
 });

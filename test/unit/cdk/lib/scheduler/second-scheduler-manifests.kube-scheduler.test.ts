@@ -8,7 +8,7 @@ import { KUBERNETES_VERSIONS } from '../../../../../cdk/app-config/app-config';
 import { KUBERNETES_RELEASES, LOCALLY_BUILT_MINOR, locallyBuiltRelease } from '../../../../../cdk/app-config/kubernetes-releases';
 import { parseAppConfig } from '../../../../../cdk/app-config/parse-app-config';
 import { kubeSchedulerConfiguration } from '../../../../../cdk/lib/scheduler/second-scheduler-manifests';
-import { ensureKubeBinaries } from '../../../../../local/build-binaries';
+import { ensureKubeBinaries } from '../../../../../local/builds/kube-binaries';
 
 // The real kube-scheduler (the one the local harness builds) loads the
 // configuration we put in the ConfigMap: strict decoding and validation,

@@ -1,0 +1,116 @@
+// The ALB's HTTPS listener with mutual TLS in verify mode, run as a process of
+// its own (alb-tls-front.ts starts it with `node --import tsx`). On AWS the
+// ALB's own fleet terminates TLS and verifies client certificates, never the
+// Lambda: so here a child process does it, and a flood of refused handshakes
+// costs the process that stands in for the ALB, not the event loop that runs
+// the handler. That is also why refusals are counted here and reported in
+// batches (at most one message every REFUSAL_REPORT_MS), never one message per
+// handshake. A verified request is passed to the adapter's plain listener on
+// loopback with the headers the ALB adds (`x-amzn-mtls-clientcert-*`); a failed
+// handshake reaches nothing.
+import { Agent, request, type IncomingHttpHeaders } from 'node:http';
+import { createServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { resolve } from 'node:path';
+import type { TLSSocket } from 'node:tls';
+import { fileURLToPath } from 'node:url';
+
+/** What the front is started with, as JSON in the TLS_FRONT_CONFIG_ENV variable. */
+export interface TlsFrontConfig {
+  readonly certificatePem: string;
+  readonly privateKeyPem: string;
+  readonly clientCaBundle: string;
+  /** The adapter's plain listener on 127.0.0.1. */
+  readonly upstreamPort: number;
+  /** Port to listen on (0: a free one). */
+  readonly port: number;
+}
+
+/** What the front tells its parent: where it listens, refusals since the last report, a failure, or that it stopped. */
+export type TlsFrontMessage = { readonly listening: number } | { readonly refused: number } | { readonly error: string } | { readonly stopped: true };
+
+export const TLS_FRONT_CONFIG_ENV = 'ALB_TLS_FRONT';
+/** How often refused handshakes are reported: a flood costs at most one message per interval. */
+export const REFUSAL_REPORT_MS = 100;
+
+/** The headers the ALB adds to a request that passed mutual TLS in verify mode. */
+function albHeaders(socket: TLSSocket, headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const peer = socket.getPeerCertificate();
+  return {
+    ...headers,
+    'x-forwarded-proto': 'https',
+    'x-forwarded-port': String(socket.localPort),
+    'x-amzn-mtls-clientcert-serial-number': peer.serialNumber,
+    'x-amzn-mtls-clientcert-subject': `CN=${String(peer.subject.CN)}`,
+    'x-amzn-mtls-clientcert-issuer': `CN=${String(peer.issuer.CN)}`,
+    'x-amzn-mtls-clientcert-validity': `NotBefore=${new Date(peer.valid_from).toISOString()};NotAfter=${new Date(peer.valid_to).toISOString()}`,
+  };
+}
+
+/** Serves the listener; `send` carries the messages to the parent. */
+export function serveTlsFront(config: TlsFrontConfig, send: (message: TlsFrontMessage) => void): { stop(): Promise<void> } {
+  const agent = new Agent({ keepAlive: true });
+  const server = createServer(
+    { cert: config.certificatePem, key: config.privateKeyPem, ca: config.clientCaBundle, requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.2' },
+    (req, res) => {
+      const upstream = request(
+        { host: '127.0.0.1', port: config.upstreamPort, method: req.method, path: req.url, headers: albHeaders(req.socket as TLSSocket, req.headers), agent },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    },
+  );
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  let refused = 0;
+  let reported = 0;
+  const report = (): void => {
+    if (refused === reported) return;
+    send({ refused: refused - reported });
+    reported = refused;
+  };
+  const reporter = setInterval(report, REFUSAL_REPORT_MS);
+  server.on('tlsClientError', (_error, socket) => {
+    refused += 1;
+    socket.destroy();
+  });
+  server.once('error', (error) => send({ error: error.message }));
+  server.listen(config.port, '127.0.0.1', () => send({ listening: (server.address() as AddressInfo).port }));
+
+  return {
+    stop: () =>
+      new Promise<void>((done) => {
+        clearInterval(reporter);
+        report();
+        for (const socket of sockets) socket.destroy();
+        agent.destroy();
+        server.close(() => done());
+      }),
+  };
+}
+
+const runAsFront = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (runAsFront) {
+  const config = JSON.parse(process.env[TLS_FRONT_CONFIG_ENV] ?? 'null') as TlsFrontConfig | null;
+  const send = (message: TlsFrontMessage): void => {
+    process.send?.(message);
+  };
+  if (!config) throw new Error(`the TLS front needs its configuration in ${TLS_FRONT_CONFIG_ENV}`);
+  const front = serveTlsFront(config, send);
+  process.on('message', () => {
+    void front.stop().then(() => {
+      send({ stopped: true });
+      process.exit(0);
+    });
+  });
+  // The adapter's process is gone: nothing is left to serve.
+  process.on('disconnect', () => process.exit(0));
+}

@@ -1,0 +1,61 @@
+// The extender Lambda handler behind the local ALB adapter, recording every
+// exchange: its decision log (what it decided, per verb and pod), failures,
+// and the HTTP status of each answer. e2e tests assert on these to show the
+// extender was really asked and always answered, without mocking anything.
+import type { DecisionSummary } from '../../lambdas/extender/decision';
+import { createExtenderHandler } from '../../lambdas/extender/extender-handler';
+import type { ExtenderObserver } from '../../lambdas/extender/observer';
+import type { Env } from '../../lambdas/env';
+import { startAlbAdapter, type AlbAdapter, type AlbAdapterOptions } from './alb-adapter';
+import { kubeconfigOverrides } from '../control-plane/kubeconfig-connection';
+
+export interface RecordingExtender {
+  readonly adapter: AlbAdapter;
+  readonly decisions: readonly { verb: string; summary: DecisionSummary }[];
+  readonly failures: readonly { verb: string | undefined; status: number; message: string }[];
+  /** Every answer, with the handler's own time (what the Lambda would bill, without the ALB's hop). */
+  readonly responses: readonly { path: string; status: number; handlerMs: number }[];
+  /** The extender's filter decisions for one pod, oldest first. */
+  filterDecisionsOf(namespace: string, pod: string): DecisionSummary[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the extender handler behind a local ALB, talking to the cluster of
+ * `kubeconfig` (e.g. the control plane's extender identity; without one it
+ * has no cluster access), with `env` as its environment (e.g. EXTENDER_CACHE_TTL).
+ */
+export async function startRecordingExtender(
+  kubeconfig: string | undefined,
+  env: Env = {},
+  albOptions: Pick<AlbAdapterOptions, 'tls' | 'reservedConcurrency' | 'minInvocationMs'> = {},
+): Promise<RecordingExtender> {
+  const decisions: { verb: string; summary: DecisionSummary }[] = [];
+  const failures: { verb: string | undefined; status: number; message: string }[] = [];
+  const responses: { path: string; status: number; handlerMs: number }[] = [];
+  const observer: ExtenderObserver = {
+    decision: (verb, summary) => decisions.push({ verb, summary }),
+    failure: (verb, status, message) => failures.push({ verb, status, message }),
+    warn: () => undefined,
+  };
+  const handler = createExtenderHandler({ env, observer, ...(kubeconfig === undefined ? {} : kubeconfigOverrides(kubeconfig)) });
+  const adapter = await startAlbAdapter({
+    ...albOptions,
+    functionName: 'gpu-extender',
+    handler: async (event, context) => {
+      const startedAt = performance.now();
+      const result = await handler(event, context);
+      responses.push({ path: event.path, status: result.statusCode, handlerMs: performance.now() - startedAt });
+      return result;
+    },
+  });
+  return {
+    adapter,
+    decisions,
+    failures,
+    responses,
+    filterDecisionsOf: (namespace, pod) =>
+      decisions.filter((d) => d.verb === 'filter' && d.summary.pod === `${namespace}/${pod}`).map((d) => d.summary),
+    stop: () => adapter.stop(),
+  };
+}

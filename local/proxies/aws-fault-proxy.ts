@@ -1,0 +1,126 @@
+// An in-process stand-in for faults moto cannot produce: an HTTP proxy in
+// front of moto_server that, as its fault plan (fault-plan.ts) says, answers
+// chosen calls itself with the errors AWS sends when it throttles or fails
+// (in each service's own wire format, so the SDK parses them as it parses
+// AWS's), forwards them late, or cuts their answer. Point a client's endpoint
+// (AWS_ENDPOINT_URL) at it; everything else reaches moto unchanged.
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { injectFault, passBody, type AnsweredFault, type ProxyAnswer } from './fault-injection';
+import { Attempts, type FaultKind, type FaultPlan } from './fault-plan';
+
+/** One AWS call as the proxy sees it. */
+export interface AwsCall {
+  /** The signing name from the Authorization header's credential scope: `ec2`, `monitoring` (CloudWatch), … */
+  readonly service: string;
+  /** `DescribeInstances` (query protocol's Action) or `GetMetricData` (JSON's X-Amz-Target). */
+  readonly action: string;
+}
+
+export interface AwsFaultProxy {
+  readonly url: string;
+  /** Every call seen, with the kind of fault it got (undefined: forwarded as it was). */
+  readonly calls: readonly (AwsCall & { readonly fault: FaultKind | undefined; readonly at: number })[];
+  /** Calls per `<service> <action>` since the start or the last resetAttempts: a retry is the same call again. */
+  readonly attempts: ReadonlyMap<string, number>;
+  resetAttempts(): void;
+  stop(): Promise<void>;
+}
+
+/** `faults` decides each call's answer from the call and which attempt of it this is (1 = the first). */
+export async function startAwsFaultProxy(options: { readonly target: string; readonly faults?: FaultPlan<AwsCall> }): Promise<AwsFaultProxy> {
+  const target = new URL(options.target);
+  const calls: (AwsCall & { fault: FaultKind | undefined; at: number })[] = [];
+  const attempts = new Attempts();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const body = await readAll(req);
+    const call = describeCall(req, body);
+    const fault = options.faults?.(call, attempts.next(`${call.service} ${call.action}`));
+    calls.push({ ...call, fault: fault?.kind, at: Date.now() });
+    const forward = (cutAfterBytes?: number): void => {
+      const out = request(
+        { hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          passBody(answer, res, cutAfterBytes);
+        },
+      );
+      out.on('error', () => res.destroy());
+      out.end(body);
+    };
+    injectFault(fault, req, res, { errorAnswer: (answered) => awsErrorAnswer(call, answered), forward });
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    attempts: attempts.byKey,
+    resetAttempts: () => attempts.reset(),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function readAll(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function describeCall(req: IncomingMessage, body: Buffer): AwsCall {
+  const scope = /Credential=[^/]+\/\d{8}\/[^/]+\/([^/]+)\/aws4_request/.exec(req.headers.authorization ?? '');
+  const service = scope?.[1] ?? 'unknown';
+  const targetHeader = req.headers['x-amz-target'];
+  const action =
+    typeof targetHeader === 'string' ? (targetHeader.split('.').at(-1) ?? targetHeader) : (new URLSearchParams(body.toString('utf8')).get('Action') ?? 'unknown');
+  return { service, action };
+}
+
+/** Each service's error code and message for a status: EC2's, then CloudWatch's. */
+const AWS_ERRORS: Readonly<Record<number, { ec2: [string, string]; cloudWatch: [string, string] }>> = {
+  500: { ec2: ['InternalError', 'An internal error has occurred'], cloudWatch: ['InternalServiceError', 'Internal service error'] },
+  503: { ec2: ['Unavailable', 'The server is overloaded and cannot handle the request'], cloudWatch: ['ServiceUnavailable', 'Service unavailable'] },
+};
+
+/**
+ * AWS's own error shapes: the query protocol's XML for EC2, JSON 1.0
+ * (query-compatible) for CloudWatch. A throttle is EC2's
+ * `RequestLimitExceeded` (HTTP 503) or CloudWatch's `Throttling` (HTTP 400).
+ */
+export function awsErrorAnswer(call: AwsCall, fault: AnsweredFault): ProxyAnswer {
+  const requestId = crypto.randomUUID();
+  const ec2 = call.service === 'ec2';
+  const [status, defaultCode, defaultMessage] =
+    fault.kind === 'throttle'
+      ? ec2
+        ? [503, 'RequestLimitExceeded', 'Request limit exceeded.']
+        : [400, 'Throttling', 'Rate exceeded']
+      : [fault.status, ...(AWS_ERRORS[fault.status]?.[ec2 ? 'ec2' : 'cloudWatch'] ?? ['ServiceError', `HTTP ${fault.status}`])];
+  const code = (fault.kind === 'status' ? fault.reason : undefined) ?? defaultCode;
+  const message = (fault.kind === 'status' ? fault.message : undefined) ?? defaultMessage;
+  if (ec2) {
+    const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${code}</Code><Message>${message}</Message></Error></Errors><RequestID>${requestId}</RequestID></Response>`;
+    return { status, headers: { 'content-type': 'text/xml;charset=UTF-8', 'x-amzn-requestid': requestId }, body };
+  }
+  const sender = status < 500 ? 'Sender' : 'Receiver';
+  return {
+    status,
+    headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': requestId, 'x-amzn-query-error': `${code};${sender}` },
+    body: JSON.stringify({ __type: `com.amazonaws.cloudwatch#${code}`, message }),
+  };
+}
