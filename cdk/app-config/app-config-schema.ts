@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { clusterSchema } from './cluster-schema';
-import { STACK_SET_VARIABLES } from './function-environment';
+import { STACK_SET_VARIABLES } from './stack-set-variables';
 import { extenderFunctionSchema, labelerFunctionSchema, reconcilerFunctionSchema } from './functions-schema';
 import { KUBERNETES_RELEASES, KUBERNETES_VERSIONS } from './kubernetes-releases';
 import { monitoringSchema } from './monitoring-schema';

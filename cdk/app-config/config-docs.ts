@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { addonsSchema, admissionSchema, alarmsSchema, appConfigSchema } from './app-config-schema';
 import { CLUSTER_MODES, existingClusterDetailsSchema, newClusterSchema } from './cluster-schema';
-import { STACK_SET_VARIABLES } from './function-environment';
+import { STACK_SET_VARIABLES } from './stack-set-variables';
 import { extenderFunctionSchema, labelerFunctionSchema, reconcilerFunctionSchema } from './functions-schema';
 import { karpenterSchema, nodePoolSchema } from './karpenter-schema';
 import { monitoringSchema } from './monitoring-schema';
