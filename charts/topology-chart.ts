@@ -18,7 +18,7 @@ export function topologyChartSpec(results: TopologyResults, title?: string): Top
   const policyOrder = results.policies.map((p) => p.label);
   const spec: TopLevelSpec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: title ?? `Topology benchmark: ${results.seeds} seeds, ${results.jobs} jobs each, load ${results.load}`,
+    title: { text: title ?? `Topology benchmark: ${results.seeds} seeds, ${results.jobs} jobs each, load ${results.load}`, offset: 16 },
     hconcat: PANELS.map((panel) => ({
       title: panel.title,
       width: 170,
@@ -30,7 +30,7 @@ export function topologyChartSpec(results: TopologyResults, title?: string): Top
           encoding: {
             x: { field: 'policy', type: 'nominal', sort: policyOrder, axis: null },
             y: { field: 'value', type: 'quantitative', title: null },
-            color: { field: 'policy', type: 'nominal', sort: policyOrder, title: 'policy', legend: { orient: 'bottom', direction: 'vertical' } },
+            color: { field: 'policy', type: 'nominal', sort: policyOrder, title: 'policy' },
           },
         },
         {
