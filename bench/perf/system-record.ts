@@ -12,8 +12,16 @@ import { DEPLOYED_CLIENT_RATE_LIMIT } from './scheduler-throughput';
 
 export const RECORDED_SYSTEM_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/data/system-bench.json');
 
+/** What the chart takes from a scale result. */
+export type ScaleFigures = Pick<ScaleResult, 'nodes' | 'pods' | 'vcpu' | 'httpTimeoutSeconds'> & { readonly cold: Pick<ScaleResult['cold'], 'initMs' | 'firstFilterMs'> };
+
+/** What the chart takes from an e2e (throughput) result. */
+export type ThroughputFigures = Pick<ThroughputResult, 'nodes' | 'pods'> & {
+  readonly comparisons: readonly { readonly clientRateLimit: { readonly qps: number }; readonly without: { readonly podsPerSecond: number }; readonly with: { readonly podsPerSecond: number } }[];
+};
+
 /** The chart's figures of one run's scale and e2e results. */
-export function systemFiguresOf(run: { readonly scale?: ScaleResult; readonly e2e?: ThroughputResult }, measured: string): Partial<SystemFigures> {
+export function systemFiguresOf(run: { readonly scale?: ScaleFigures; readonly e2e?: ThroughputFigures }, measured: string): Partial<SystemFigures> {
   const { scale, e2e } = run;
   return {
     coldFirstAnswer:

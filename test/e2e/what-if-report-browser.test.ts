@@ -31,18 +31,27 @@ describe('the what-if report in headless chromium', () => {
     });
   });
 
-  it('parses the docs\' charts as SVG and draws them with text', async () => {
-    const svgs = [...TRACE_CHARTS.map((c) => c.svg), 'topology-benchmark.svg', 'system-benchmark.svg'].map((name) => readFileSync(path.join(docs, name), 'utf8'));
-    await withPageOf('<!doctype html><title>charts</title>', async ({ page, errors, requests }) => {
-      // The page's own DOMParser (the page script runs in the browser, not here).
-      const parsed = (await page.evaluate(
-        `${JSON.stringify(svgs)}.map((text) => { const doc = new DOMParser().parseFromString(text, 'image/svg+xml'); return { error: doc.querySelector('parsererror')?.textContent ?? null, texts: doc.querySelectorAll('text').length }; })`,
-      )) as { error: string | null; texts: number }[];
-      expect(parsed).toHaveLength(svgs.length);
-      for (const chart of parsed) {
-        expect(chart.error).toBeNull();
-        expect(chart.texts).toBeGreaterThan(10);
-      }
+  it("draws the docs' charts as SVG with every label inside the picture (real fonts, no legend cut at the edge)", async () => {
+    const names = [...TRACE_CHARTS.map((c) => c.svg), 'topology-benchmark.svg', 'system-benchmark.svg'];
+    const svgs = names.map((name) => readFileSync(path.join(docs, name), 'utf8'));
+    await withPageOf('<!doctype html><title>charts</title><body style="margin:0"></body>', async ({ page, errors, requests }) => {
+      // The page's own XML parser, then each chart inline at its own size, its texts measured by the browser's layout.
+      const drawn = (await page.evaluate(
+        `${JSON.stringify(svgs)}.map((text) => {
+          const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+          const error = doc.querySelector('parsererror')?.textContent ?? null;
+          if (error !== null) return { error, texts: 0, outside: [] };
+          const svg = document.importNode(doc.documentElement, true);
+          document.body.replaceChildren(svg);
+          const box = svg.getBoundingClientRect();
+          const texts = [...svg.querySelectorAll('text')].filter((t) => t.textContent.trim() !== '');
+          const outside = texts.filter((t) => { const r = t.getBoundingClientRect(); return r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5; }).map((t) => t.textContent);
+          return { error, texts: texts.length, outside };
+        })`,
+      )) as { error: string | null; texts: number; outside: string[] }[];
+      expect(drawn.map((chart, i) => ({ chart: names[i], error: chart.error, manyTexts: chart.texts > 10, outside: chart.outside }))).toEqual(
+        names.map((chart) => ({ chart, error: null, manyTexts: true, outside: [] })),
+      );
       expect(errors).toEqual([]);
       expect(requests).toEqual([]);
     });
