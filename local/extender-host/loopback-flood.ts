@@ -7,13 +7,13 @@
 // test waits on the adapter's own counters (refused handshakes, throttled
 // invocations) to know the flood is under way, never on a clock.
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { request as httpRequest, Agent as HttpAgent } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import { isEntryPoint } from '../../cli/command-line';
 import { errorMessage } from '../../lambdas/common/error-message';
 import { GPU_RESOURCE } from '../../lambdas/scheduling/keys';
+import { typescriptProgramArgs } from '../common/typescript-program';
 
 export interface FloodOptions {
   /** http(s)://127.0.0.1:port of the target. */
@@ -140,8 +140,6 @@ export function startFlood(options: FloodOptions): RunningFlood {
 type FloodMessage = { readonly result: FloodResult } | { readonly error: string };
 
 const FLOOD_PROGRAM = fileURLToPath(import.meta.url);
-/** tsx's loader: one node process runs the TypeScript program (no wrapper process in between). */
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 /**
  * Starts the flood in a child process (at the default priority: the test
@@ -150,7 +148,7 @@ const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).
  * this process.
  */
 export function startFloodProcess(options: FloodOptions): RunningFlood {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, FLOOD_PROGRAM, JSON.stringify(options)], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  const child = spawn(process.execPath, typescriptProgramArgs(FLOOD_PROGRAM, [JSON.stringify(options)]), { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4_000);

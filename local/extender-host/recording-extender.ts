@@ -3,11 +3,13 @@
 // and the HTTP status of each answer. e2e tests assert on these to show the
 // extender was really asked and always answered, without mocking anything.
 import type { DecisionSummary } from '../../lambdas/extender/decision';
-import { createExtenderHandler } from '../../lambdas/extender/extender-handler';
+import { albHandlerOf, createExtender } from '../../lambdas/extender/extender-handler';
 import type { ExtenderObserver } from '../../lambdas/extender/observer';
 import type { Env } from '../../lambdas/env';
 import { startAlbAdapter, type AlbAdapter, type AlbAdapterOptions } from './alb-adapter';
 import { kubeconfigOverrides } from '../control-plane/kubeconfig-connection';
+import type { Snapshot } from '../../lambdas/scheduling';
+import { waitForExtenderSnapshot } from './extender-snapshot';
 
 export interface RecordingExtender {
   readonly adapter: AlbAdapter;
@@ -17,6 +19,8 @@ export interface RecordingExtender {
   readonly responses: readonly { path: string; status: number; handlerMs: number }[];
   /** The extender's filter decisions for one pod, oldest first. */
   filterDecisionsOf(namespace: string, pod: string): DecisionSummary[];
+  /** Refreshes the extender's cluster cache until its snapshot satisfies `holds`, e.g. shows a label just written (extender-snapshot.ts). */
+  waitForSnapshot(describe: string, holds: (snapshot: Snapshot) => boolean, timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -38,7 +42,8 @@ export async function startRecordingExtender(
     failure: (verb, status, message) => failures.push({ verb, status, message }),
     warn: () => undefined,
   };
-  const handler = createExtenderHandler({ env, observer, ...(kubeconfig === undefined ? {} : kubeconfigOverrides(kubeconfig)) });
+  const extender = createExtender({ env, observer, ...(kubeconfig === undefined ? {} : kubeconfigOverrides(kubeconfig)) });
+  const handler = albHandlerOf(extender);
   const adapter = await startAlbAdapter({
     ...albOptions,
     functionName: 'gpu-extender',
@@ -56,6 +61,7 @@ export async function startRecordingExtender(
     responses,
     filterDecisionsOf: (namespace, pod) =>
       decisions.filter((d) => d.verb === 'filter' && d.summary.pod === `${namespace}/${pod}`).map((d) => d.summary),
+    waitForSnapshot: (describe, holds, timeoutMs) => waitForExtenderSnapshot(extender, describe, holds, timeoutMs),
     stop: () => adapter.stop(),
   };
 }

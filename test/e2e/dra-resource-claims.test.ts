@@ -12,7 +12,6 @@
 import { KubernetesObjectApi, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtenderRanking } from '../../lambdas/extender/decision';
-import { DEFAULT_CACHE_TTL_MS } from '../../lambdas/extender/config';
 import { e2eHarness } from './support/e2e-context';
 import { DRA_GPUS, installDraGpuDriver, nvidiaGpuClaimTemplate, productNameIs, type DraGpuDriver } from '../../local/addons/dra-gpu-driver';
 import { describeInstanceType, seedGpuLabels, type GpuNode } from '../../local/nodes/gpu-nodes';
@@ -20,7 +19,7 @@ import type { ManagedProcess } from '../../local/common/managed-process';
 import { waitForPodScheduled } from '../../local/nodes/pod-status';
 import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
-import { sleep, waitFor } from '../../local/common/wait';
+import { waitFor } from '../../local/common/wait';
 import { createCaseNode, inCase } from './case-nodes';
 
 const harness = e2eHarness();
@@ -29,8 +28,6 @@ const objects = KubernetesObjectApi.makeApiClient(harness.kubeConfig);
 
 const WAIT_MS = 90_000;
 const BURST = 16;
-/** Long enough for the extender's next snapshot to include whatever was bound before. */
-const PAST_TTL_MS = DEFAULT_CACHE_TTL_MS + 500;
 
 let extender: RecordingExtender | undefined;
 let scheduler: ManagedProcess | undefined;
@@ -155,7 +152,7 @@ describe('pods that claim GPUs through ResourceClaims, under the real kube-sched
     await createPod(claimingPod('six', 'six-h100', { 'kubernetes.io/hostname': nodeName('packA') }));
     expect(await scheduledOn('six')).toBe(nodeName('packA'));
     expect(await allocatedDevices('six')).toHaveLength(6);
-    await sleep(PAST_TTL_MS);
+    await extender?.waitForSnapshot('count the six GPUs claimed on packA', (snapshot) => snapshot.dra.gpusByNode.get(nodeName('packA'))?.claimed === 6);
     // Two GPUs fill packA exactly; on packB they would strand six.
     await createPod(claimingPod('two', 'two-h100', inCase('pack')));
     const placed = await scheduledOn('two');
