@@ -6,6 +6,7 @@
 import type { CoreV1Api } from '@kubernetes/client-node';
 import type { Extender } from '../../lambdas/extender/extender-handler';
 import type { Snapshot } from '../../lambdas/scheduling';
+import { TtlClusterCache } from '../../lambdas/cluster-state/cluster-cache';
 import { waitFor } from '../common/wait';
 
 /**
@@ -32,4 +33,15 @@ export async function waitForExtenderToCatchUp(extender: Extender, core: CoreV1A
     const seen = new Set(snapshot.podsInNamespace(namespace).map((pod) => pod.name));
     return nodeNames.every((name) => snapshot.getNode(name) !== undefined) && bound.every((name) => seen.has(name));
   });
+}
+
+/**
+ * Waits until the snapshot the extender serves is older than `ttlMs` (its
+ * EXTENDER_CACHE_TTL), without refreshing it: the next request then refreshes
+ * it first, e.g. while a fault of the API server is on.
+ */
+export async function waitForStaleSnapshot(extender: Extender, ttlMs: number, timeoutMs = 60_000): Promise<void> {
+  const { cache } = await extender.deps();
+  if (!(cache instanceof TtlClusterCache)) throw new Error('the extender has no TTL cluster cache (started without cluster access)');
+  await waitFor(`the extender's snapshot to be older than its ${ttlMs} ms TTL`, () => ((cache.ageMs() ?? 0) > ttlMs ? true : undefined), { timeoutMs, intervalMs: 100 });
 }
