@@ -13,6 +13,7 @@ import { KubernetesObjectApi, type KubernetesObject, type V1Pod } from '@kuberne
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtenderRanking } from '../../lambdas/extender/decision';
 import { e2eHarness } from './support/e2e-context';
+import { allocatedDeviceNodes } from './support/dra-allocation';
 import { DRA_GPUS, installDraGpuDriver, nvidiaGpuClaimTemplate, productNameIs, type DraGpuDriver } from '../../local/addons/dra-gpu-driver';
 import { describeInstanceType, seedGpuLabels, type GpuNode } from '../../local/nodes/gpu-nodes';
 import type { ManagedProcess } from '../../local/common/managed-process';
@@ -74,15 +75,12 @@ async function createTemplate(name: string, count: number, selectors: readonly s
 const createPod = (pod: V1Pod) => core.createNamespacedPod({ namespace, body: pod });
 const scheduledOn = (name: string): Promise<string> => waitForPodScheduled(core, { namespace, name }, WAIT_MS);
 
-/** The devices kube-scheduler allocated to the pod's claim, as `pool/device`. */
+/** The devices kube-scheduler allocated to the pod's claim, as `node/device` (the node from the slice that publishes each). */
 async function allocatedDevices(pod: string): Promise<string[]> {
   const read = await core.readNamespacedPod({ namespace, name: pod });
   const claimName = read.status?.resourceClaimStatuses?.find((s) => s.name === 'gpus')?.resourceClaimName;
   if (claimName === undefined || claimName === null) return [];
-  const claim = (await objects.read({ apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim', metadata: { name: claimName, namespace } })) as {
-    status?: { allocation?: { devices?: { results?: { pool: string; device: string }[] } } };
-  };
-  return (claim.status?.allocation?.devices?.results ?? []).map((r) => `${r.pool}/${r.device}`);
+  return allocatedDeviceNodes(harness.kubeConfig, namespace, claimName);
 }
 
 function lastRanking(name: string): ExtenderRanking | undefined {
