@@ -248,7 +248,7 @@ describe('npm start -- --exit-after-demo', () => {
     expect(stdout).toMatch(/GPU pods pending for gpu-scheduler: \d+, the oldest for \d+ s/);
 
     // The what-if report of the same cluster: every node, and the jobs that stayed pending with why.
-    const reportPath = /what-if report of this cluster \([^)]*\): (\S+\.html)/.exec(stdout)?.[1];
+    const reportPath = /what-if report of this cluster \(.*\): (\S+\.html)$/m.exec(stdout)?.[1];
     expect(reportPath, stdout).toBeDefined();
     const report = readFileSync(reportPath ?? '', 'utf8');
     expect(report.match(/ data-node="/g)?.length).toBeGreaterThanOrEqual(12);
