@@ -4,12 +4,12 @@
 // RBAC the stack applies (cdk/lib/access/extender-tls-manifests.ts): it reads
 // and fills the empty Secret, rolls the scheduler Deployment and waits for the
 // rollout; it may not read another Secret, create one, or patch another Deployment.
-import { AppsV1Api, CoreV1Api, KubeConfig, KubernetesObjectApi, type KubernetesObject, type User } from '@kubernetes/client-node';
-import type { RequestOptions } from 'node:https';
+import { AppsV1Api, CoreV1Api, KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CERTIFICATES_GROUP, extenderTlsManifests } from '../../cdk/lib/access/extender-tls-manifests';
 import { ROTATED_AT_ANNOTATION, schedulerSecretPorts } from '../../lambdas/certificates/scheduler-secret';
 import { e2eHarness } from './support/e2e-context';
+import { impersonating } from './support/impersonation';
 import { createGpuNode } from '../../local/nodes/gpu-nodes';
 import { finishTerminatingPods, markPodRunning } from '../../local/nodes/pod-status';
 import { waitFor } from '../../local/common/wait';
@@ -22,28 +22,6 @@ let namespace = '';
 let asRotation: KubeConfig;
 let stopKubelet = false;
 let kubelet: Promise<void> = Promise.resolve();
-
-/** The admin's connection, sending requests as a user in the rotation Lambda's group only. */
-function impersonating(admin: KubeConfig, group: string): KubeConfig {
-  const cluster = admin.getCurrentCluster();
-  const token = admin.getCurrentUser()?.token;
-  if (!cluster || !token) throw new Error('the admin kubeconfig has no cluster or token');
-  const kc = new KubeConfig();
-  kc.addAuthenticator({
-    isAuthProvider: (user: User) => user.authProvider?.name === 'impersonate',
-    applyAuthentication: (_user: User, opts: RequestOptions) => {
-      opts.headers = { ...opts.headers, authorization: `Bearer ${token}`, 'impersonate-user': 'certificate-rotation', 'impersonate-group': group };
-      return Promise.resolve();
-    },
-  });
-  kc.loadFromOptions({
-    clusters: [cluster],
-    users: [{ name: 'rotation', authProvider: { name: 'impersonate', config: {} } }],
-    contexts: [{ name: 'rotation', cluster: cluster.name, user: 'rotation' }],
-    currentContext: 'rotation',
-  });
-  return kc;
-}
 
 /** Stands in for kubelets: pods of the namespace become Ready, deleted ones finish. */
 async function runKubelet(): Promise<void> {
@@ -76,7 +54,7 @@ beforeAll(async () => {
   await apps.createNamespacedDeployment({ namespace, body: deployment(SCHEDULER) });
   await apps.createNamespacedDeployment({ namespace, body: deployment('other') });
   await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'unrelated' }, stringData: { token: 'x' } } });
-  asRotation = impersonating(harness.kubeConfig, CERTIFICATES_GROUP);
+  asRotation = impersonating(harness.kubeConfig, CERTIFICATES_GROUP, 'certificate-rotation');
   kubelet = runKubelet();
 });
 
@@ -88,7 +66,7 @@ afterAll(async () => {
 
 describe('the certificate rotation as gpu-scheduling-certificates', () => {
   it('finds the Secret empty, fills it, and reads back what it wrote', async () => {
-    const ports = schedulerSecretPorts(asRotation, { namespace, deployment: SCHEDULER, secret: SECRET }, (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 500))));
+    const ports = schedulerSecretPorts(asRotation, { namespace, deployment: SCHEDULER, secret: SECRET }, { sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 500))) });
     expect(await ports.readSchedulerTls()).toBeUndefined();
     const tls = { certificatePem: 'CERT\n', privateKeyPem: 'KEY\n', caBundlePem: 'CA\n' };
     await ports.writeSchedulerTls(tls);
@@ -99,7 +77,7 @@ describe('the certificate rotation as gpu-scheduling-certificates', () => {
 
   it('rolls the scheduler Deployment and returns once the new pod is available', async () => {
     await waitFor('the first scheduler pod to be available', async () => ((await apps.readNamespacedDeployment({ namespace, name: SCHEDULER })).status?.availableReplicas === 1 ? true : undefined));
-    const ports = schedulerSecretPorts(asRotation, { namespace, deployment: SCHEDULER, secret: SECRET }, (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 500))));
+    const ports = schedulerSecretPorts(asRotation, { namespace, deployment: SCHEDULER, secret: SECRET }, { sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 500))) });
     await ports.restartScheduler();
     const deployment = await apps.readNamespacedDeployment({ namespace, name: SCHEDULER });
     expect(deployment.spec?.template.metadata?.annotations?.[ROTATED_AT_ANNOTATION]).toBeDefined();
