@@ -20,7 +20,8 @@
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { connect } from 'node:tls';
+import { request } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import { KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAppConfig } from '../../cdk/app-config/parse-app-config';
@@ -108,19 +109,26 @@ async function schedulerTls(): Promise<{ certificatePem: string; privateKeyPem: 
   return { certificatePem: text('tls.crt'), privateKeyPem: text('tls.key'), caBundlePem: text('ca.crt') };
 }
 
-/** The certificate a listener presents in a handshake now (to the scheduler's own client certificate, so the handshake completes). */
+/**
+ * The certificate a listener presents now: a GET /healthz with the
+ * scheduler's own client certificate, so the handshake completes and the
+ * exchange ends cleanly (a probe that hung up mid-handshake would count as a refusal).
+ */
 async function servedCertificate(alb = setupDone(extender), serverName = ALB_NAME): Promise<string> {
   const url = new URL(alb.adapter.url);
   const { certificatePem, privateKeyPem } = await schedulerTls();
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port: Number(url.port), servername: serverName, cert: certificatePem, key: privateKeyPem, rejectUnauthorized: false }, () => {
-      const peer = socket.getPeerX509Certificate();
-      socket.destroy();
-      if (peer === undefined) reject(new Error('the listener presented no certificate'));
-      else resolve(peer.toString());
-    });
-    socket.on('error', reject);
-    socket.setTimeout(10_000, () => socket.destroy(new Error('no handshake in 10 s')));
+    const req = request(
+      { host: '127.0.0.1', port: Number(url.port), path: '/healthz', servername: serverName, cert: certificatePem, key: privateKeyPem, rejectUnauthorized: false, agent: false, timeout: 10_000 },
+      (res) => {
+        const peer = (res.socket as TLSSocket).getPeerX509Certificate();
+        res.resume();
+        res.on('end', () => (peer === undefined ? reject(new Error('the listener presented no certificate')) : resolve(peer.toString())));
+      },
+    );
+    req.on('error', reject);
+    req.on('timeout', () => req.destroy(new Error('no answer from the listener in 10 s')));
+    req.end();
   });
 }
 

@@ -146,6 +146,18 @@ describe('second scheduler objects', () => {
     expect(template(replaced).metadata.annotations).toMatchObject({ [EXTENDER_URL_ANNOTATION]: 'http://internal-alb-2.example:80', [EXTENDER_ENDPOINT_ANNOTATION]: 'internal-alb-2.example' });
   });
 
+  it('runs the image named by scheduler.image, pinned by digest if so; a tag must be of kubernetesVersion', () => {
+    const digest = `sha256:${'a'.repeat(64)}`;
+    const pinned = parseAppConfig({ scheduler: { image: `registry.k8s.io/kube-scheduler:v1.36.3@${digest}` } }).scheduler;
+    const mirror = parseAppConfig({ scheduler: { image: `123456789012.dkr.ecr.us-east-1.amazonaws.com/mirror/kube-scheduler@${digest}` } }).scheduler;
+    const imageOf = (config: typeof scheduler): string | undefined =>
+      (findObject(secondSchedulerManifests({ ...props, scheduler: config }), 'Deployment', 'gpu-scheduler') as { spec: { template: { spec: { containers: { image?: string }[] } } } }).spec.template.spec.containers[0]?.image;
+    expect(imageOf(pinned)).toBe(`registry.k8s.io/kube-scheduler:v1.36.3@${digest}`);
+    expect(imageOf(mirror)).toBe(`123456789012.dkr.ecr.us-east-1.amazonaws.com/mirror/kube-scheduler@${digest}`);
+    expect(() => parseAppConfig({ scheduler: { image: 'registry.k8s.io/kube-scheduler:v1.35.2' } })).toThrow(/scheduler\.image: must name a 1\.36\.x kube-scheduler/);
+    expect(() => parseAppConfig({ scheduler: { image: 'registry.k8s.io/kube-scheduler@sha256:abc' } })).toThrow(/scheduler\.image/);
+  });
+
   it('keeps one replica up during voluntary disruptions', () => {
     expect(findObject(objects, 'PodDisruptionBudget', 'gpu-scheduler')).toMatchObject({
       spec: { minAvailable: 1, selector: { matchLabels: { 'app.kubernetes.io/name': 'gpu-scheduler' } } },
