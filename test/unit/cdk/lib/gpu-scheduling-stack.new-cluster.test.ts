@@ -331,7 +331,7 @@ describe('extender endpoint', () => {
     expect(JSON.stringify(modify?.Resource)).not.toContain('truststore/*');
     const invoke = resourcesOfType(synth.json, 'AWS::Lambda::Permission').filter(([, permission]) => permission.Principal === 'elasticloadbalancing.amazonaws.com');
     expect(invoke).toHaveLength(1);
-    const group = logicalIdOf('ExtenderEndpointListenerExtenderGroup', 'AWS::ElasticLoadBalancingV2::TargetGroup');
+    const group = logicalIdOf('ExtenderEndpointLoadBalancerListenerExtenderGroup', 'AWS::ElasticLoadBalancingV2::TargetGroup');
     const name = (synth.json.Resources[group]?.Properties as { Name: string }).Name;
     expect(renderCfnString(invoke[0]?.[1].SourceArn)).toMatch(new RegExp(`:targetgroup/${name}/\\*$`));
   });
