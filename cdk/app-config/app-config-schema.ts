@@ -4,7 +4,7 @@ import { STACK_SET_VARIABLES } from './stack-set-variables';
 import { extenderFunctionSchema, labelerFunctionSchema, reconcilerFunctionSchema } from './functions-schema';
 import { KUBERNETES_RELEASES, KUBERNETES_VERSIONS } from './kubernetes-releases';
 import { monitoringSchema } from './monitoring-schema';
-import { schedulerSchema } from './scheduler-schema';
+import { imageRelease, schedulerSchema } from './scheduler-schema';
 import { crossField, describeValue, flag, integer, oneOf, report, reported, settings, text, type CheckContext } from './schema-rules';
 
 // The CDK app's configuration, stated once: each setting's type, default,
@@ -82,6 +82,19 @@ export const alarmsSchema = settings({
       description:
         'The oldest GPU pod pending for the GPU scheduler (`OldestPendingGpuPodAge`; pods held by scheduling gates, e.g. Kueue\'s, not counted) has waited longer than this, 2 of 3 one-minute runs.',
     }),
+  gpuSchedulerErrorsThreshold: integer(1, 1_000_000)
+    .default(3)
+    .meta({
+      description:
+        'Scheduling attempts of the GPU scheduler that ended in an error (`GpuSchedulerAttempts{Result=error}`: an extender call that failed its TLS handshake, timed out or answered 5xx) in 5 minutes.',
+    }),
+  certificateDaysToExpiry: integer(1, 29)
+    .default(25)
+    .meta({
+      allowed: '1–29 (the rotation renews at 30)',
+      description:
+        'With mutual TLS: the extender ALB\'s imported certificate (ACM `DaysToExpiry`, which ACM never renews) has fewer days left than this. The rotation replaces it at 30 days, so this fires after that many days of failed rotations.',
+    }),
   strandedGpuPercent: integer(1, 100)
     .default(25)
     .meta({ description: 'Stranded GPUs (`GpusStranded`) above this share of the allocatable GPUs, averaged over 15 minutes.' }),
@@ -128,6 +141,11 @@ function checkAcrossSections(ctx: CheckContext<RootValue>): void {
         schedulerVersion,
       );
     }
+  }
+  const image = field(root.scheduler, 'image');
+  const imageVersion = typeof image === 'string' ? imageRelease(image) : undefined;
+  if (typeof version === 'string' && imageVersion !== undefined && !imageVersion.startsWith(`${version}.`) && !reported(ctx, 'kubernetesVersion', ['scheduler', 'image'])) {
+    report(ctx, ['scheduler', 'image'], `must name a ${version}.x kube-scheduler (the scheduler must match kubernetesVersion ${version}), got ${describeValue(image)}`, image);
   }
   const latency = field(root.alarms, 'extenderP99LatencyMs');
   const timeout = field(root.scheduler, 'extender', 'httpTimeoutSeconds');
@@ -208,13 +226,18 @@ export const appConfigSchema = settings({
     // The existing cluster's keys sit under `existing` in the file (its own
     // object, required as a whole); the stack reads them beside `mode`.
     cluster: cluster.mode === 'new' ? cluster : { mode: cluster.mode, ...existingDetails(cluster.existing) },
-    scheduler: {
+    scheduler: withImage({
       ...scheduler,
       // The table local/builds/kube-binaries.ts builds from too: the deployed scheduler is the tested one.
       kubeSchedulerVersion: scheduler.kubeSchedulerVersion ?? KUBERNETES_RELEASES[config.kubernetesVersion],
-    },
+    }),
     dashboardName: dashboardName ?? `${config.clusterName}${DASHBOARD_NAME_SUFFIX}`,
   }));
+
+/** The scheduler's image: as configured, else the upstream image of its release. */
+function withImage<T extends { image?: string; kubeSchedulerVersion: string }>(scheduler: T): T & { image: string } {
+  return { ...scheduler, image: scheduler.image ?? `registry.k8s.io/kube-scheduler:v${scheduler.kubeSchedulerVersion}` };
+}
 
 /** Present whenever the transform runs: its absence is a reported problem (cluster-schema.ts). */
 function existingDetails<T>(existing: T | undefined): T {

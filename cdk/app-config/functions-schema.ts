@@ -1,6 +1,7 @@
 import { ConfigError } from '../../lambdas/env';
 import { podNamespacesFromEnv } from '../../lambdas/reconciler/pod-namespaces';
 import { crossField, flag, integer, report, reported, settings, stringMap, text, type CheckContext } from './schema-rules';
+import { COLD_LIST_MARGIN, coldListSeconds, FULL_VCPU_MIB, memoryForColdList } from './cold-start-estimate';
 import { ENVIRONMENT_VARIABLE } from './value-rules';
 
 // The three Lambdas: size, timeout, schedule and extra environment.
@@ -40,6 +41,13 @@ export const extenderFunctionSchema = settings({
   certificateArn: text({ pattern: /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]+$/, allowed: 'an ACM certificate ARN' })
     .optional()
     .meta({ allowed: 'ACM certificate ARN; only with `mutualTls: false`', description: 'Serve HTTPS with this certificate (TLS 1.3 policy), without client certificates.' }),
+  certificateCaBundle: text({ pattern: /^\s*(-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+-----END CERTIFICATE-----\s*)+$/, allowed: 'PEM CA certificates' })
+    .optional()
+    .meta({
+      allowed: 'PEM CA certificates; only with `certificateArn`',
+      description:
+        'The CAs that issued `certificateArn`\'s certificate (an ACM Private CA\'s, say), which the scheduler verifies the ALB against (its `tlsConfig.caFile`, from a ConfigMap). Unset, it verifies against the system roots of its image, which a public ACM certificate chains to.',
+    }),
   hostname: text({ pattern: /^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z]{2,}$/, allowed: 'a DNS name such as gpu-extender.internal.example.com' })
     .optional()
     .meta({
@@ -76,10 +84,24 @@ export const extenderFunctionSchema = settings({
       description:
         'Instances kept warm (the ALB then invokes a `live` alias of the published version). The scheduling cycle waits on the extender for up to `httpTimeoutSeconds`, and a cold start (bundle load, `DescribeCluster`, first node list) spends part of it; 1 warm instance serves the steady serial load without the bundle load and init, at a fixed cost (billed while idle). A provisioned instance also connects (`DescribeCluster` for an attached cluster) and lists the cluster during its INIT, before any request, so its first answer comes from a warm cache (at 5,000 nodes / 50,000 pods, tens of ms instead of seconds; docs/extender.md, "Concurrency, throttling and cold starts").',
     }),
+  expectedNodes: integer(1, 100_000)
+    .optional()
+    .meta({
+      allowed: '1–100,000; with `expectedPods`',
+      description:
+        'The most nodes the cluster will have. With `expectedPods`, the stack checks that a cold extender instance can list them within `timeoutSeconds` at `memorySizeMiB` (from the measured listing, with a margin of 1.5): a Lambda that times out is reset, so an instance that cannot finish its first listing in time never warms and every call fails. It refuses the configuration and names the memory that fits, or asks for `provisionedConcurrency` (which lists at INIT, before any request).',
+    }),
+  expectedPods: integer(1, 2_000_000)
+    .optional()
+    .meta({ allowed: '1–2,000,000; with `expectedNodes`', description: 'The most pods bound to nodes at once (every namespace); see `expectedNodes`.' }),
   environment: environmentSchema(`Extra settings for the extender, e.g. \`EXTENDER_CACHE_TTL: "2s"\`. ${ENVIRONMENT_PAGES}`),
 })
   .check(crossField((ctx) => {
-    const { mutualTls, certificateArn, hostname, reservedConcurrency, provisionedConcurrency } = ctx.value;
+    const { mutualTls, certificateArn, certificateCaBundle, hostname, reservedConcurrency, provisionedConcurrency } = ctx.value;
+    checkColdStart(ctx.value, ctx);
+    if (certificateCaBundle !== undefined && certificateArn === undefined && !reported(ctx, 'certificateCaBundle', 'certificateArn')) {
+      report(ctx, ['certificateCaBundle'], 'is only used with extender.certificateArn: it verifies that certificate');
+    }
     if (!reported(ctx, 'certificateArn', 'hostname')) {
       if (certificateArn !== undefined && hostname === undefined) {
         report(ctx, ['hostname'], 'is required with extender.certificateArn: the scheduler verifies the certificate against this name, which you point at the ALB');
@@ -104,6 +126,39 @@ export const extenderFunctionSchema = settings({
     // HTTPS with mutual TLS or a certificate, otherwise HTTP.
     listenerPort: listenerPort ?? (extender.certificateArn === undefined && !extender.mutualTls ? 80 : 443),
   }));
+
+/**
+ * A cold on-demand instance lists the cluster inside its first request; a
+ * Lambda that times out is reset and the listing starts over in the next
+ * instance, so a listing longer than the timeout fails every call for good.
+ * A provisioned instance lists at INIT instead (lambdas/extender/init-warmup.ts).
+ */
+function checkColdStart(
+  value: { expectedNodes?: unknown; expectedPods?: unknown; memorySizeMiB?: unknown; timeoutSeconds?: unknown; provisionedConcurrency?: unknown },
+  ctx: CheckContext<unknown>,
+): void {
+  const { expectedNodes, expectedPods, memorySizeMiB, timeoutSeconds, provisionedConcurrency } = value;
+  if ((expectedNodes === undefined) !== (expectedPods === undefined) && !reported(ctx, 'expectedNodes', 'expectedPods')) {
+    report(ctx, [expectedNodes === undefined ? 'expectedNodes' : 'expectedPods'], 'is required with the other of extender.expectedNodes and extender.expectedPods: the cold-start check needs both');
+    return;
+  }
+  if (typeof expectedNodes !== 'number' || typeof expectedPods !== 'number' || typeof memorySizeMiB !== 'number' || typeof timeoutSeconds !== 'number') return;
+  if (typeof provisionedConcurrency === 'number' && provisionedConcurrency > 0) return;
+  if (reported(ctx, 'expectedNodes', 'expectedPods', 'memorySizeMiB', 'timeoutSeconds', 'provisionedConcurrency')) return;
+  const seconds = coldListSeconds(expectedNodes, expectedPods, memorySizeMiB);
+  if (seconds * COLD_LIST_MARGIN < timeoutSeconds) return;
+  const fits = memoryForColdList(expectedNodes, expectedPods, timeoutSeconds);
+  const remedy =
+    fits === undefined
+      ? `even at ${FULL_VCPU_MIB} MiB (one vCPU) it does not fit: raise extender.timeoutSeconds or set extender.provisionedConcurrency (≥ 1), whose instances list at INIT`
+      : `set extender.memorySizeMiB to ${fits} or more, raise extender.timeoutSeconds, or set extender.provisionedConcurrency (≥ 1), whose instances list at INIT`;
+  report(
+    ctx,
+    ['memorySizeMiB'],
+    `is too small for ${expectedNodes} nodes and ${expectedPods} pods: a cold extender instance's first listing takes about ${seconds.toFixed(1)} s at ${memorySizeMiB} MiB (× ${COLD_LIST_MARGIN} margin), not within extender.timeoutSeconds (${timeoutSeconds} s); a timed-out Lambda is reset, so the extender would never warm and every call would fail: ${remedy}`,
+    memorySizeMiB,
+  );
+}
 
 interface ScheduledDefaults {
   readonly scheduleMinutes: number;

@@ -3,6 +3,13 @@ import { DNS_LABEL } from './value-rules';
 
 const CPU = { pattern: /^\d+(\.\d+)?m?$/, allowed: 'a CPU quantity such as 100m or 0.5' };
 const MEMORY = { pattern: /^\d+(Ki|Mi|Gi)$/, allowed: 'a memory quantity such as 128Mi' };
+/** registry[:port]/path[:tag][@sha256:digest], as the OCI distribution spec names an image. */
+const IMAGE_REFERENCE = /^[a-z0-9]+([.-][a-z0-9]+)*(:\d+)?(\/[a-z0-9]+([._-][a-z0-9]+)*)+(:[\w][\w.-]{0,127})?(@sha256:[a-f0-9]{64})?$/;
+
+/** The release a `v<x.y.z>` tag of an image reference names, if it has one. */
+export function imageRelease(image: string): string | undefined {
+  return /:v(\d+\.\d+\.\d+)(?:@|$)/.exec(image.slice(image.lastIndexOf('/')))?.[1];
+}
 
 /** How kube-scheduler calls the extender: the settings of its `extenders[]` entry a config may change. */
 export const schedulerExtenderSchema = settings({
@@ -42,6 +49,15 @@ export const schedulerSchema = settings({
       allowed: '`<kubernetesVersion>.N`',
       description:
         'Image `registry.k8s.io/kube-scheduler:v<version>`; must be a patch release of `kubernetesVersion`. The 1.36 default is the release the tests build and run (the generated configuration is loaded by that very kube-scheduler); no local binary of 1.35 exists, so the 1.35 scheduler is not run by the tests — they only check that its configuration is the one 1.36.3 loads.',
+    }),
+  // A full reference, so that a digest can pin it: a tag can be pushed again, a digest names one image.
+  image: text({ pattern: IMAGE_REFERENCE, allowed: 'an image reference such as registry.k8s.io/kube-scheduler:v1.36.3, with or without @sha256:<64 hex digits>' })
+    .optional()
+    .meta({
+      defaultText: '`registry.k8s.io/kube-scheduler:v<kubeSchedulerVersion>`',
+      allowed: 'an image reference; a `v<x.y.z>` tag must be a patch release of `kubernetesVersion`',
+      description:
+        'The kube-scheduler image. Pin it by digest (`registry.k8s.io/kube-scheduler:v1.36.3@sha256:…`, the digest from `crane digest` or `docker buildx imagetools inspect`), or name your registry\'s mirror of it; the configuration the stack writes is the one `kubeSchedulerVersion` loads.',
     }),
   replicas: integer(1, 5).default(2).meta({ description: 'Replicas; one leads, the others wait on the lease. A PodDisruptionBudget keeps one up.' }),
   leaseName: text(DNS_LABEL)

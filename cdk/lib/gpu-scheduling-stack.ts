@@ -135,6 +135,8 @@ export class GpuSchedulingStack extends Stack {
       target,
       config: config.scheduler,
       extenderUrlPrefix: endpoint.urlPrefix,
+      extenderEndpoint: endpoint.loadBalancer.loadBalancerDnsName,
+      ...(config.extender.certificateCaBundle === undefined ? {} : { extenderCaBundle: config.extender.certificateCaBundle }),
       extenderTls: endpoint.certificates && endpoint.tlsSecretName !== undefined ? { secretName: endpoint.tlsSecretName, issued: endpoint.certificates.resource } : undefined,
     });
 
@@ -144,7 +146,15 @@ export class GpuSchedulingStack extends Stack {
 
     const fnMap = { extender: extender.function, labeler: labeler.function, reconciler: reconciler.function };
     const deadLetterQueues = { labeler: labelerInvocation.deadLetterQueue, reconciler: reconcilerInvocation.deadLetterQueue };
-    const alarms = new PipelineAlarms(this, 'Alarms', { config: config.alarms, loadBalancer: endpoint.loadBalancer, functions: fnMap, deadLetterQueues });
+    const alarms = new PipelineAlarms(this, 'Alarms', {
+      config: config.alarms,
+      loadBalancer: endpoint.loadBalancer,
+      functions: fnMap,
+      deadLetterQueues,
+      ...(endpoint.certificates
+        ? { certificates: { function: endpoint.certificates.function, failedRuns: endpoint.certificates.failedRuns, certificateArn: endpoint.certificates.certificateArn } }
+        : {}),
+    });
     new PipelineDashboard(this, 'Dashboard', {
       dashboardName: config.dashboardName,
       clusterName: config.clusterName,

@@ -11,7 +11,9 @@ export interface SignedRequest {
   readonly service: 's3' | 'acm' | 'elasticloadbalancing';
   readonly method: 'GET' | 'PUT' | 'POST';
   readonly hostname: string;
+  /** The path, without a query string (that goes in `query`, so it is signed as one). */
   readonly path: string;
+  readonly query?: Readonly<Record<string, string>>;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string;
 }
@@ -41,13 +43,15 @@ export function awsCaller(region: string, credentials: AwsCredentialIdentityProv
       protocol: target?.protocol ?? 'https:',
       hostname,
       path: call.path,
+      ...(call.query === undefined ? {} : { query: { ...call.query } }),
       headers: { host, ...call.headers, ...(body === '' ? {} : { 'content-length': String(Buffer.byteLength(body)) }) },
       body,
     });
     const send = target?.protocol === 'http:' ? httpRequest : request;
     const port = target?.port === undefined || target.port === '' ? undefined : Number(target.port);
+    const search = call.query === undefined ? '' : `?${new URLSearchParams(call.query).toString()}`;
     return new Promise((resolve, reject) => {
-      const req = send({ method: call.method, hostname, ...(port === undefined ? {} : { port }), path: call.path, headers: signed.headers, timeout: 30_000 }, (res) => {
+      const req = send({ method: call.method, hostname, ...(port === undefined ? {} : { port }), path: `${call.path}${search}`, headers: signed.headers, timeout: 30_000 }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {

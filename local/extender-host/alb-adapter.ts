@@ -270,6 +270,15 @@ export class AlbAdapter {
     return this.url;
   }
 
+  /**
+   * The listener's certificate or trust store bundle changed (ACM re-import,
+   * ModifyTrustStore): handshakes from now on use the new one.
+   */
+  async updateTls(change: Partial<AlbMutualTls>): Promise<void> {
+    if (!this.tlsFront) throw new Error('the ALB adapter has no TLS listener running');
+    await this.tlsFront.update(change);
+  }
+
   /** Stops accepting connections and drops open ones, like a target that went away. */
   async stop(): Promise<void> {
     const server = this.server;

@@ -26,8 +26,13 @@ export interface TlsFrontConfig {
   readonly port: number;
 }
 
+/** What the parent may tell the front besides `stop`: a new listener certificate or trust store bundle (for new handshakes, as the ALB picks up ACM's re-import or ModifyTrustStore). */
+export interface TlsFrontUpdate {
+  readonly update: Partial<Pick<TlsFrontConfig, 'certificatePem' | 'privateKeyPem' | 'clientCaBundle'>>;
+}
+
 /** What the front tells its parent: where it listens, refusals since the last report, a failure, or that it stopped. */
-export type TlsFrontMessage = { readonly listening: number } | { readonly refused: number } | { readonly error: string } | { readonly stopped: true };
+export type TlsFrontMessage = { readonly listening: number } | { readonly refused: number } | { readonly error: string } | { readonly stopped: true } | { readonly updated: true };
 
 export const TLS_FRONT_CONFIG_ENV = 'ALB_TLS_FRONT';
 /** How often refused handshakes are reported: a flood costs at most one message per interval. */
@@ -48,7 +53,8 @@ function albHeaders(socket: TLSSocket, headers: IncomingHttpHeaders): IncomingHt
 }
 
 /** Serves the listener; `send` carries the messages to the parent. */
-export function serveTlsFront(config: TlsFrontConfig, send: (message: TlsFrontMessage) => void): { stop(): Promise<void> } {
+export function serveTlsFront(config: TlsFrontConfig, send: (message: TlsFrontMessage) => void): { stop(): Promise<void>; update(change: TlsFrontUpdate['update']): void } {
+  let current = { cert: config.certificatePem, key: config.privateKeyPem, ca: config.clientCaBundle };
   const agent = new Agent({ keepAlive: true });
   const server = createServer(
     { cert: config.certificatePem, key: config.privateKeyPem, ca: config.clientCaBundle, requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.2' },
@@ -86,6 +92,16 @@ export function serveTlsFront(config: TlsFrontConfig, send: (message: TlsFrontMe
   server.listen(config.port, '127.0.0.1', () => send({ listening: (server.address() as AddressInfo).port }));
 
   return {
+    update: (change) => {
+      current = {
+        cert: change.certificatePem ?? current.cert,
+        key: change.privateKeyPem ?? current.key,
+        ca: change.clientCaBundle ?? current.ca,
+      };
+      // New handshakes only; connections already open keep what they agreed.
+      server.setSecureContext(current);
+      send({ updated: true });
+    },
     stop: () =>
       new Promise<void>((done) => {
         clearInterval(reporter);
@@ -105,7 +121,11 @@ if (runAsFront) {
   };
   if (!config) throw new Error(`the TLS front needs its configuration in ${TLS_FRONT_CONFIG_ENV}`);
   const front = serveTlsFront(config, send);
-  process.on('message', () => {
+  process.on('message', (message: unknown) => {
+    if (typeof message === 'object' && message !== null && 'update' in message) {
+      front.update((message as TlsFrontUpdate).update);
+      return;
+    }
     void front.stop().then(() => {
       send({ stopped: true });
       process.exit(0);

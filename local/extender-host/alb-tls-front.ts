@@ -3,7 +3,7 @@
 // handshakes the child reports in batches.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { TLS_FRONT_CONFIG_ENV, type TlsFrontConfig, type TlsFrontMessage } from './alb-tls-front-process';
+import { TLS_FRONT_CONFIG_ENV, type TlsFrontConfig, type TlsFrontMessage, type TlsFrontUpdate } from './alb-tls-front-process';
 import { typescriptProgramArgs } from '../common/typescript-program';
 
 export interface TlsFrontOptions extends TlsFrontConfig {
@@ -13,6 +13,8 @@ export interface TlsFrontOptions extends TlsFrontConfig {
 
 export interface TlsFront {
   readonly port: number;
+  /** A new certificate or trust bundle for the handshakes from now on; resolves once the front uses it. */
+  update(change: TlsFrontUpdate['update']): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -31,6 +33,7 @@ export function startTlsFront(options: TlsFrontOptions): Promise<TlsFront> {
   process.once('exit', killChild);
   return new Promise((resolve, reject) => {
     let stopped: (() => void) | undefined;
+    const updates: (() => void)[] = [];
     child.on('error', reject);
     child.once('exit', (code: number | null) => {
       process.off('exit', killChild);
@@ -41,9 +44,17 @@ export function startTlsFront(options: TlsFrontOptions): Promise<TlsFront> {
       if ('refused' in message) onRefusedHandshakes(message.refused);
       else if ('error' in message) reject(new Error(`the ALB adapter's TLS listener failed: ${message.error}`));
       else if ('stopped' in message) stopped?.();
+      else if ('updated' in message) updates.shift()?.();
       else {
         resolve({
           port: message.listening,
+          update: (change) =>
+            new Promise<void>((done, failed) => {
+              updates.push(done);
+              child.send({ update: change } satisfies TlsFrontUpdate, (error) => {
+                if (error) failed(error);
+              });
+            }),
           stop: async () => {
             // Gone already, e.g. Ctrl-C signalled the whole process group: a signal leaves exitCode null.
             if (child.exitCode !== null || child.signalCode !== null || !child.connected) return;

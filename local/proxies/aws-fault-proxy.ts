@@ -91,33 +91,46 @@ function describeCall(req: IncomingMessage, body: Buffer): AwsCall {
   return { service, action };
 }
 
-/** Each service's error code and message for a status: EC2's, then CloudWatch's. */
+/** Each service's error code and message for a status: EC2's, then CloudWatch's (and the JSON services'). */
 const AWS_ERRORS: Readonly<Record<number, { ec2: [string, string]; cloudWatch: [string, string] }>> = {
   500: { ec2: ['InternalError', 'An internal error has occurred'], cloudWatch: ['InternalServiceError', 'Internal service error'] },
   503: { ec2: ['Unavailable', 'The server is overloaded and cannot handle the request'], cloudWatch: ['ServiceUnavailable', 'Service unavailable'] },
 };
 
+/** Services that answer in the query protocol's XML (EC2's own shape, or the `ErrorResponse` of Elastic Load Balancing). */
+const XML_SERVICES = new Set(['ec2', 'elasticloadbalancing']);
+
 /**
- * AWS's own error shapes: the query protocol's XML for EC2, JSON 1.0
- * (query-compatible) for CloudWatch. A throttle is EC2's
- * `RequestLimitExceeded` (HTTP 503) or CloudWatch's `Throttling` (HTTP 400).
+ * AWS's own error shapes: the query protocol's XML for EC2 and Elastic Load
+ * Balancing, JSON for CloudWatch (1.0, query-compatible) and ACM (1.1). A
+ * throttle is EC2's `RequestLimitExceeded` (HTTP 503), ELB's `Throttling`
+ * (400), CloudWatch's `Throttling` (400) or ACM's `ThrottlingException` (400).
  */
 export function awsErrorAnswer(call: AwsCall, fault: AnsweredFault): ProxyAnswer {
   const requestId = crypto.randomUUID();
   const ec2 = call.service === 'ec2';
+  const xml = XML_SERVICES.has(call.service);
+  const throttleCode = ec2 ? 'RequestLimitExceeded' : call.service === 'acm' ? 'ThrottlingException' : 'Throttling';
   const [status, defaultCode, defaultMessage] =
     fault.kind === 'throttle'
       ? ec2
-        ? [503, 'RequestLimitExceeded', 'Request limit exceeded.']
-        : [400, 'Throttling', 'Rate exceeded']
+        ? [503, throttleCode, 'Request limit exceeded.']
+        : [400, throttleCode, 'Rate exceeded']
       : [fault.status, ...(AWS_ERRORS[fault.status]?.[ec2 ? 'ec2' : 'cloudWatch'] ?? ['ServiceError', `HTTP ${fault.status}`])];
   const code = (fault.kind === 'status' ? fault.reason : undefined) ?? defaultCode;
   const message = (fault.kind === 'status' ? fault.message : undefined) ?? defaultMessage;
+  const sender = status < 500 ? 'Sender' : 'Receiver';
   if (ec2) {
     const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${code}</Code><Message>${message}</Message></Error></Errors><RequestID>${requestId}</RequestID></Response>`;
     return { status, headers: { 'content-type': 'text/xml;charset=UTF-8', 'x-amzn-requestid': requestId }, body };
   }
-  const sender = status < 500 ? 'Sender' : 'Receiver';
+  if (xml) {
+    const body = `<ErrorResponse xmlns="http://elasticloadbalancing.amazonaws.com/doc/2015-12-01/"><Error><Type>${sender}</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>${requestId}</RequestId></ErrorResponse>`;
+    return { status, headers: { 'content-type': 'text/xml', 'x-amzn-requestid': requestId }, body };
+  }
+  if (call.service === 'acm') {
+    return { status, headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-requestid': requestId }, body: JSON.stringify({ __type: code, message }) };
+  }
   return {
     status,
     headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': requestId, 'x-amzn-query-error': `${code};${sender}` },

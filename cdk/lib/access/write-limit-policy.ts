@@ -74,15 +74,15 @@ export const writeLimitDenialPrefix = (group: string): string => {
   return `ValidatingAdmissionPolicy '${name}' with binding '${name}' denied request: `;
 };
 
-const celList = (values: readonly string[]): string => `[${values.map((value) => JSON.stringify(value)).join(', ')}]`;
+export const celList = (values: readonly string[]): string => `[${values.map((value) => JSON.stringify(value)).join(', ')}]`;
 
 /** Maps `next` and `prev` agree on every key outside `except` (keys may be added or removed only inside it). */
-function sameOutside(next: string, prev: string, except: readonly string[]): string {
+export function sameOutside(next: string, prev: string, except: readonly string[]): string {
   const free = celList(except);
   return `${next}.all(k, k in ${free} || (k in ${prev} && ${next}[k] == ${prev}[k])) && ${prev}.all(k, k in ${free} || k in ${next})`;
 }
 
-const orEmpty = (path: string, field: string, empty: '{}' | '[]'): string => `has(${path}.${field}) ? ${path}.${field} : ${empty}`;
+export const orEmpty = (path: string, field: string, empty: '{}' | '[]'): string => `has(${path}.${field}) ? ${path}.${field} : ${empty}`;
 
 // The request's object and oldObject are untyped (dyn) in admission CEL, so
 // missing maps and lists are defaulted here once and read as variables.

@@ -1,10 +1,11 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ScheduledFunctionConfig } from '../../app-config/app-config';
+import { failureQueue } from './failure-queue';
 import type { PipelineFunction } from './pipeline-function';
 
 export interface EventDrivenInvocationProps {
@@ -30,15 +31,7 @@ export class EventDrivenInvocation extends Construct {
     const fn = props.function.function;
     const maxEventAge = Duration.seconds(config.maxEventAgeSeconds);
 
-    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    Validations.of(this.deadLetterQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason: 'This queue is itself the dead-letter queue of the EventBridge targets and the Lambda asynchronous invocations.',
-    });
+    this.deadLetterQueue = failureQueue(this, 'DeadLetterQueue', 'This queue is itself the dead-letter queue of the EventBridge targets and the Lambda asynchronous invocations.');
 
     // Function errors: Lambda retries asynchronous invocations itself.
     fn.configureAsyncInvoke({

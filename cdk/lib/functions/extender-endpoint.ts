@@ -1,7 +1,6 @@
 import { Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
-import * as targets from 'aws-cdk-lib/aws-elasticloadbalancingv2-targets';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
@@ -9,6 +8,7 @@ import type { ExtenderFunctionConfig, SchedulerConfig } from '../../app-config/a
 import type { ClusterTarget } from '../common/cluster-target';
 import { ExtenderCertificates } from './extender-certificates';
 import type { PipelineFunction } from './pipeline-function';
+import { ScopedLambdaTarget, targetGroupName } from './scoped-lambda-target';
 
 export interface ExtenderEndpointProps {
   readonly target: ClusterTarget;
@@ -112,7 +112,9 @@ export class ExtenderEndpoint extends Construct {
             provisionedConcurrentExecutions: config.provisionedConcurrency,
           })
         : props.extender.function;
-    listener.addTargets('Extender', { targets: [new targets.LambdaTarget(invoked)] });
+    // Invoked only from this target group, behind this listener.
+    const groupName = targetGroupName(this);
+    listener.addTargets('Extender', { targetGroupName: groupName, targets: [new ScopedLambdaTarget(invoked, groupName)] });
 
     // With mutual TLS the server certificate names the ALB's own DNS name.
     const host = config.hostname ?? this.loadBalancer.loadBalancerDnsName;

@@ -19,10 +19,18 @@ export interface PipelineAlarmsProps {
   readonly loadBalancer: elbv2.IApplicationLoadBalancer;
   readonly functions: Readonly<Record<'extender' | 'labeler' | 'reconciler', lambda.IFunction>>;
   readonly deadLetterQueues: Readonly<Record<'labeler' | 'reconciler', sqs.IQueue>>;
+  /** With mutual TLS: the rotation function, its failed scheduled runs and the listener's certificate. */
+  readonly certificates?: {
+    readonly function: lambda.IFunction;
+    readonly failedRuns: sqs.IQueue;
+    readonly certificateArn: string;
+  };
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
 const ONE_MINUTE = Duration.minutes(1);
+/** ACM publishes DaysToExpiry once a day. */
+const ONE_DAY = Duration.days(1);
 
 /**
  * Alarms on the outcome (GPU pods pending too long, stranded GPUs, the second
@@ -93,6 +101,7 @@ export class PipelineAlarms extends Construct {
       });
     }
     this.outcomeAlarms(config);
+    if (props.certificates) this.certificateAlarms(config, props.certificates);
     for (const [name, fn] of Object.entries(props.functions)) {
       this.add(`${name}Errors`, {
         metric: fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }),
@@ -137,6 +146,16 @@ export class PipelineAlarms extends Construct {
       evaluationPeriods: 3,
       alarmDescription: 'No gpu-scheduler replica has been Ready for 3 min: GPU pods are not scheduled at all.',
     });
+    // kube-scheduler counts an attempt whose extender call failed (no answer,
+    // a TLS handshake refused either way, a 5xx) as result "error": the filter
+    // is not ignorable (schedule_one.go, findNodesThatPassExtenders).
+    this.add('GpuSchedulerExtenderErrors', {
+      metric: catalogMetric(METRIC.gpuSchedulerAttempts, { Result: 'error' }, { statistic: 'Sum', period: FIVE_MINUTES, label: 'gpu-scheduler attempts with result error' }),
+      threshold: config.gpuSchedulerErrorsThreshold,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      alarmDescription: `The gpu-scheduler had ${config.gpuSchedulerErrorsThreshold} or more scheduling attempts fail with an error in 5 minutes: most often its extender calls fail (TLS handshake, timeout, 5xx), so GPU pods wait.`,
+    });
     // Attempts summed over results; a missing result series is no attempt.
     const attempts = catalogSumParts(METRIC.gpuSchedulerAttempts, 'attempts', { statistic: 'Sum', period: FIVE_MINUTES });
     this.add('GpuSchedulerNotScheduling', {
@@ -151,6 +170,42 @@ export class PipelineAlarms extends Construct {
       // kube-scheduler retries unschedulable pods at least every 5 min, so 10 min without an attempt is a stuck scheduler.
       evaluationPeriods: 2,
       alarmDescription: 'GPU pods have been pending for 10 min and the gpu-scheduler made no scheduling attempt: it is stuck, not leading, or not running.',
+    });
+  }
+
+  /**
+   * The extender's mutual TLS: a failed rotation run (each, and after its
+   * retries), and the listener's certificate nearing its end, which ACM never
+   * renews for an imported certificate. A scheduler that cannot complete the
+   * handshake shows as GpuSchedulerExtenderErrors.
+   */
+  private certificateAlarms(config: AlarmsConfig, certificates: NonNullable<PipelineAlarmsProps['certificates']>): void {
+    this.add('CertificateRotationErrors', {
+      metric: certificates.function.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      alarmDescription: 'A run of the extender certificate rotation failed; the next one resumes from the step it names in its log (docs/deploy.md, "Alarms").',
+    });
+    this.add('CertificateRotationFailedRuns', {
+      metric: certificates.failedRuns.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: FIVE_MINUTES }),
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      alarmDescription: 'A scheduled certificate rotation failed after its retries; the daily run tries again, and the certificates in place work until they end.',
+    });
+    this.add('ExtenderCertificateDaysToExpiry', {
+      metric: new cloudwatch.Metric({
+        namespace: 'AWS/CertificateManager',
+        metricName: 'DaysToExpiry',
+        dimensionsMap: { CertificateArn: certificates.certificateArn },
+        statistic: 'Minimum',
+        period: ONE_DAY,
+      }),
+      threshold: config.certificateDaysToExpiry,
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      alarmDescription: `The extender ALB's certificate ends in fewer than ${config.certificateDaysToExpiry} days and was not rotated: when it ends, every extender call fails its TLS handshake and no GPU pod is scheduled.`,
     });
   }
 

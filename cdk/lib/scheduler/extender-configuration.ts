@@ -8,6 +8,13 @@ export interface ExtenderTlsFiles {
 }
 
 /**
+ * The extender's `tlsConfig`: mutual TLS (all three files), or HTTPS verified
+ * against `caFile` alone; `serverName` (the local harness's stand-in for DNS)
+ * is the name to verify when the URL names an address.
+ */
+export type ExtenderTlsConfig = (ExtenderTlsFiles | { readonly caFile: string }) & { readonly serverName?: string };
+
+/**
  * How kube-scheduler calls the extender: the config's `scheduler.extender`
  * (weight, ignorable, timeout, preempt) and where the extender is. One shape
  * for the deployed second scheduler, the local harness and the simulator.
@@ -15,8 +22,8 @@ export interface ExtenderTlsFiles {
 export interface ExtenderSettings extends Readonly<SchedulerExtenderConfig> {
   /** `http(s)://host:port` (may hold CDK tokens after the scheme); the scheduler POSTs to `<urlPrefix>/<verb>`. */
   readonly urlPrefix: string;
-  /** Mutual TLS: the ALB admits only callers holding this client certificate. */
-  readonly tlsConfig?: ExtenderTlsFiles;
+  /** Mutual TLS: the ALB admits only callers holding this client certificate; or, over plain HTTPS, the CAs that verify the ALB. */
+  readonly tlsConfig?: ExtenderTlsConfig;
   /**
    * Node names only, as deployed (the default): full Node objects pass the
    * ALB's 1 MB body limit at a few hundred nodes. `false` only for a test of that mode.
@@ -36,7 +43,7 @@ export type KubeSchedulerExtender = {
   /** Go duration, e.g. `5s`. */
   readonly httpTimeout: string;
   readonly ignorable: boolean;
-  readonly tlsConfig?: ExtenderTlsFiles;
+  readonly tlsConfig?: ExtenderTlsConfig;
 };
 
 /** The extender entry of a KubeSchedulerConfiguration; the deployed scheduler and the local harness both use it, so tests run what is deployed. */

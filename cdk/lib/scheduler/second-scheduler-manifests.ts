@@ -11,6 +11,17 @@ export interface SecondSchedulerManifestProps {
   readonly nodeSelector?: Readonly<Record<string, string>>;
   /** Mutual TLS: the Secret (`tls.crt`, `tls.key`, `ca.crt`) the scheduler's extender tlsConfig reads. */
   readonly extenderTlsSecret?: string;
+  /**
+   * HTTPS without mutual TLS (your own certificate): the CA bundle (PEM) that
+   * signed it, put in a ConfigMap for the scheduler's caFile; without it, the
+   * image's system roots (a public ACM certificate chains to them).
+   */
+  readonly extenderCaBundle?: string;
+  /**
+   * The load balancer's DNS name (a deploy-time token): on the pod template,
+   * so a new ALB rolls the pods after the ConfigMap that names it changed.
+   */
+  readonly extenderEndpoint?: string;
 }
 
 const CONFIG_DIR = '/etc/kubernetes/gpu-scheduler';
@@ -18,6 +29,18 @@ const CONFIG_FILE = 'scheduler-config.json';
 const TLS_DIR = '/etc/kubernetes/gpu-scheduler-extender-tls';
 /** Where the scheduler reads its client certificate, key and the CAs of the extender's server certificate. */
 export const EXTENDER_TLS_FILES: ExtenderTlsFiles = { certFile: `${TLS_DIR}/tls.crt`, keyFile: `${TLS_DIR}/tls.key`, caFile: `${TLS_DIR}/ca.crt` };
+const CA_DIR = '/etc/kubernetes/gpu-scheduler-extender-ca';
+/**
+ * The system roots of the kube-scheduler image (distroless, with Debian's
+ * ca-certificates bundle). Without a caFile kube-scheduler would not verify an
+ * HTTPS extender at all (`makeTransport` in pkg/scheduler/extender.go turns
+ * `insecure` on when no CA is given).
+ */
+export const SYSTEM_ROOTS_FILE = '/etc/ssl/certs/ca-certificates.crt';
+/** The pod template annotations that roll the pods: a setting changed, or a new load balancer. */
+export const CONFIG_CHECKSUM_ANNOTATION = 'gpu-scheduling/config-sha256';
+export const EXTENDER_URL_ANNOTATION = 'gpu-scheduling/extender-url';
+export const EXTENDER_ENDPOINT_ANNOTATION = 'gpu-scheduling/extender-endpoint';
 /** kube-scheduler's secure port; /healthz is served there without authentication. */
 export const SECURE_PORT = 10259;
 /** The name of that port on the container: what a PodMonitor selects (kube-prometheus names kube-scheduler's port so). */
@@ -100,10 +123,17 @@ export function kubeSchedulerConfiguration(props: SecondSchedulerManifestProps):
       extenderConfiguration({
         ...scheduler.extender,
         urlPrefix: props.extenderUrlPrefix,
-        ...(props.extenderTlsSecret === undefined ? {} : { tlsConfig: EXTENDER_TLS_FILES }),
+        ...tlsConfigOf(props),
       }),
     ],
   };
+}
+
+/** The scheduler's tlsConfig: its client certificate with mutual TLS; otherwise, over HTTPS, the CAs that verify the ALB's certificate. */
+function tlsConfigOf(props: SecondSchedulerManifestProps): { tlsConfig?: ExtenderTlsFiles | { readonly caFile: string } } {
+  if (props.extenderTlsSecret !== undefined) return { tlsConfig: EXTENDER_TLS_FILES };
+  if (!props.extenderUrlPrefix.startsWith('https://')) return {};
+  return { tlsConfig: { caFile: props.extenderCaBundle === undefined ? SYSTEM_ROOTS_FILE : `${CA_DIR}/ca.crt` } };
 }
 
 /**
@@ -122,9 +152,15 @@ export function secondSchedulerManifests(props: SecondSchedulerManifestProps): K
   const configJson = JSON.stringify(configuration, null, 2);
   // Rolls the pods when settings change; the URL is left out because it is a
   // deploy-time token whose placeholder text differs between synths (its
-  // scheme stays, as enableHTTPS).
+  // scheme stays, as enableHTTPS). The URL and the ALB's DNS name go on the
+  // pod template as they are (resolved at deploy time), so a new ALB rolls
+  // the pods too; kubectl applies the ConfigMap before the Deployment.
   const withoutUrl = { ...configuration, extenders: (configuration.extenders as KubeSchedulerExtender[]).map((extender) => ({ ...extender, urlPrefix: '' })) };
-  const configChecksum = createHash('sha256').update(JSON.stringify(withoutUrl)).digest('hex');
+  const caConfigMap = props.extenderTlsSecret === undefined && props.extenderCaBundle !== undefined && props.extenderUrlPrefix.startsWith('https://') ? `${name}-extender-ca` : undefined;
+  const configChecksum = createHash('sha256')
+    .update(JSON.stringify(withoutUrl))
+    .update(props.extenderCaBundle ?? '')
+    .digest('hex');
 
   return [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace, labels } },
@@ -162,6 +198,7 @@ export function secondSchedulerManifests(props: SecondSchedulerManifestProps): K
       metadata: { name: `${name}-config`, namespace, labels },
       data: { [CONFIG_FILE]: configJson },
     },
+    ...(caConfigMap === undefined ? [] : [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: caConfigMap, namespace, labels }, data: { 'ca.crt': props.extenderCaBundle } }]),
     {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
@@ -170,7 +207,14 @@ export function secondSchedulerManifests(props: SecondSchedulerManifestProps): K
         replicas: scheduler.replicas,
         selector: { matchLabels: selector },
         template: {
-          metadata: { labels, annotations: { 'gpu-scheduling/config-sha256': configChecksum } },
+          metadata: {
+            labels,
+            annotations: {
+              [CONFIG_CHECKSUM_ANNOTATION]: configChecksum,
+              [EXTENDER_URL_ANNOTATION]: props.extenderUrlPrefix,
+              ...(props.extenderEndpoint === undefined ? {} : { [EXTENDER_ENDPOINT_ANNOTATION]: props.extenderEndpoint }),
+            },
+          },
           spec: {
             serviceAccountName: name,
             priorityClassName: 'system-cluster-critical',
@@ -197,7 +241,7 @@ export function secondSchedulerManifests(props: SecondSchedulerManifestProps): K
             containers: [
               {
                 name: 'kube-scheduler',
-                image: `registry.k8s.io/kube-scheduler:v${scheduler.kubeSchedulerVersion}`,
+                image: scheduler.image,
                 command: [
                   '/usr/local/bin/kube-scheduler',
                   `--config=${CONFIG_DIR}/${CONFIG_FILE}`,
@@ -219,6 +263,7 @@ export function secondSchedulerManifests(props: SecondSchedulerManifestProps): K
                 volumeMounts: [
                   { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
                   ...(props.extenderTlsSecret === undefined ? [] : [{ name: 'extender-tls', mountPath: TLS_DIR, readOnly: true }]),
+                  ...(caConfigMap === undefined ? [] : [{ name: 'extender-ca', mountPath: CA_DIR, readOnly: true }]),
                 ],
               },
             ],
@@ -226,6 +271,7 @@ export function secondSchedulerManifests(props: SecondSchedulerManifestProps): K
               { name: 'config', configMap: { name: `${name}-config` } },
               // Readable by the scheduler's group only; the rotation Lambda rewrites it and rolls the pods.
               ...(props.extenderTlsSecret === undefined ? [] : [{ name: 'extender-tls', secret: { secretName: props.extenderTlsSecret, defaultMode: 0o440 } }]),
+              ...(caConfigMap === undefined ? [] : [{ name: 'extender-ca', configMap: { name: caConfigMap } }]),
             ],
           },
         },

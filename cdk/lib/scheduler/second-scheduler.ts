@@ -10,6 +10,10 @@ export interface SecondSchedulerProps {
   readonly target: ClusterTarget;
   readonly config: SchedulerConfig;
   readonly extenderUrlPrefix: string;
+  /** The ALB's DNS name: a new one rolls the pods (second-scheduler-manifests.ts). */
+  readonly extenderEndpoint: string;
+  /** HTTPS with your own certificate: the CAs that issued it (default: the image's system roots). */
+  readonly extenderCaBundle?: string;
   /** Mutual TLS: the Secret with the scheduler's client certificate, and what must exist before the pods read it. */
   readonly extenderTls?: { readonly secretName: string; readonly issued: IDependable };
 }
@@ -29,6 +33,8 @@ export class SecondScheduler extends Construct {
       ...secondSchedulerManifests({
         scheduler: props.config,
         extenderUrlPrefix: props.extenderUrlPrefix,
+        extenderEndpoint: props.extenderEndpoint,
+        ...(props.extenderCaBundle === undefined ? {} : { extenderCaBundle: props.extenderCaBundle }),
         nodeSelector: props.target.systemNodeSelector,
         ...(props.extenderTls ? { extenderTlsSecret: props.extenderTls.secretName } : {}),
       }),

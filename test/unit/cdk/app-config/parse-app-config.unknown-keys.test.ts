@@ -38,7 +38,7 @@ describe('parseAppConfig names unknown keys with the key they most likely meant'
     expect(more).toEqual([]);
     expect(problem?.key).toBe('alarms.colour');
     expect(problem?.problem).not.toContain('did you mean');
-    expect(problem?.problem).toMatch(/^unknown key \(allowed keys here: createSnsTopic, email, .*topicArn\)$/);
+    expect(problem?.problem).toMatch(/^unknown key \(allowed keys here: certificateDaysToExpiry, createSnsTopic, email, .*topicArn\)$/);
   });
 
   it('reports unknown keys at several levels together with bad values, in one error', () => {

@@ -10,7 +10,8 @@ import { APP_CONFIG_DEFAULTS } from '../../../../cdk/app-config/app-config-defau
 import { dashboardLayoutSvg } from '../../../../cdk/tools/dashboard-layout';
 import { DASHBOARD_LAYOUT_SVG, dashboardBodies } from '../../../../cdk/tools/render-dashboard-layout';
 import { LAMBDA_KUBERNETES_ACCESS, type LambdaKubernetesAccess } from '../../../../cdk/lib/access/lambda-rbac-rules';
-import { lambdaWriteLimitManifests } from '../../../../cdk/lib/access/write-limit-policy';
+import { CERTIFICATES_GROUP, certificatesWriteLimitManifests } from '../../../../cdk/lib/access/extender-tls-manifests';
+import { lambdaWriteLimitManifests, writeLimitPolicyName } from '../../../../cdk/lib/access/write-limit-policy';
 import { GPU_INTENT_POLICY_NAMES, gpuIntentManifests } from '../../../../cdk/lib/admission/gpu-intent-policies';
 import { schedulerMetricsConfigFromEnv } from '../../../../lambdas/reconciler/scheduler-metrics-config';
 import { gpuSchedulerProfile } from '../../../../cdk/lib/scheduler/second-scheduler-manifests';
@@ -278,7 +279,7 @@ describe('extender endpoint', () => {
     expect(JSON.stringify(synth.json)).not.toMatch(/PRIVATE KEY|BEGIN CERTIFICATE/);
     const role = findObject(kubernetesObjects(synth.json), 'Role', 'gpu-scheduling-certificates') as { rules: unknown[] };
     expect(role.rules).toEqual([
-      { apiGroups: [''], resources: ['secrets'], resourceNames: ['gpu-scheduler-extender-tls'], verbs: ['get', 'update'] },
+      { apiGroups: [''], resources: ['secrets'], resourceNames: ['gpu-scheduler-extender-tls'], verbs: ['get', 'patch'] },
       { apiGroups: ['apps'], resources: ['deployments'], resourceNames: ['gpu-scheduler'], verbs: ['get', 'patch'] },
     ]);
     const deployment = findObject(kubernetesObjects(synth.json), 'Deployment', 'gpu-scheduler') as {
@@ -292,6 +293,47 @@ describe('extender endpoint', () => {
     const rule = resourcesOfType(synth.json, 'AWS::Events::Rule').find(([id]) => id.startsWith('ExtenderEndpointCertificatesRotationSchedule'));
     expect(rule?.[1]).toMatchObject({ ScheduleExpression: 'rate(1 day)' });
     expect(JSON.stringify(rule?.[1])).toContain(trustStore);
+  });
+
+  it('sends failed scheduled rotations to a failure queue, and alarms on them, on the function\'s errors and on the scheduler\'s failed attempts', () => {
+    const queue = logicalIdOf('ExtenderEndpointCertificatesFailedRuns', 'AWS::SQS::Queue');
+    const fn = logicalIdOf('ExtenderEndpointCertificatesFunction', 'AWS::Lambda::Function');
+    synth.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: fn },
+      MaximumRetryAttempts: 2,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queue, 'Arn'] } } },
+    });
+    const rule = resourcesOfType(synth.json, 'AWS::Events::Rule').find(([id]) => id.startsWith('ExtenderEndpointCertificatesRotationSchedule'))?.[1] as { Targets: { DeadLetterConfig?: unknown }[] };
+    expect(rule.Targets[0]?.DeadLetterConfig).toEqual({ Arn: { 'Fn::GetAtt': [queue, 'Arn'] } });
+    const alarms = resourcesOfType(synth.json, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm);
+    expect(alarms.filter((alarm) => alarm.MetricName === 'ApproximateNumberOfMessagesVisible' && JSON.stringify(alarm.Dimensions).includes(queue))).toHaveLength(1);
+    expect(alarms.filter((alarm) => alarm.MetricName === 'Errors' && JSON.stringify(alarm.Dimensions).includes(fn))).toHaveLength(1);
+    const failedAttempts = alarms.find((alarm) => String(alarm.AlarmDescription).includes('fail with an error'));
+    expect(JSON.stringify(failedAttempts)).toContain(`"MetricName":"${METRIC.gpuSchedulerAttempts.name}"`);
+    expect(JSON.stringify(failedAttempts)).toContain('"Name":"Result","Value":"error"');
+  });
+
+  it('lets the rotation touch only certificates it tagged and only the stack\'s trust store; the ALB alone, from its target group, invokes the extender', () => {
+    const statements = resourcesOfType(synth.json, 'AWS::IAM::Policy')
+      .filter(([id]) => id.startsWith('ExtenderEndpointCertificates'))
+      .flatMap(([, p]) => (p.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, unknown>> }[] }).Statement);
+    const acm = statements.filter((statement) => [statement.Action].flat().some((action) => action.startsWith('acm:')));
+    expect(acm.length).toBeGreaterThan(0);
+    for (const statement of acm) {
+      const tags = { ...statement.Condition?.StringEquals };
+      expect(Object.keys(tags).sort(), JSON.stringify(statement.Action)).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^aws:(Request|Resource)Tag\/gpu-scheduling:purpose$/), expect.stringMatching(/^aws:(Request|Resource)Tag\/gpu-scheduling:stack$/)]),
+      );
+    }
+    const trustStore = logicalIdOf('ExtenderEndpointTrustStore', 'AWS::ElasticLoadBalancingV2::TrustStore');
+    const modify = statements.find((statement) => statement.Action === 'elasticloadbalancing:ModifyTrustStore');
+    expect(JSON.stringify(modify?.Resource)).toContain(trustStore);
+    expect(JSON.stringify(modify?.Resource)).not.toContain('truststore/*');
+    const invoke = resourcesOfType(synth.json, 'AWS::Lambda::Permission').filter(([, permission]) => permission.Principal === 'elasticloadbalancing.amazonaws.com');
+    expect(invoke).toHaveLength(1);
+    const group = logicalIdOf('ExtenderEndpointLoadBalancerListenerExtenderGroup', 'AWS::ElasticLoadBalancingV2::TargetGroup');
+    const name = (synth.json.Resources[group]?.Properties as { Name: string }).Name;
+    expect(renderCfnString(invoke[0]?.[1].SourceArn)).toMatch(new RegExp(`:targetgroup/${name}/\\*$`));
   });
 
   it('accepts traffic only from the cluster security group, on the listener port', () => {
@@ -408,9 +450,9 @@ describe('Lambdas', () => {
   });
 
   it('dead-letter queues are encrypted and refuse non-TLS requests', () => {
-    // The third queue is Karpenter's interruption queue (encrypted the same way).
+    // The labeler's and reconciler's dead letters, the certificate rotation's failed runs; Karpenter's interruption queue is encrypted the same way.
     const queues = resourcesOfType(synth.json, 'AWS::SQS::Queue');
-    expect(queues.filter(([id]) => !id.startsWith('Karpenter'))).toHaveLength(2);
+    expect(queues.filter(([id]) => !id.startsWith('Karpenter'))).toHaveLength(3);
     for (const [, queue] of queues) expect(queue.SqsManagedSseEnabled).toBe(true);
     synth.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
       PolicyDocument: {
@@ -489,10 +531,14 @@ describe('least privilege', () => {
     // The scheduler-metrics reader's proxy policy is checked with the second scheduler.
     const reader = `${LAMBDA_KUBERNETES_ACCESS.reconciler.group}-scheduler-metrics`;
     const gpuIntent: readonly string[] = Object.values(GPU_INTENT_POLICY_NAMES);
-    const deployed = objects
-      .filter((o) => String(o.kind).startsWith('ValidatingAdmissionPolicy') && ![reader, ...gpuIntent].includes((o.metadata as { name: string }).name))
-      .map(withoutPruneLabel);
+    // The rotation identity's, with its Role (extender-tls-manifests.ts; test/e2e/extender-tls-rotation-access.test.ts applies the same).
+    const certificates = writeLimitPolicyName(CERTIFICATES_GROUP);
+    const policies = objects.filter((o) => String(o.kind).startsWith('ValidatingAdmissionPolicy'));
+    const deployed = policies.filter((o) => ![reader, certificates, ...gpuIntent].includes((o.metadata as { name: string }).name)).map(withoutPruneLabel);
     expect(deployed).toEqual(lambdaWriteLimitManifests());
+    expect(policies.filter((o) => (o.metadata as { name: string }).name === certificates).map(withoutPruneLabel)).toEqual(
+      certificatesWriteLimitManifests({ namespace: 'kube-system', schedulerName: 'gpu-scheduler', secretName: 'gpu-scheduler-extender-tls' }),
+    );
   });
 
   it('deploys the GPU-intent admission policies and their bindings as the local harness installs them, warning by default', () => {
@@ -508,7 +554,14 @@ describe('least privilege', () => {
 describe('observability', () => {
   it('alarms on extender 5xx, handler errors, p99 latency, each DLQ and each Lambda’s errors', () => {
     const alarms = resourcesOfType(synth.json, 'AWS::CloudWatch::Alarm');
-    expect(alarms).toHaveLength(12);
+    // …and, with mutual TLS, the certificate rotation's errors and failed runs, the listener certificate's DaysToExpiry; the scheduler's failed attempts.
+    expect(alarms).toHaveLength(16);
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/CertificateManager',
+      MetricName: 'DaysToExpiry',
+      Threshold: APP_CONFIG_DEFAULTS.alarms.certificateDaysToExpiry,
+      ComparisonOperator: 'LessThanThreshold',
+    });
     synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'TargetResponseTime',
       ExtendedStatistic: 'p99',

@@ -4,7 +4,7 @@ import { METRIC, METRICS_NAMESPACE } from '../../../../lambdas/observability/met
 import type { ExpressionReference, MetricReference } from './referenced-metrics';
 
 /** AWS namespaces whose metrics AWS itself publishes for resources in the stack. */
-export const AWS_PUBLISHED_NAMESPACES = ['AWS/ApplicationELB', 'AWS/Lambda', 'AWS/SQS'];
+export const AWS_PUBLISHED_NAMESPACES = ['AWS/ApplicationELB', 'AWS/CertificateManager', 'AWS/Lambda', 'AWS/SQS'];
 
 const CATALOG: readonly MetricDefinition[] = Object.values(METRIC);
 

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { parseAppConfig } from '../../../../../cdk/app-config/parse-app-config';
-import { kubeSchedulerConfiguration, secondSchedulerManifests } from '../../../../../cdk/lib/scheduler/second-scheduler-manifests';
+import {
+  CONFIG_CHECKSUM_ANNOTATION,
+  EXTENDER_ENDPOINT_ANNOTATION,
+  EXTENDER_URL_ANNOTATION,
+  kubeSchedulerConfiguration,
+  secondSchedulerManifests,
+  SYSTEM_ROOTS_FILE,
+} from '../../../../../cdk/lib/scheduler/second-scheduler-manifests';
 import { MAX_EXTENDER_PRIORITY } from '../../../../../lambdas/extender/wire-types';
 import { findObject } from '../../support/synthesize';
 
@@ -49,6 +56,20 @@ describe('KubeSchedulerConfiguration', () => {
     const [extender] = withoutPreempt.extenders as Record<string, unknown>[];
     expect(extender).not.toHaveProperty('preemptVerb');
     expect(extender).toMatchObject({ filterVerb: 'filter', prioritizeVerb: 'prioritize', weight: 7 });
+  });
+
+  it('verifies an HTTPS extender without mutual TLS: the image\'s system roots, or the CAs configured for its certificate', () => {
+    const https = { ...props, extenderUrlPrefix: 'https://gpu-extender.example.com:443' };
+    const [systemRoots] = kubeSchedulerConfiguration(https).extenders as Record<string, unknown>[];
+    // Without a caFile kube-scheduler's extender transport skips verification (pkg/scheduler/extender.go, makeTransport).
+    expect(systemRoots?.tlsConfig).toEqual({ caFile: SYSTEM_ROOTS_FILE });
+    const ca = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    const own = { ...https, extenderCaBundle: ca };
+    const [withCa] = kubeSchedulerConfiguration(own).extenders as Record<string, unknown>[];
+    expect(withCa?.tlsConfig).toEqual({ caFile: '/etc/kubernetes/gpu-scheduler-extender-ca/ca.crt' });
+    expect(findObject(secondSchedulerManifests(own), 'ConfigMap', 'gpu-scheduler-extender-ca')).toMatchObject({ data: { 'ca.crt': ca } });
+    const [plain] = kubeSchedulerConfiguration(props).extenders as Record<string, unknown>[];
+    expect(plain).not.toHaveProperty('tlsConfig');
   });
 
   it('is what the ConfigMap carries, as JSON', () => {
@@ -109,12 +130,32 @@ describe('second scheduler objects', () => {
     expect(deployment.spec.template.metadata.annotations['gpu-scheduling/config-sha256']).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it('rolls the pods when a setting changes but not when only the ALB address token changes', () => {
-    const checksum = (p: typeof props): string =>
-      (findObject(secondSchedulerManifests(p), 'Deployment', 'gpu-scheduler') as { spec: { template: { metadata: { annotations: Record<string, string> } } } })
-        .spec.template.metadata.annotations['gpu-scheduling/config-sha256'] ?? '';
-    expect(checksum({ ...props, extenderUrlPrefix: 'http://other:80' })).toBe(checksum(props));
-    expect(checksum({ ...props, scheduler: { ...scheduler, extender: { ...scheduler.extender, weight: 8 } } })).not.toBe(checksum(props));
+  it('rolls the pods when a setting changes or the load balancer is replaced (its URL and DNS name are on the pod template)', () => {
+    const template = (p: Parameters<typeof secondSchedulerManifests>[0]) =>
+      (findObject(secondSchedulerManifests(p), 'Deployment', 'gpu-scheduler') as { spec: { template: { metadata: { annotations: Record<string, string> } } } }).spec.template;
+    const withEndpoint = { ...props, extenderEndpoint: 'internal-alb.example' };
+    const replaced = { ...props, extenderUrlPrefix: 'http://internal-alb-2.example:80', extenderEndpoint: 'internal-alb-2.example' };
+    // The settings' checksum leaves the deploy-time URL out (its placeholder differs between synths)...
+    expect(template(replaced).metadata.annotations[CONFIG_CHECKSUM_ANNOTATION]).toBe(template(withEndpoint).metadata.annotations[CONFIG_CHECKSUM_ANNOTATION]);
+    expect(template({ ...props, scheduler: { ...scheduler, extender: { ...scheduler.extender, weight: 8 } } }).metadata.annotations[CONFIG_CHECKSUM_ANNOTATION]).not.toBe(
+      template(props).metadata.annotations[CONFIG_CHECKSUM_ANNOTATION],
+    );
+    // ...and the pod template carries the URL and the DNS name themselves, resolved at deploy time: a new ALB is a new template.
+    expect(template(withEndpoint).metadata.annotations).toMatchObject({ [EXTENDER_URL_ANNOTATION]: 'http://internal-alb.example:80', [EXTENDER_ENDPOINT_ANNOTATION]: 'internal-alb.example' });
+    expect(template(replaced)).not.toEqual(template(withEndpoint));
+    expect(template(replaced).metadata.annotations).toMatchObject({ [EXTENDER_URL_ANNOTATION]: 'http://internal-alb-2.example:80', [EXTENDER_ENDPOINT_ANNOTATION]: 'internal-alb-2.example' });
+  });
+
+  it('runs the image named by scheduler.image, pinned by digest if so; a tag must be of kubernetesVersion', () => {
+    const digest = `sha256:${'a'.repeat(64)}`;
+    const pinned = parseAppConfig({ scheduler: { image: `registry.k8s.io/kube-scheduler:v1.36.3@${digest}` } }).scheduler;
+    const mirror = parseAppConfig({ scheduler: { image: `123456789012.dkr.ecr.us-east-1.amazonaws.com/mirror/kube-scheduler@${digest}` } }).scheduler;
+    const imageOf = (config: typeof scheduler): string | undefined =>
+      (findObject(secondSchedulerManifests({ ...props, scheduler: config }), 'Deployment', 'gpu-scheduler') as { spec: { template: { spec: { containers: { image?: string }[] } } } }).spec.template.spec.containers[0]?.image;
+    expect(imageOf(pinned)).toBe(`registry.k8s.io/kube-scheduler:v1.36.3@${digest}`);
+    expect(imageOf(mirror)).toBe(`123456789012.dkr.ecr.us-east-1.amazonaws.com/mirror/kube-scheduler@${digest}`);
+    expect(() => parseAppConfig({ scheduler: { image: 'registry.k8s.io/kube-scheduler:v1.35.2' } })).toThrow(/scheduler\.image: must name a 1\.36\.x kube-scheduler/);
+    expect(() => parseAppConfig({ scheduler: { image: 'registry.k8s.io/kube-scheduler@sha256:abc' } })).toThrow(/scheduler\.image/);
   });
 
   it('keeps one replica up during voluntary disruptions', () => {
