@@ -7,7 +7,7 @@ export interface SecondSchedulerManifestProps {
   readonly scheduler: SchedulerConfig;
   /** `http(s)://host:port` of the extender ALB; may contain CDK tokens after the scheme. */
   readonly extenderUrlPrefix: string;
-  /** Node labels that pin the scheduler to the system nodes, when the stack knows them (a new cluster). */
+  /** Node labels that pin the scheduler to the system nodes, when the stack knows them (a new cluster); `scheduler.nodeSelector` wins. */
   readonly nodeSelector?: Readonly<Record<string, string>>;
   /** Mutual TLS: the Secret (`tls.crt`, `tls.key`, `ca.crt`) the scheduler's extender tlsConfig reads. */
   readonly extenderTlsSecret?: string;
@@ -125,6 +125,7 @@ export function secondSchedulerManifests(props: SecondSchedulerManifestProps): K
   // scheme stays, as enableHTTPS).
   const withoutUrl = { ...configuration, extenders: (configuration.extenders as KubeSchedulerExtender[]).map((extender) => ({ ...extender, urlPrefix: '' })) };
   const configChecksum = createHash('sha256').update(JSON.stringify(withoutUrl)).digest('hex');
+  const nodeSelector = scheduler.nodeSelector ?? props.nodeSelector;
 
   return [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace, labels } },
@@ -173,9 +174,10 @@ export function secondSchedulerManifests(props: SecondSchedulerManifestProps): K
           metadata: { labels, annotations: { 'gpu-scheduling/config-sha256': configChecksum } },
           spec: {
             serviceAccountName: name,
-            priorityClassName: 'system-cluster-critical',
+            priorityClassName: scheduler.priorityClassName,
             // Never on a GPU node: Karpenter could then not consolidate it away, and a GPU would pay for a scheduler.
-            ...(props.nodeSelector === undefined ? {} : { nodeSelector: { ...props.nodeSelector } }),
+            ...(nodeSelector === undefined ? {} : { nodeSelector: { ...nodeSelector } }),
+            ...(scheduler.tolerations.length === 0 ? {} : { tolerations: scheduler.tolerations.map((toleration) => ({ ...toleration })) }),
             securityContext: {
               runAsNonRoot: true,
               runAsUser: 65532,
@@ -197,7 +199,7 @@ export function secondSchedulerManifests(props: SecondSchedulerManifestProps): K
             containers: [
               {
                 name: 'kube-scheduler',
-                image: `registry.k8s.io/kube-scheduler:v${scheduler.kubeSchedulerVersion}`,
+                image: kubeSchedulerImage(scheduler),
                 command: [
                   '/usr/local/bin/kube-scheduler',
                   `--config=${CONFIG_DIR}/${CONFIG_FILE}`,
@@ -238,6 +240,14 @@ export function secondSchedulerManifests(props: SecondSchedulerManifestProps): K
       spec: { ...(scheduler.replicas > 1 ? { minAvailable: 1 } : { maxUnavailable: 1 }), selector: { matchLabels: selector } },
     },
   ];
+}
+
+/** The registry kube-scheduler is pulled from unless `scheduler.image` names a mirror. */
+export const KUBE_SCHEDULER_REPOSITORY = 'registry.k8s.io/kube-scheduler';
+
+/** The image the Deployment runs: the configured reference, or the upstream one of the configured release. */
+export function kubeSchedulerImage(scheduler: Pick<SchedulerConfig, 'image' | 'kubeSchedulerVersion'>): string {
+  return scheduler.image ?? `${KUBE_SCHEDULER_REPOSITORY}:v${scheduler.kubeSchedulerVersion}`;
 }
 
 function clusterRoleBinding(name: string, clusterRole: string, subjects: KubernetesObject[], labels: Record<string, string>): KubernetesObject {

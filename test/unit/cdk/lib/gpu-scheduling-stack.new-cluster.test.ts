@@ -11,7 +11,7 @@ import { dashboardLayoutSvg } from '../../../../cdk/tools/dashboard-layout';
 import { DASHBOARD_LAYOUT_SVG, dashboardBodies } from '../../../../cdk/tools/render-dashboard-layout';
 import { LAMBDA_KUBERNETES_ACCESS, type LambdaKubernetesAccess } from '../../../../cdk/lib/access/lambda-rbac-rules';
 import { lambdaWriteLimitManifests } from '../../../../cdk/lib/access/write-limit-policy';
-import { GPU_INTENT_POLICY_NAMES, gpuIntentManifests } from '../../../../cdk/lib/admission/gpu-intent-policies';
+import { GPU_INTENT_POLICY_NAMES, gpuIntentManifests, gpuIntentOptionsOf } from '../../../../cdk/lib/admission/gpu-intent-policies';
 import { schedulerMetricsConfigFromEnv } from '../../../../lambdas/reconciler/scheduler-metrics-config';
 import { gpuSchedulerProfile } from '../../../../cdk/lib/scheduler/second-scheduler-manifests';
 import { KARPENTER_VERSION } from '../../../../cdk/lib/karpenter/karpenter-release';
@@ -500,7 +500,7 @@ describe('least privilege', () => {
       .filter((o) => /^(Mutating|Validating)AdmissionPolicy/.test(String(o.kind)))
       .filter((o) => (Object.values(GPU_INTENT_POLICY_NAMES) as string[]).includes((o.metadata as { name: string }).name))
       .map(withoutPruneLabel);
-    expect(deployed).toEqual(gpuIntentManifests({ schedulerName: APP_CONFIG_DEFAULTS.scheduler.name, annotationCheck: 'warn', kubernetesVersion: APP_CONFIG_DEFAULTS.kubernetesVersion }));
+    expect(deployed).toEqual(gpuIntentManifests(gpuIntentOptionsOf(APP_CONFIG_DEFAULTS)));
     expect(deployed.find((o) => o.kind === 'ValidatingAdmissionPolicyBinding')?.spec).toMatchObject({ validationActions: ['Warn'] });
   });
 });
