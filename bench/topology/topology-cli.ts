@@ -15,7 +15,7 @@ import type { TopologyMetrics } from './topology-metrics';
 import { measureRun, meanMetrics } from './topology-metrics';
 import type { TopologyPolicy } from './topology-policies';
 import { createTopologyProfile, isTopologyPolicy, TOPOLOGY_POLICIES } from './topology-policies';
-import { formatTable, renderSvg, toJson, type PolicyRow } from './topology-report';
+import { formatMarkdown, formatTable, renderSvg, toJson, type PolicyRow } from './topology-report';
 import { generateWorkload } from './topology-workload';
 import { simulateTopology, workloadShapes } from './topology-simulation';
 
@@ -39,9 +39,14 @@ export const TOPOLOGY_CLI = defineCli({
     load: { type: 'string', value: 'x', description: 'offered GPU-time over capacity, 0.1..2 (default 0.95)' },
     policy: { type: 'string', value: 'a,b', description: `policies, from ${TOPOLOGY_POLICIES.join(', ')} (default all)` },
     json: { type: 'boolean', description: 'print {policy: metrics} and nothing else on stdout' },
+    markdown: { type: 'boolean', description: 'print the results table as the README and docs/simulator.md show it (Markdown), nothing else on stdout; a unit test fails when they differ' },
     plot: { type: 'string', value: 'file', description: 'the SVG plot (default .bench-out/topology/topology.svg)' },
   },
-  examples: ['npm run bench:topology', 'npm run bench:topology -- --seeds 2 --jobs 500 --policy fgd,ours --json'],
+  examples: [
+    'npm run bench:topology',
+    'npm run bench:topology -- --seeds 2 --jobs 500 --policy fgd,ours --json',
+    'npm run bench:topology -- --markdown   # the README\'s table, at the default settings',
+  ],
 });
 
 interface Options {
@@ -50,8 +55,12 @@ interface Options {
   readonly load: number;
   readonly policies: readonly TopologyPolicy[];
   readonly json: boolean;
+  readonly markdown: boolean;
   readonly plot: string;
 }
+
+/** The settings the README's table is measured at: the defaults. */
+export const README_SETTINGS = { seeds: 5, jobs: 2000, load: 0.95 } as const;
 
 function numberIn(text: string | undefined, flag: string, fallback: number, min: number, max: number, integer: boolean): number {
   if (text === undefined) return fallback;
@@ -62,15 +71,16 @@ function numberIn(text: string | undefined, flag: string, fallback: number, min:
   return value;
 }
 
-function readOptions(values: CliValues<typeof TOPOLOGY_CLI.options>): Options {
+export function readOptions(values: CliValues<typeof TOPOLOGY_CLI.options>): Options {
   const policies = values.policy === undefined ? [...TOPOLOGY_POLICIES] : values.policy.split(',').map((p) => p.trim());
   for (const p of policies) if (!isTopologyPolicy(p)) throw new UsageError(`unknown policy ${JSON.stringify(p)}; choose from ${TOPOLOGY_POLICIES.join(', ')}`);
   return {
-    seeds: numberIn(values.seeds, 'seeds', 5, 1, 100, true),
-    jobs: numberIn(values.jobs, 'jobs', 2000, 10, 100_000, true),
-    load: numberIn(values.load, 'load', 0.95, 0.1, 2, false),
+    seeds: numberIn(values.seeds, 'seeds', README_SETTINGS.seeds, 1, 100, true),
+    jobs: numberIn(values.jobs, 'jobs', README_SETTINGS.jobs, 10, 100_000, true),
+    load: numberIn(values.load, 'load', README_SETTINGS.load, 0.1, 2, false),
     policies: policies.filter(isTopologyPolicy),
     json: values.json === true,
+    markdown: values.markdown === true,
     plot: values.plot ?? path.join(repoRoot, '.bench-out/topology/topology.svg'),
   };
 }
@@ -84,16 +94,25 @@ export function runSeed(seed: number, options: Pick<Options, 'jobs' | 'load' | '
   return new Map(options.policies.map((policy) => [policy, measureRun(cluster, simulateTopology(cluster, jobs, createTopologyProfile(policy, shapes)))]));
 }
 
-function main(): void {
-  const options = readCommandLine(TOPOLOGY_CLI, process.argv.slice(2), readOptions);
-  const started = performance.now();
+/** Every seed, then each policy's mean over them; `progress` hears of each seed's wall time. */
+export function measurePolicies(options: Pick<Options, 'seeds' | 'jobs' | 'load' | 'policies'>, progress: (seed: number, seconds: number) => void = () => {}): PolicyRow[] {
   const perPolicy = new Map<TopologyPolicy, TopologyMetrics[]>(options.policies.map((p) => [p, []]));
   for (let seed = FIRST_SEED; seed < FIRST_SEED + options.seeds; seed++) {
     const t = performance.now();
     for (const [policy, metrics] of runSeed(seed, options)) perPolicy.get(policy)?.push(metrics);
-    process.stderr.write(`  seed ${seed}: ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
+    progress(seed, (performance.now() - t) / 1000);
   }
-  const rows: PolicyRow[] = options.policies.map((policy) => ({ policy, metrics: meanMetrics(perPolicy.get(policy) ?? []) }));
+  return options.policies.map((policy) => ({ policy, metrics: meanMetrics(perPolicy.get(policy) ?? []) }));
+}
+
+function main(): void {
+  const options = readCommandLine(TOPOLOGY_CLI, process.argv.slice(2), readOptions);
+  const started = performance.now();
+  const rows = measurePolicies(options, (seed, seconds) => process.stderr.write(`  seed ${seed}: ${seconds.toFixed(1)} s\n`));
+  if (options.markdown) {
+    process.stdout.write(`${formatMarkdown(rows, options)}\n`);
+    return;
+  }
   mkdirSync(path.dirname(options.plot), { recursive: true });
   writeFileSync(options.plot, renderSvg(rows, `Topology benchmark — ${options.seeds} seeds, ${options.jobs} jobs each, load ${options.load}`));
   const wall = ((performance.now() - started) / 1000).toFixed(1);

@@ -30,6 +30,8 @@ import type { VariantSpec } from './trace-variants';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../..');
 const FIRST_SEED = 42; // the paper's seeds are 42..51
+/** Where the trace is looked for without --data-dir: a git-ignored folder of this repository (the trace is never committed). */
+const DEFAULT_DATA_DIR = '.bench-data/openb';
 
 export const TRACE_CLI = defineCli({
   usage: 'npm run bench:trace -- [options]',
@@ -42,7 +44,7 @@ export const TRACE_CLI = defineCli({
     'repository; it is read at run time, never copied into this one.',
   ].join('\n'),
   options: {
-    'data-dir': { type: 'string', value: 'dir', description: 'where the trace CSVs are (default ../shared/data/openb, from the repository root)' },
+    'data-dir': { type: 'string', value: 'dir', description: `where the trace CSVs are (default ${DEFAULT_DATA_DIR} in the repository, git-ignored)` },
     nodes: { type: 'string', value: 'csv', description: 'node list: a path or a file in the data dir (default openb_node_list_gpu_node.csv)' },
     pods: {
       type: 'string',
@@ -128,7 +130,7 @@ function readOptions(values: CliValues<typeof TRACE_CLI.options>): Options {
   const seeds = positiveInt(values.seeds, '--seeds', 10);
   const workers = positiveInt(values.workers, '--workers', availableParallelism());
 
-  const dataDir = path.resolve(values['data-dir'] ?? path.resolve(repoRoot, '../shared/data/openb'));
+  const dataDir = path.resolve(values['data-dir'] ?? path.resolve(repoRoot, DEFAULT_DATA_DIR));
   const nodesPath = resolveTraceFile(values.nodes, dataDir, 'openb_node_list_gpu_node.csv', 'openb_node_list_');
   // A gen- name is generated from the default list in the data dir (its `path`); any other name is a pod list.
   const sourcePath = path.join(dataDir, 'openb_pod_list_default.csv');
@@ -148,7 +150,7 @@ function readOptions(values: CliValues<typeof TRACE_CLI.options>): Options {
       throw new UsageError(
         `trace ${what} not found: ${file}\n` +
           '(the openb trace is the cluster-trace-gpu-v2023/csv/ folder of the public alibaba/clusterdata repository; ' +
-          'put its CSV files in a folder and pass --data-dir DIR, or --nodes / --pods)',
+          `put its CSV files in ${DEFAULT_DATA_DIR} or pass --data-dir DIR, or --nodes / --pods)`,
       );
     }
   }

@@ -15,6 +15,7 @@ import { GPU_INTENT_POLICY_NAMES, gpuIntentManifests, gpuIntentOptionsOf } from 
 import { schedulerMetricsConfigFromEnv } from '../../../../lambdas/reconciler/scheduler-metrics-config';
 import { gpuSchedulerProfile } from '../../../../cdk/lib/scheduler/second-scheduler-manifests';
 import { KARPENTER_VERSION } from '../../../../cdk/lib/karpenter/karpenter-release';
+import { COST_ASSUMPTIONS } from '../../../../cdk/cost/stack-cost';
 import { runCfnLint } from '../support/cfn-lint';
 import { expectOnlyEmittedMetrics, expectOnlyKnownSearches } from '../support/metric-coverage';
 import { alarmReferences, dashboardReferences } from '../support/referenced-metrics';
@@ -506,6 +507,14 @@ describe('least privilege', () => {
 });
 
 describe('observability', () => {
+  it('its alarms read as many metrics as the cost model bills (cdk/cost/stack-cost.ts)', () => {
+    const metricsRead = resourcesOfType(synth.json, 'AWS::CloudWatch::Alarm').reduce((sum, [, alarm]) => {
+      const metrics = alarm.Metrics as { MetricStat?: unknown }[] | undefined;
+      return sum + (metrics === undefined ? 1 : metrics.filter((m) => m.MetricStat !== undefined).length);
+    }, 0);
+    expect(metricsRead).toBe(COST_ASSUMPTIONS.alarmMetrics);
+  });
+
   it('alarms on extender 5xx, handler errors, p99 latency, each DLQ and each Lambda’s errors', () => {
     const alarms = resourcesOfType(synth.json, 'AWS::CloudWatch::Alarm');
     expect(alarms).toHaveLength(12);
