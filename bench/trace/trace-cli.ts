@@ -16,7 +16,7 @@ import { MAX_PERCENT } from './trace-job';
 import type { PolicyName } from './trace-policies';
 import { ABLATION_NAMES, ABLATIONS, DEFAULT_POLICIES, isPolicyName, POLICIES } from './trace-policies';
 import type { PolicyResult } from './trace-report';
-import { formatAblationTable, formatTable, renderSvg, sampleSd, toJson } from './trace-report';
+import { formatAblationTable, formatSummaryMarkdown, formatTable, renderSvg, sampleSd, toJson } from './trace-report';
 import type { TieBreak } from './trace-simulation';
 import type { WorkerJob } from './trace-worker';
 import { defineCli, isEntryPoint, readCommandLine, UsageError, type CliValues } from '../../cli/command-line';
@@ -54,6 +54,7 @@ export const TRACE_CLI = defineCli({
     seeds: { type: 'string', value: 'n', description: `seeds ${FIRST_SEED}..${FIRST_SEED}+n-1, the paper's seeds (default 10)` },
     policy: { type: 'string', value: 'a,b', description: `policies, from ${POLICIES.join(', ')} (default ${DEFAULT_POLICIES.join(',')})` },
     json: { type: 'boolean', description: 'print {policy: {alloc100, alloc130}} (percent) and nothing else on stdout' },
+    markdown: { type: 'boolean', description: 'print the README\'s table (allocation at 130 % per workload, beside the paper\'s) and nothing else on stdout' },
     plot: { type: 'string', value: 'file', description: 'the SVG plot of allocation vs arrived workload (default .bench-out/trace/<workload>.svg)' },
     workers: { type: 'string', value: 'n', description: 'worker threads running seeds (default: the number of CPUs)' },
     ablation: { type: 'boolean', description: 'add extender and each of its ablations (one design choice of the default profile undone) to the policies, with a table of what each choice is worth' },
@@ -82,6 +83,7 @@ interface Options {
   readonly seeds: number;
   readonly policies: readonly PolicyName[];
   readonly json: boolean;
+  readonly markdown: boolean;
   readonly workers: number;
   readonly tieBreak: TieBreak;
 }
@@ -119,7 +121,7 @@ function writeVariant(spec: VariantSpec, source: readonly TracePod[]): string {
   return file;
 }
 
-function readOptions(values: CliValues<typeof TRACE_CLI.options>): Options {
+export function readOptions(values: CliValues<typeof TRACE_CLI.options>): Options {
   // Flags first: a wrong flag is reported as such even where the trace is missing.
   const named = (values.policy ?? (values.ablation ? '' : DEFAULT_POLICIES.join(','))).split(',').map((p) => p.trim()).filter((p) => p !== '');
   const policies = values.ablation ? [...new Set([...named, 'extender', ...ABLATION_NAMES])] : named;
@@ -170,6 +172,7 @@ function readOptions(values: CliValues<typeof TRACE_CLI.options>): Options {
     seeds,
     policies: policies as PolicyName[],
     json: values.json ?? false,
+    markdown: values.markdown ?? false,
     workers,
     tieBreak,
   };
@@ -263,6 +266,12 @@ async function main(): Promise<void> {
     rmSync(workerFile, { force: true });
   }
   const wall = (performance.now() - started) / 1000;
+  if (options.markdown) {
+    const tables = done.map(({ workload, results }) => ({ workload: workloadKey(workload.podsPath), results, published: existsSync(workload.publishedPath) ? parsePublishedCsv(readFileSync(workload.publishedPath, 'utf8')) : [] }));
+    process.stdout.write(`${formatSummaryMarkdown(tables, options.seeds)}\n`);
+    process.stderr.write(`wall time: ${wall.toFixed(1)} s\n`);
+    return;
+  }
   if (options.json) {
     // One workload: {policy: …} as always; several: keyed by workload.
     const json = done.length === 1 ? toJson(done[0]?.results ?? []) : Object.fromEntries(done.map((d) => [workloadKey(d.workload.podsPath), toJson(d.results)]));

@@ -203,7 +203,7 @@ export const appConfigSchema = settings({
     .default('1.36')
     .meta({
       description:
-        'Cluster version (new cluster) or the existing cluster\'s version. Picks the kube-scheduler image. The bundled kubectl (1.35) supports both. 1.34 (EKS standard support ended 2026-12-02) is rejected with an error naming these two.',
+        'Cluster version (new cluster) or the existing cluster\'s version. Picks the kube-scheduler image and whether the namespace opt-in is deployed (1.36: MutatingAdmissionPolicy is GA; 1.35 has none). The deploy-time kubectl is 1.36.3 (`@aws-cdk/lambda-layer-kubectl-v36`), within one minor version of both. 1.34 (EKS standard support ended 2026-12-02) is rejected with an error naming these two.',
     }),
   logRetentionDays: z
     .int({ error: retentionError })
