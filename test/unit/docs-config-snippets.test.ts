@@ -72,6 +72,11 @@ describe('config snippets in README.md and docs/', () => {
     expect(synth).toEqual(expect.arrayContaining(['docs/existing-cluster-karpenter.md', 'docs/auto-mode.md']));
   });
 
+  it('the existing-cluster page opens with the example file, word for word', () => {
+    const opening = configs.find((b) => b.where.startsWith('docs/existing-cluster-karpenter.md:'));
+    expect(opening?.text).toBe(readFileSync(join(root, 'cdk/app-config/example-existing-cluster.yaml'), 'utf8'));
+  });
+
   it.each(configs.filter((b) => b.marks.includes('synth')).map((b) => [b.where, b] as const))('%s synthesizes, as cdk synth runs it', (_where, block) => {
     const result = synthesize(parse(block.text) as unknown);
     synthesized.push(result);
