@@ -1,11 +1,11 @@
 /**
- * `npm run simulate -- --nodes <file> --pods <file> [--config <file>] [--json] [--explain] [--exact] [--report <file>]`:
+ * `npm run simulate -- --nodes <file> --pods <file> [--weights <file>] [--json] [--explain] [--exact] [--report <file>]`:
  * what-if placement of the gpu-scheduler's pending pods on a cluster, as the
  * deployed gpu-scheduler (kube-scheduler's profile plus the extender) would place them.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { defineCli, isEntryPoint, readCommandLine, UsageError } from '../cli/command-line';
+import { defineCli, isEntryPoint, readCommandLine, usageErrorText, UsageError } from '../cli/command-line';
 import { errorMessage } from '../lambdas/common/error-message';
 import { startControlPlane } from '../local/control-plane/control-plane';
 import { ensureKubeBinaries } from '../local/builds/kube-binaries';
@@ -18,7 +18,7 @@ import { renderReportHtml } from './report/report-html';
 import { buildWhatIfReport } from './report/report-model';
 
 export const SIMULATE_CLI = defineCli({
-  usage: 'npm run simulate -- --nodes <file> --pods <file> [--config <file>] [--json] [--explain] [--exact] [--report <file>]',
+  usage: 'npm run simulate -- --nodes <file> --pods <file> [--weights <file>] [--json] [--explain] [--exact] [--report <file>]',
   summary: [
     'What-if placement: where the pending pods with schedulerName gpu-scheduler would land on',
     'these nodes, decided as the deployed gpu-scheduler decides: kube-scheduler\'s filters and',
@@ -30,7 +30,7 @@ export const SIMULATE_CLI = defineCli({
   options: {
     nodes: { type: 'string', value: 'file', description: 'nodes, as `kubectl get nodes -o json` (or yaml) prints them (required)' },
     pods: { type: 'string', value: 'file', description: 'pods, as `kubectl get pods -A -o json` (or yaml) prints them (required)' },
-    config: { type: 'string', value: 'file', description: 'the extender\'s profile options (JSON or YAML): weights, gpuScore; see docs/simulator.md' },
+    weights: { type: 'string', value: 'file', description: 'the extender\'s scoring options (JSON or YAML): weights, gpuScore; see docs/simulator.md' },
     json: { type: 'boolean', description: 'print the result as JSON instead of tables' },
     explain: { type: 'boolean', description: 'for each placement, the points per plugin on the chosen node and the runner-up (with --exact: the extender\'s ranking)' },
     exact: { type: 'boolean', description: 'run the real kube-apiserver, kube-scheduler and extender (builds Kubernetes once; about a minute per 500 nodes)' },
@@ -60,21 +60,37 @@ function readInput(file: string): string {
 interface SimulateCliOptions {
   nodes: string;
   pods: string;
-  config: string | undefined;
+  weights: string | undefined;
   json: boolean;
   explain: boolean;
   exact: boolean;
   report: string | undefined;
 }
 
+/**
+ * `--config` names the CDK app's config file for `npm start` and `monitoring`;
+ * here it once named the scoring weights. Refused with the new name rather
+ * than read as the wrong kind of file.
+ */
+function renamedOption(argv: readonly string[]): string | undefined {
+  return argv.some((arg) => arg === '--config' || arg.startsWith('--config='))
+    ? '--config is not an option of simulate: the scoring weights file is --weights <file> (the CDK app\'s config file plays no part here)'
+    : undefined;
+}
+
 async function main(argv: readonly string[]): Promise<number> {
+  const renamed = renamedOption(argv);
+  if (renamed !== undefined) {
+    process.stderr.write(`${usageErrorText(SIMULATE_CLI, renamed)}\n`);
+    return 2;
+  }
   const options = readCommandLine(SIMULATE_CLI, argv, (values): SimulateCliOptions => {
     if (values.nodes === undefined || values.pods === undefined) throw new UsageError('--nodes and --pods are required');
     if (values.report !== undefined && values.report.trim() === '') throw new UsageError('--report needs a file path');
     return {
       nodes: values.nodes,
       pods: values.pods,
-      config: values.config,
+      weights: values.weights,
       json: values.json === true,
       explain: values.explain === true,
       exact: values.exact === true,
@@ -87,7 +103,7 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     nodes = parseKubeList(readInput(options.nodes), options.nodes, 'Node');
     pods = parseKubeList(readInput(options.pods), options.pods, 'Pod');
-    const profileOptions = options.config === undefined ? {} : parseSimulatorConfig(readInput(options.config), options.config);
+    const profileOptions = options.weights === undefined ? {} : parseSimulatorConfig(readInput(options.weights), options.weights);
     result = options.exact ? await runExact(nodes, pods, profileOptions, options.explain) : simulate(nodes, pods, profileOptions, { explain: options.explain });
   } catch (error) {
     process.stderr.write(`error: ${errorMessage(error)}\n`);

@@ -27,6 +27,7 @@ import { pluginOfReason } from './in-tree/filters';
 import type { SchedPod } from './in-tree/pod-spec';
 import type { ExtenderRejections, FilterCount, PlacedPod, SimulationResult, UnschedulablePod } from './simulate';
 import { GPU_SCHEDULER, planDump } from './simulate';
+import { nodesUsage } from './node-usage';
 import { MERGE_PATCH_OPTIONS } from '../lambdas/kube/merge-patch';
 
 
@@ -47,7 +48,7 @@ const EXACT_NOT_MODELLED = [
   'percentageOfNodesToScore samples nodes as on the cluster, and ties are broken at random: a rerun may differ where totals are equal',
 ];
 
-/** The extender's settings as environment variables (docs/extender.md), so --config reaches the real extender. */
+/** The extender's settings as environment variables (docs/extender.md), so --weights reaches the real extender. */
 export function extenderEnvironment(profile: ProfileOptions): Env {
   const env: Record<string, string> = {
     // Every call sees every earlier bind: the deployed 5 s cache could score a pod on a view without the previous pods.
@@ -265,7 +266,7 @@ async function readBack(
     unschedulable,
     alreadyBound: plan.bound.length,
     skipped: plan.skipped,
-    nodes: snapshot.nodes.map((n) => ({ node: n.name, gpus: n.gpuCount, freeWholeGpus: n.freeWholeGpus, pods: n.pods.length })),
+    nodes: nodesUsage(snapshot),
     gpus: clusterOutcome(snapshot),
     notModelled: EXACT_NOT_MODELLED,
     ...(warnings.length > 0 ? { warnings } : {}),

@@ -1,5 +1,6 @@
 import type { RankedNode } from '../lambdas/extender/decision';
 import type { NodeTotal } from './kube-scheduler-cycle';
+import type { NodeUsage } from './node-usage';
 import type { PlacedPod, SimulationResult, UnschedulablePod } from './simulate';
 
 /** Plain-text columns, each as wide as its widest cell, two spaces apart (the trace report's tables too). */
@@ -30,13 +31,27 @@ function note(p: PlacedPod): string {
   return `tie with ${others}: kube-scheduler picks one at random`;
 }
 
+/** What a node is, beside its name: instance type, GPU model, zone and pool (a dash for what is unknown). */
+export const NODE_COLUMNS = ['TYPE', 'GPU MODEL', 'ZONE', 'POOL'] as const;
+
+function nodeCells(usage: NodeUsage | undefined): string[] {
+  return [usage?.instanceType, usage?.gpuModel, usage?.zone, usage?.pool].map((value) => value ?? '-');
+}
+
 /** Human-readable report: placements, the unschedulable with what removed each node, node usage, GPUs and what the path leaves out. */
 export function formatSimulation(result: SimulationResult): string {
   const out: string[] = [PATH_LINE[result.path]];
   out.push(`${result.placed.length} placed, ${result.unschedulable.length} unschedulable, ${result.alreadyBound} already bound (any scheduler; counted as load)${skippedLine(result)}`);
   if (result.placed.length > 0) {
     if (result.path === 'exact') out.push('', 'TOTAL is kube-scheduler\'s and not read back on this path; --explain shows the extender\'s ranking.');
-    out.push('', alignColumns([['POD', 'NODE', 'TOTAL', 'GPU DEVICES', 'NOTE'], ...result.placed.map((p) => [p.pod, p.node, p.score === undefined ? (result.path === 'exact' ? '-' : 'only node') : String(p.score), p.devices.join(',') || '-', note(p)])]));
+    const byName = new Map(result.nodes.map((n) => [n.node, n]));
+    out.push(
+      '',
+      alignColumns([
+        ['POD', 'NODE', ...NODE_COLUMNS, 'TOTAL', 'GPU DEVICES', 'NOTE'],
+        ...result.placed.map((p) => [p.pod, p.node, ...nodeCells(byName.get(p.node)), p.score === undefined ? (result.path === 'exact' ? '-' : 'only node') : String(p.score), p.devices.join(',') || '-', note(p)]),
+      ]),
+    );
   }
   const explained = result.placed.filter((p) => p.explanation !== undefined);
   if (explained.length > 0) {
@@ -45,7 +60,7 @@ export function formatSimulation(result: SimulationResult): string {
   const ranked = result.placed.filter((p) => p.extenderRanking !== undefined);
   if (ranked.length > 0) out.push('', 'WHY (the extender\'s ranking in its last /prioritize: its plugins\' 0..100 scores and the level sent):', ...ranked.flatMap(rankingLines));
   for (const u of result.unschedulable) out.push('', ...unschedulableLines(u, result.nodes.length));
-  out.push('', alignColumns([['NODE', 'GPUS', 'FREE WHOLE GPUS', 'PODS'], ...result.nodes.map((n) => [n.node, String(n.gpus), String(n.freeWholeGpus), String(n.pods)])]));
+  out.push('', alignColumns([['NODE', ...NODE_COLUMNS, 'GPUS', 'FREE WHOLE GPUS', 'PODS'], ...result.nodes.map((n) => [n.node, ...nodeCells(n), String(n.gpus), String(n.freeWholeGpus), String(n.pods)])]));
   const g = result.gpus;
   out.push('', `GPUs after placement: ${g.allocatable} allocatable, ${g.allocated} allocated, ${g.idle} idle, ${g.stranded} stranded`, `  ${STRANDED_MEANING}`);
   if (result.warnings !== undefined) out.push('', 'WARNINGS:', ...result.warnings.map((w) => `  - ${w}`));

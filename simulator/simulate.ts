@@ -13,6 +13,9 @@ import type { SchedPod } from './in-tree/pod-spec';
 import { parseSchedPod } from './in-tree/pod-spec';
 import type { CycleExplanation, CycleResult } from './kube-scheduler-cycle';
 import { failedSchedulingMessage, scheduleOne } from './kube-scheduler-cycle';
+import { nodesUsage, type NodeUsage } from './node-usage';
+
+export type { NodeUsage } from './node-usage';
 
 /** The scheduler the simulator places pods for: the deployed second scheduler's name. */
 export const GPU_SCHEDULER = 'gpu-scheduler';
@@ -63,13 +66,6 @@ export interface SkippedPods {
   readonly gated: number;
   /** Bound pods whose node is not in the node list: they use nothing here. */
   readonly boundToUnknownNode: number;
-}
-
-export interface NodeUsage {
-  readonly node: string;
-  readonly gpus: number;
-  readonly freeWholeGpus: number;
-  readonly pods: number;
 }
 
 export interface SimulationResult {
@@ -185,10 +181,6 @@ function bindBoth(cluster: ClusterState, snapshot: Snapshot, pod: SchedPod, node
   return info === undefined || snapshot.getNode(nodeName) === undefined ? [] : snapshot.bind(info);
 }
 
-function usage(snapshot: Snapshot): NodeUsage[] {
-  return snapshot.nodes.map((n) => ({ node: n.name, gpus: n.gpuCount, freeWholeGpus: n.freeWholeGpus, pods: n.pods.length }));
-}
-
 /**
  * What-if placement on the fast path: the gpu-scheduler's pending pods are
  * placed one at a time in queue order, each through the deployed profile's
@@ -266,7 +258,7 @@ export function simulate(nodes: readonly unknown[], pods: readonly unknown[], pr
     unschedulable,
     alreadyBound: plan.bound.length,
     skipped: plan.skipped,
-    nodes: usage(snapshot),
+    nodes: nodesUsage(snapshot),
     gpus: clusterOutcome(snapshot),
     notModelled: fastPathNotModelled(plan),
     removedByScheduler,

@@ -7,7 +7,7 @@ import { InputError } from './kube-list-file';
 const GPU_SCORE_KEYS = ['fitWeight', 'utilizationWeight', 'unknownUtilizationScore'] as const;
 
 /**
- * The simulator's --config file (JSON or YAML): the same options the
+ * The simulator's --weights file (JSON or YAML): the same options the
  * extender takes, e.g. `weights: {GpuScore: 2, NetworkLocality: 1}` and
  * `gpuScore: {fitWeight: 0.7}`. Unknown keys are errors, so a typo never
  * silently falls back to a default.

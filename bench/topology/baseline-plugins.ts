@@ -29,7 +29,7 @@ function countPeers(state: CycleState, pod: PodRequirements, keysOf: (node: Node
 const ZONE_PEERS = stateKey<PeerCounts>('ZoneLocality/peers');
 
 /**
- * NetworkLocality as it was before 82ec13a, for comparison: a node holding
+ * NetworkLocality as it was before it read EKS's network layers, for comparison: a node holding
  * peers scores 50..100, a node in a zone holding peers 10..50, else 0.
  */
 export const zoneLocality: ScorePlugin = {

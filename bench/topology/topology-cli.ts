@@ -15,7 +15,7 @@ import type { TopologyMetrics } from './topology-metrics';
 import { measureRun, meanMetrics } from './topology-metrics';
 import type { TopologyPolicy } from './topology-policies';
 import { createTopologyProfile, isTopologyPolicy, TOPOLOGY_POLICIES } from './topology-policies';
-import { formatTable, toJson, toTopologyResults, type PolicyRow } from './topology-report';
+import { formatMarkdown, formatTable, toJson, toTopologyResults, type PolicyRow } from './topology-report';
 import { renderTopologyChart } from '../../charts/topology-chart';
 import { generateWorkload } from './topology-workload';
 import { simulateTopology, workloadShapes } from './topology-simulation';
@@ -41,10 +41,15 @@ export const TOPOLOGY_CLI = defineCli({
     load: { type: 'string', value: 'x', description: 'offered GPU-time over capacity, 0.1..2 (default 0.95)' },
     policy: { type: 'string', value: 'a,b', description: `policies, from ${TOPOLOGY_POLICIES.join(', ')} (default all)` },
     json: { type: 'boolean', description: 'print {policy: metrics} and nothing else on stdout' },
+    markdown: { type: 'boolean', description: 'print the results table as the README and docs/simulator.md show it (Markdown), nothing else on stdout; a unit test fails when they differ' },
     plot: { type: 'string', value: 'file', description: 'the SVG plot (default .bench-out/topology/topology.svg); its figures go beside it as <name>.json' },
     record: { type: 'boolean', description: 'also write the figures to docs/data/topology.json, the docs\' chart\'s data (npm run charts)' },
   },
-  examples: ['npm run bench:topology', 'npm run bench:topology -- --seeds 2 --jobs 500 --policy fgd,ours --json'],
+  examples: [
+    'npm run bench:topology',
+    'npm run bench:topology -- --seeds 2 --jobs 500 --policy fgd,ours --json',
+    'npm run bench:topology -- --markdown   # the README\'s table, at the default settings',
+  ],
 });
 
 interface Options {
@@ -53,9 +58,13 @@ interface Options {
   readonly load: number;
   readonly policies: readonly TopologyPolicy[];
   readonly json: boolean;
+  readonly markdown: boolean;
   readonly plot: string;
   readonly record: boolean;
 }
+
+/** The settings the README's table is measured at: the defaults. */
+export const README_SETTINGS = { seeds: 5, jobs: 2000, load: 0.95 } as const;
 
 function numberIn(text: string | undefined, flag: string, fallback: number, min: number, max: number, integer: boolean): number {
   if (text === undefined) return fallback;
@@ -66,15 +75,16 @@ function numberIn(text: string | undefined, flag: string, fallback: number, min:
   return value;
 }
 
-function readOptions(values: CliValues<typeof TOPOLOGY_CLI.options>): Options {
+export function readOptions(values: CliValues<typeof TOPOLOGY_CLI.options>): Options {
   const policies = values.policy === undefined ? [...TOPOLOGY_POLICIES] : values.policy.split(',').map((p) => p.trim());
   for (const p of policies) if (!isTopologyPolicy(p)) throw new UsageError(`unknown policy ${JSON.stringify(p)}; choose from ${TOPOLOGY_POLICIES.join(', ')}`);
   return {
-    seeds: numberIn(values.seeds, 'seeds', 5, 1, 100, true),
-    jobs: numberIn(values.jobs, 'jobs', 2000, 10, 100_000, true),
-    load: numberIn(values.load, 'load', 0.95, 0.1, 2, false),
+    seeds: numberIn(values.seeds, 'seeds', README_SETTINGS.seeds, 1, 100, true),
+    jobs: numberIn(values.jobs, 'jobs', README_SETTINGS.jobs, 10, 100_000, true),
+    load: numberIn(values.load, 'load', README_SETTINGS.load, 0.1, 2, false),
     policies: policies.filter(isTopologyPolicy),
     json: values.json === true,
+    markdown: values.markdown === true,
     plot: path.resolve(values.plot ?? path.join(repoRoot, '.bench-out/topology/topology.svg')),
     record: values.record === true,
   };
@@ -92,16 +102,25 @@ export function runSeed(seed: number, options: Pick<Options, 'jobs' | 'load' | '
 /** Where --record puts the figures: the data of the docs' topology chart. */
 export const RECORDED_TOPOLOGY_PATH = path.join(repoRoot, 'docs', 'data', 'topology.json');
 
-async function main(): Promise<void> {
-  const options = readCommandLine(TOPOLOGY_CLI, process.argv.slice(2), readOptions);
-  const started = performance.now();
+/** Every seed, then each policy's mean over them; `progress` hears of each seed's wall time. */
+export function measurePolicies(options: Pick<Options, 'seeds' | 'jobs' | 'load' | 'policies'>, progress: (seed: number, seconds: number) => void = () => {}): PolicyRow[] {
   const perPolicy = new Map<TopologyPolicy, TopologyMetrics[]>(options.policies.map((p) => [p, []]));
   for (let seed = FIRST_SEED; seed < FIRST_SEED + options.seeds; seed++) {
     const t = performance.now();
     for (const [policy, metrics] of runSeed(seed, options)) perPolicy.get(policy)?.push(metrics);
-    process.stderr.write(`  seed ${seed}: ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
+    progress(seed, (performance.now() - t) / 1000);
   }
-  const rows: PolicyRow[] = options.policies.map((policy) => ({ policy, metrics: meanMetrics(perPolicy.get(policy) ?? []) }));
+  return options.policies.map((policy) => ({ policy, metrics: meanMetrics(perPolicy.get(policy) ?? []) }));
+}
+
+async function main(): Promise<void> {
+  const options = readCommandLine(TOPOLOGY_CLI, process.argv.slice(2), readOptions);
+  const started = performance.now();
+  const rows = measurePolicies(options, (seed, seconds) => process.stderr.write(`  seed ${seed}: ${seconds.toFixed(1)} s\n`));
+  if (options.markdown) {
+    process.stdout.write(`${formatMarkdown(rows, options)}\n`);
+    return;
+  }
   const command = `npm run bench:topology -- --seeds ${options.seeds} --jobs ${options.jobs} --load ${options.load} --policy ${options.policies.join(',')}`;
   const recorded = toTopologyResults(rows, { seeds: options.seeds, jobs: options.jobs, load: options.load, command, measured: new Date().toISOString().slice(0, 10) });
   const text = `${JSON.stringify(recorded, null, 2)}\n`;

@@ -18,7 +18,7 @@ export function isTopologyPolicy(name: string): name is TopologyPolicy {
 }
 
 export const POLICY_LABELS: Readonly<Record<TopologyPolicy, string>> = {
-  zone: 'zone-only locality (before 82ec13a)',
+  zone: 'zone-only locality (the earlier NetworkLocality)',
   affinity: 'pod affinity on layer-3 + FGD',
   fgd: 'FGD alone',
   ours: 'ours (default profile)',

@@ -16,7 +16,7 @@ import { MAX_PERCENT } from './trace-job';
 import type { PolicyName } from './trace-policies';
 import { ABLATION_NAMES, ABLATIONS, DEFAULT_POLICIES, isPolicyName, POLICIES } from './trace-policies';
 import type { PolicyResult } from './trace-report';
-import { formatAblationTable, formatTable, sampleSd, toJson, toTraceResults } from './trace-report';
+import { formatAblationTable, formatSummaryMarkdown, formatTable, sampleSd, toJson, toTraceResults } from './trace-report';
 import { renderTraceChart } from '../../charts/trace-chart';
 import type { TieBreak } from './trace-simulation';
 import type { WorkerJob } from './trace-worker';
@@ -31,6 +31,8 @@ import type { VariantSpec } from './trace-variants';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../..');
 const FIRST_SEED = 42; // the paper's seeds are 42..51
+/** Where the trace is looked for without --data-dir: a git-ignored folder of this repository (the trace is never committed). */
+const DEFAULT_DATA_DIR = '.bench-data/openb';
 
 export const TRACE_CLI = defineCli({
   usage: 'npm run bench:trace -- [options]',
@@ -45,7 +47,7 @@ export const TRACE_CLI = defineCli({
     'repository; it is read at run time, never copied into this one.',
   ].join('\n'),
   options: {
-    'data-dir': { type: 'string', value: 'dir', description: 'where the trace CSVs are (default ../shared/data/openb, from the repository root)' },
+    'data-dir': { type: 'string', value: 'dir', description: `where the trace CSVs are (default ${DEFAULT_DATA_DIR} in the repository, git-ignored)` },
     nodes: { type: 'string', value: 'csv', description: 'node list: a path or a file in the data dir (default openb_node_list_gpu_node.csv)' },
     pods: {
       type: 'string',
@@ -55,6 +57,7 @@ export const TRACE_CLI = defineCli({
     seeds: { type: 'string', value: 'n', description: `seeds ${FIRST_SEED}..${FIRST_SEED}+n-1, the paper's seeds (default 10)` },
     policy: { type: 'string', value: 'a,b', description: `policies, from ${POLICIES.join(', ')} (default ${DEFAULT_POLICIES.join(',')})` },
     json: { type: 'boolean', description: 'print {policy: {alloc100, alloc130}} (percent) and nothing else on stdout' },
+    markdown: { type: 'boolean', description: 'print the README\'s table (allocation at 130 % per workload, beside the paper\'s) and nothing else on stdout' },
     plot: { type: 'string', value: 'file', description: 'the SVG plot of allocation vs arrived workload (default .bench-out/trace/<workload>.svg); its figures go beside it as <name>.json' },
     record: { type: 'boolean', description: 'also write each workload\'s figures to docs/data/trace-<workload>.json, the docs\' charts\' data (npm run charts)' },
     workers: { type: 'string', value: 'n', description: 'worker threads running seeds (default: the number of CPUs)' },
@@ -86,6 +89,7 @@ interface Options {
   readonly seeds: number;
   readonly policies: readonly PolicyName[];
   readonly json: boolean;
+  readonly markdown: boolean;
   readonly workers: number;
   readonly tieBreak: TieBreak;
   readonly record: boolean;
@@ -126,7 +130,7 @@ function writeVariant(spec: VariantSpec, source: readonly TracePod[]): string {
   return file;
 }
 
-function readOptions(values: CliValues<typeof TRACE_CLI.options>): Options {
+export function readOptions(values: CliValues<typeof TRACE_CLI.options>): Options {
   // Flags first: a wrong flag is reported as such even where the trace is missing.
   const named = (values.policy ?? (values.ablation ? '' : DEFAULT_POLICIES.join(','))).split(',').map((p) => p.trim()).filter((p) => p !== '');
   const policies = values.ablation ? [...new Set([...named, 'extender', ...ABLATION_NAMES])] : named;
@@ -137,7 +141,7 @@ function readOptions(values: CliValues<typeof TRACE_CLI.options>): Options {
   const seeds = positiveInt(values.seeds, '--seeds', 10);
   const workers = positiveInt(values.workers, '--workers', availableParallelism());
 
-  const dataDir = path.resolve(values['data-dir'] ?? path.resolve(repoRoot, '../shared/data/openb'));
+  const dataDir = path.resolve(values['data-dir'] ?? path.resolve(repoRoot, DEFAULT_DATA_DIR));
   const nodesPath = resolveTraceFile(values.nodes, dataDir, 'openb_node_list_gpu_node.csv', 'openb_node_list_');
   // A gen- name is generated from the default list in the data dir (its `path`); any other name is a pod list.
   const sourcePath = path.join(dataDir, 'openb_pod_list_default.csv');
@@ -157,7 +161,7 @@ function readOptions(values: CliValues<typeof TRACE_CLI.options>): Options {
       throw new UsageError(
         `trace ${what} not found: ${file}\n` +
           '(the openb trace is the cluster-trace-gpu-v2023/csv/ folder of the public alibaba/clusterdata repository; ' +
-          'put its CSV files in a folder and pass --data-dir DIR, or --nodes / --pods)',
+          `put its CSV files in ${DEFAULT_DATA_DIR} or pass --data-dir DIR, or --nodes / --pods)`,
       );
     }
   }
@@ -176,6 +180,7 @@ function readOptions(values: CliValues<typeof TRACE_CLI.options>): Options {
     seeds,
     policies: policies as PolicyName[],
     json: values.json ?? false,
+    markdown: values.markdown ?? false,
     workers,
     tieBreak,
     record: values.record === true,
@@ -290,6 +295,12 @@ async function main(): Promise<void> {
     rmSync(workerFile, { force: true });
   }
   const wall = (performance.now() - started) / 1000;
+  if (options.markdown) {
+    const tables = done.map(({ workload, results }) => ({ workload: workloadKey(workload.podsPath), results, published: existsSync(workload.publishedPath) ? parsePublishedCsv(readFileSync(workload.publishedPath, 'utf8')) : [] }));
+    process.stdout.write(`${formatSummaryMarkdown(tables, options.seeds)}\n`);
+    process.stderr.write(`wall time: ${wall.toFixed(1)} s\n`);
+    return;
+  }
   if (options.json) {
     // One workload: {policy: …} as always; several: keyed by workload.
     const json = done.length === 1 ? toJson(done[0]?.results ?? []) : Object.fromEntries(done.map((d) => [workloadKey(d.workload.podsPath), toJson(d.results)]));

@@ -16,7 +16,7 @@ import type { WorkloadShape } from '../../lambdas/scheduling/fragmentation/workl
  * undone (`--ablation` runs them all beside `extender`; docs/simulator.md).
  */
 export const ABLATIONS = {
-  'extender-fgd-view': 'Fragmentation lookahead 0: FGD\'s next-pod view alone (the default before 4ba6d50)',
+  'extender-fgd-view': 'Fragmentation lookahead 0: FGD\'s next-pod view alone (the default before the filled-device view)',
   'extender-filled-view': 'Fragmentation lookahead 1: the filled-node view alone',
   'extender-given-shapes': 'the trace\'s typical shapes given in advance (all pods, as the paper\'s FGD) instead of learned from bound GPU pods',
   'extender-no-prior': 'no 1/2/4/8-GPU prior for the first pod',

@@ -75,6 +75,37 @@ export function formatTable(results: readonly PolicyResult[], published: readonl
  * differences at 130 % (every policy sees the same arrivals for a seed, so
  * pairing removes most of the seed-to-seed spread) ± its standard error.
  */
+/** One workload's results for the summary table. */
+export interface WorkloadResults {
+  readonly workload: string;
+  readonly results: readonly PolicyResult[];
+  readonly published: readonly PublishedRow[];
+}
+
+/** The README's table: allocation at 130 % per policy and workload, beside the paper's; the shipped profile (extender) in bold. */
+export function formatSummaryMarkdown(done: readonly WorkloadResults[], seeds: number): string {
+  const header = ['policy', ...done.flatMap((d) => [d.workload, 'paper'])];
+  const policies = done[0]?.results.map((r) => r.policy) ?? [];
+  const lines = [
+    `GPU allocation (%) at 130 % arrived workload, mean of ${seeds} seeds, beside the paper's mean of 10:`,
+    '',
+    `| ${header.join(' | ')} |`,
+    `|---|${done.map(() => '---:|---:|').join('')}`,
+  ];
+  for (const policy of policies) {
+    const shipped = policy === 'extender';
+    const cells = done.flatMap((d) => {
+      const result = d.results.find((r) => r.policy === policy);
+      const paperName = PAPER_POLICY[policy];
+      const paper = paperName === undefined ? undefined : d.published.find((row) => row.workload === d.workload && row.policy === paperName);
+      const ours = result === undefined ? '' : fmt(valueAt(result, 130));
+      return [shipped && ours !== '' ? `**${ours}**` : ours, fmt(paper?.alloc130)];
+    });
+    lines.push(`| ${shipped ? `**${policy}**` : policy} | ${cells.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
 export function formatAblationTable(results: readonly PolicyResult[], ablations: Readonly<Record<string, string>>): string {
   const shipped = results.find((r) => r.policy === 'extender');
   const rows: string[][] = [['ablation', 'what it undoes', 'alloc@130%', 'Δ vs extender (paired, ± se)']];

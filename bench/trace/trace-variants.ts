@@ -5,7 +5,7 @@ import type { Rng } from './seeded-rng';
  * Held-out workloads generated from a pod list (the openb default list): the
  * same tasks, resampled so one kind of task takes a different share. The
  * public trace has such lists (cpu050..cpu250, gpushare20..100,
- * multigpu20..50); they are not in ../shared, so these stand in for them,
+ * multigpu20..50); the benchmark's copy of the trace lacks them, so these stand in for them,
  * made by our own stated procedure rather than the authors' unpublished one,
  * and named `gen-…` so they are never mistaken for the public files. The
  * profile's defaults were not chosen on them.

@@ -4,6 +4,7 @@ import { STACK_SET_VARIABLES } from './stack-set-variables';
 import { extenderFunctionSchema, labelerFunctionSchema, reconcilerFunctionSchema } from './functions-schema';
 import { KUBERNETES_RELEASES, KUBERNETES_VERSIONS } from './kubernetes-releases';
 import { monitoringSchema } from './monitoring-schema';
+import { GPU_TAINT, taintList, type taintSchema } from './node-group-schema';
 import { imageRelease, schedulerSchema } from './scheduler-schema';
 import { crossField, describeValue, flag, integer, oneOf, report, reported, settings, text, type CheckContext } from './schema-rules';
 
@@ -115,7 +116,30 @@ export const admissionSchema = settings({
       description:
         'What the API server does with a new pod whose `gpu.nvidia.com/*` annotation keys are unknown or whose values are malformed: `warn` admits it with a warning kubectl prints; `deny` refuses it. See [deploy.md](deploy.md#opting-a-namespace-in).',
     }),
+  gpuTaints: taintList()
+    .optional()
+    .meta({
+      defaultText: 'new cluster: the taints of the stack\'s GPU NodePools and node groups; existing cluster: `[{key: nvidia.com/gpu, effect: NO_SCHEDULE}]`',
+      description:
+        'The GPU nodes\' taints: the namespace opt-in gives a GPU pod a toleration of each (`operator: Exists`, same key and effect). On an existing cluster, list the taints of your GPU NodePools or node groups (`npm run preflight` compares them).',
+    }),
 });
+
+/** The GPU taints the opt-in tolerates when `admission.gpuTaints` is not set: what the stack's own GPU capacity carries, else the EKS convention. */
+function defaultGpuTaints(cluster: { mode: string; gpuCapacity?: string; karpenter?: { nodePools: readonly { taints: readonly NodeTaintValue[] }[] }; gpuNodeGroups?: readonly { taints: readonly NodeTaintValue[] }[] }): NodeTaintValue[] {
+  if (cluster.mode !== 'new') return [{ ...GPU_TAINT }];
+  const pools = cluster.gpuCapacity === 'karpenter' ? (cluster.karpenter?.nodePools ?? []) : [];
+  const taints = [...pools, ...(cluster.gpuNodeGroups ?? [])].flatMap((capacity) => capacity.taints);
+  const seen = new Set<string>();
+  return taints.filter((taint) => {
+    const id = `${taint.key}:${taint.effect}`;
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}
+
+type NodeTaintValue = z.output<typeof taintSchema>;
 
 const FUNCTION_NAMES = ['extender', 'labeler', 'reconciler'] as const;
 
@@ -197,7 +221,7 @@ export const appConfigSchema = settings({
     .default('1.36')
     .meta({
       description:
-        'Cluster version (new cluster) or the existing cluster\'s version. Picks the kube-scheduler image. The bundled kubectl (1.35) supports both. 1.34 (EKS standard support ended 2026-12-02) is rejected with an error naming these two.',
+        'Cluster version (new cluster) or the existing cluster\'s version. Picks the kube-scheduler image and whether the namespace opt-in is deployed (1.36: MutatingAdmissionPolicy is GA; 1.35 has none). The deploy-time kubectl is 1.36.3 (`@aws-cdk/lambda-layer-kubectl-v36`), within one minor version of both. 1.34 (EKS standard support ended 2026-12-02) is rejected with an error naming these two.',
     }),
   logRetentionDays: z
     .int({ error: retentionError })
@@ -221,8 +245,9 @@ export const appConfigSchema = settings({
     .meta({ defaultText: `\`<clusterName>${DASHBOARD_NAME_SUFFIX}\``, allowed: 'letters, digits, `-`, `_`', description: 'CloudWatch dashboard name.' }),
 })
   .check(crossField(checkAcrossSections))
-  .transform(({ cluster, scheduler, dashboardName, ...config }) => ({
+  .transform(({ cluster, scheduler, dashboardName, admission, ...config }) => ({
     ...config,
+    admission: { ...admission, gpuTaints: admission.gpuTaints ?? defaultGpuTaints(cluster) },
     // The existing cluster's keys sit under `existing` in the file (its own
     // object, required as a whole); the stack reads them beside `mode`.
     cluster: cluster.mode === 'new' ? cluster : { mode: cluster.mode, ...existingDetails(cluster.existing) },

@@ -8,7 +8,7 @@ import { functionEnvironment, type ClusterEndpoint } from '../app-config/functio
 import { LambdaClusterAccess } from './access/cluster-access';
 import { LAMBDA_KUBERNETES_ACCESS } from './access/lambda-rbac-rules';
 import { lambdaWriteLimitManifests } from './access/write-limit-policy';
-import { gpuIntentManifests } from './admission/gpu-intent-policies';
+import { gpuIntentManifests, gpuIntentOptionsOf } from './admission/gpu-intent-policies';
 import { AttachedCluster } from './cluster/attached-cluster';
 import { ClusterAddons } from './cluster/cluster-addons';
 import type { ClusterTarget } from './common/cluster-target';
@@ -125,11 +125,7 @@ export class GpuSchedulingStack extends Stack {
     // What the writing Lambdas' patches may change, enforced by the API server itself.
     target.cluster.addManifest('LambdaWriteLimits', ...lambdaWriteLimitManifests());
     // GPU intent at admission: opt-in namespaces, node affinity every scheduler and autoscaler reads, annotation checks.
-    target.cluster.addManifest('GpuIntentPolicies', ...gpuIntentManifests({
-        schedulerName: config.scheduler.name,
-        annotationCheck: config.admission.gpuAnnotations,
-        kubernetesVersion: config.kubernetesVersion,
-      }));
+    target.cluster.addManifest('GpuIntentPolicies', ...gpuIntentManifests(gpuIntentOptionsOf(config)));
 
     new SecondScheduler(this, 'SecondScheduler', {
       target,

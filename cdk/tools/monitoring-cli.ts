@@ -1,14 +1,12 @@
 // Prints the optional monitoring objects of the app's configuration, as the
 // stack would apply them (docs/monitoring.md).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { defineCli, isEntryPoint, readCommandLine, UsageError } from '../../cli/command-line';
 import type { AppConfig } from '../app-config/app-config';
 import { AppConfigError } from '../app-config/app-config-error';
-import { CONFIG_CONTEXT_KEY, CONFIG_FILE_CONTEXT_KEY, loadAppConfig } from '../app-config/load-app-config';
 import { dashboardModel, grafanaDashboardConfigMap, scrapeJob } from '../lib/monitoring/monitoring-manifests';
 import { schedulerPodMonitorManifests } from '../lib/monitoring/scheduler-scrape';
+import { loadToolConfig } from './tool-config';
 
 const WHAT = ['dashboard', 'scrape-config', 'manifests'] as const;
 type What = (typeof WHAT)[number];
@@ -33,12 +31,6 @@ export const MONITORING_CLI = defineCli({
   ],
 });
 
-function loadConfig(file: string | undefined): AppConfig {
-  if (file !== undefined) return loadAppConfig({ configFile: file, cwd: process.cwd() });
-  const context = (JSON.parse(readFileSync(join(process.cwd(), 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> }).context ?? {};
-  return loadAppConfig({ configFile: context[CONFIG_FILE_CONTEXT_KEY], inline: context[CONFIG_CONTEXT_KEY], cwd: process.cwd() });
-}
-
 function render(what: What, config: AppConfig): string {
   if (what === 'dashboard') return JSON.stringify(dashboardModel(config), null, 2);
   if (what === 'scrape-config') return stringify({ scrape_configs: [scrapeJob(config)] });
@@ -53,7 +45,7 @@ export function main(argv: readonly string[]): number {
     return { what: what as What, config: values.config };
   });
   try {
-    process.stdout.write(`${render(options.what, loadConfig(options.config))}\n`);
+    process.stdout.write(`${render(options.what, loadToolConfig(options.config))}\n`);
     return 0;
   } catch (error) {
     if (error instanceof AppConfigError) {

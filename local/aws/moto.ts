@@ -1,5 +1,4 @@
 // moto_server: the local stand-in for EC2, CloudWatch, EKS, STS and EventBridge.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import { httpGet } from '../common/http-probe';
 import { startReadyProcess, type ManagedProcess } from '../common/managed-process';
 import { freeLoopbackPort } from '../common/ports';
 import { waitFor } from '../common/wait';
+import { ensureMotoServer } from './moto-install';
 
 export const LOCAL_AWS_REGION = 'us-east-1';
 const DUMMY_CREDENTIALS = { accessKeyId: 'testing', secretAccessKey: 'testing' };
@@ -46,27 +46,28 @@ export async function waitForMoto(url: string, timeoutMs = 60_000): Promise<void
 
 /**
  * Reuses the moto_server at $MOTO_URL when set (.ci/run starts one), otherwise
- * starts `moto_server` on a free loopback port. A missing moto_server is an error.
+ * starts moto_server on a free loopback port: the one on PATH, or the pinned
+ * one installed once into the cache (moto-install.ts). Without Python 3 it
+ * is an error that says what to install.
  */
-export async function startMoto(env: NodeJS.ProcessEnv = process.env): Promise<MotoServer> {
+export async function startMoto(env: NodeJS.ProcessEnv = process.env, log: (message: string) => void = () => {}): Promise<MotoServer> {
   const existing = env.MOTO_URL;
   if (existing) {
     await waitForMoto(existing);
     return { url: existing, stop: async () => {} };
   }
-  const probe = spawnSync('moto_server', ['--help'], { encoding: 'utf8' });
-  if (probe.error || probe.status !== 0) {
-    throw new Error(
-      "moto_server is required for the AWS-facing tests but could not be run: " +
-        (probe.error?.message ?? probe.stderr.trim()) +
-        ". Install it with: python3 -m pip install 'moto[server]'  (or set MOTO_URL to a running server).",
-    );
-  }
+  const moto = await ensureMotoServer(log, env);
   const port = await freeLoopbackPort();
   const url = `http://127.0.0.1:${port}`;
   const logDir = mkdtempSync(join(tmpdir(), 'eks-gpu-scheduling-moto-'));
   const proc = await startReadyProcess(
-    { name: 'moto_server', command: 'moto_server', args: ['-H', '127.0.0.1', '-p', String(port)], logFile: join(logDir, 'moto_server.log') },
+    {
+      name: 'moto_server',
+      command: moto.command,
+      args: [...moto.args, '-H', '127.0.0.1', '-p', String(port)],
+      env: { ...env, ...moto.env },
+      logFile: join(logDir, 'moto_server.log'),
+    },
     { what: `moto_server at ${url}`, probe: () => motoAnswers(url), intervalMs: 300 },
   );
   return {

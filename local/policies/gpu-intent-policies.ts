@@ -3,7 +3,7 @@
 // and `npm start` admit pods as EKS does.
 import { CoreV1Api, KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
-import { gpuIntentManifests, NAMESPACE_OPT_IN, type AnnotationCheckAction } from '../../cdk/lib/admission/gpu-intent-policies';
+import { gpuIntentManifests, gpuIntentOptionsOf, NAMESPACE_OPT_IN, type AnnotationCheckAction } from '../../cdk/lib/admission/gpu-intent-policies';
 import { waitFor } from '../common/wait';
 import { GPU_RESOURCE } from '../../lambdas/scheduling/keys';
 
@@ -18,7 +18,7 @@ const PROBE_NAMESPACE = 'gpu-intent-probe';
 export async function installGpuIntentPolicies(admin: KubeConfig, annotationCheck: AnnotationCheckAction = APP_CONFIG_DEFAULTS.admission.gpuAnnotations): Promise<void> {
   const schedulerName = APP_CONFIG_DEFAULTS.scheduler.name;
   const objects = KubernetesObjectApi.makeApiClient(admin);
-  for (const manifest of gpuIntentManifests({ schedulerName, annotationCheck, kubernetesVersion: APP_CONFIG_DEFAULTS.kubernetesVersion })) await objects.create(manifest as KubernetesObject);
+  for (const manifest of gpuIntentManifests({ ...gpuIntentOptionsOf(APP_CONFIG_DEFAULTS), schedulerName, annotationCheck })) await objects.create(manifest as KubernetesObject);
 
   const core = admin.makeApiClient(CoreV1Api);
   await core.createNamespace({ body: { metadata: { name: PROBE_NAMESPACE, labels: { [NAMESPACE_OPT_IN.key]: NAMESPACE_OPT_IN.value } } } });

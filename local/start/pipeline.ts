@@ -76,7 +76,7 @@ export async function startPipeline({ config, teardown, log, onDelivery }: Pipel
   const binaries = await ensureKubeBinaries((message) => log(message));
   const karpenterBinaries = await ensureKarpenterBinaries((message) => log(message));
 
-  const moto = await startMoto();
+  const moto = await startMoto(process.env, (message) => log(message));
   teardown.add('moto_server', () => moto.stop());
   log(`moto_server ready at ${moto.url}`);
 

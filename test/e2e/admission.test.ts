@@ -9,7 +9,8 @@ import { AdmissionregistrationV1Api, CoreV1Api, KubeConfig, KubernetesObjectApi 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AFFINITY_LABELLERS, knownModelValues } from '../../cdk/lib/admission/gpu-intent-cel';
 import { modelMatches, modelTokens } from '../../lambdas/scheduling/gpu-model';
-import { GPU_INTENT_POLICY_NAMES, GPU_NODE_TAINT_KEY, gpuIntentManifests, NAMESPACE_OPT_IN } from '../../cdk/lib/admission/gpu-intent-policies';
+import { GPU_INTENT_POLICY_NAMES, GPU_NODE_TAINT_KEY, gpuIntentManifests, gpuIntentOptionsOf, NAMESPACE_OPT_IN } from '../../cdk/lib/admission/gpu-intent-policies';
+import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
 import { kubeStatusCode } from '../../lambdas/kube';
 import { modelLabelValues } from '../../lambdas/scheduling/gpu-label-values';
 import { memoryBandsByModel, memoryThresholdMiB } from '../../lambdas/scheduling/gpu-memory-thresholds';
@@ -204,7 +205,7 @@ describe('GPU annotation checks, in every namespace', () => {
       await admission.replaceValidatingAdmissionPolicyBinding({ name, body: { ...binding, spec: { ...binding.spec, validationActions: actions } } });
     };
     // The binding the app deploys with deny, applied over the harness's.
-    const denyBinding = gpuIntentManifests({ schedulerName: GPU_SCHEDULER_NAME, annotationCheck: 'deny', kubernetesVersion: '1.36' }).find((o) => o.kind === 'ValidatingAdmissionPolicyBinding');
+    const denyBinding = gpuIntentManifests({ ...gpuIntentOptionsOf(APP_CONFIG_DEFAULTS), schedulerName: GPU_SCHEDULER_NAME, annotationCheck: 'deny' }).find((o) => o.kind === 'ValidatingAdmissionPolicyBinding');
     const denyActions = (denyBinding?.spec as { validationActions: string[] }).validationActions;
     await setActions(denyActions);
     try {
@@ -240,7 +241,7 @@ describe('the policies are the deploying identity\'s alone', () => {
       const kc = new KubeConfig();
       kc.loadFromFile(h.info.controlPlane.lambdaKubeconfigs[component]);
       const objects = KubernetesObjectApi.makeApiClient(kc);
-      for (const manifest of gpuIntentManifests({ schedulerName: GPU_SCHEDULER_NAME, annotationCheck: 'warn', kubernetesVersion: '1.36' })) {
+      for (const manifest of gpuIntentManifests({ ...gpuIntentOptionsOf(APP_CONFIG_DEFAULTS), schedulerName: GPU_SCHEDULER_NAME })) {
         const error = await objects.delete({ apiVersion: String(manifest.apiVersion), kind: String(manifest.kind), metadata: { name: (manifest.metadata as { name: string }).name } }, undefined, 'All').then(
           () => undefined,
           (e: unknown) => e,
@@ -252,5 +253,52 @@ describe('the policies are the deploying identity\'s alone', () => {
       const error = await asCore.readNamespace({ name: optedIn }).then(async (ns) => asCore.replaceNamespace({ name: optedIn, body: ns, dryRun: 'All' })).then(() => undefined, (e: unknown) => e);
       expect({ component, status: kubeStatusCode(error) }).toEqual({ component, status: 403 });
     }
+  });
+});
+
+describe('the opt-in tolerates every configured GPU taint (admission.gpuTaints)', () => {
+  // The deployed opt-in policy built for two taints, under a name and a namespace label of its own so the harness's stays as it is.
+  const POLICY = 'e2e-opt-in-two-taints';
+  const LABEL = { key: 'e2e.gpu-scheduling/two-taints', value: 'true' };
+  const GPU_TAINTS = [
+    { key: GPU_NODE_TAINT_KEY, value: 'true', effect: 'NO_SCHEDULE' as const },
+    { key: 'example.com/gpu-pool', value: 'h100', effect: 'NO_EXECUTE' as const },
+  ];
+  let namespace = '';
+  const objects = KubernetesObjectApi.makeApiClient(h.kubeConfig);
+  const renamed = gpuIntentManifests({ ...gpuIntentOptionsOf(APP_CONFIG_DEFAULTS), schedulerName: GPU_SCHEDULER_NAME, gpuTaints: GPU_TAINTS })
+    .filter((o) => (o.metadata as { name: string }).name === GPU_INTENT_POLICY_NAMES.optIn)
+    .map((o) => ({
+      ...o,
+      metadata: { ...(o.metadata as Record<string, unknown>), name: POLICY },
+      spec: o.kind === 'MutatingAdmissionPolicyBinding' ? { policyName: POLICY, matchResources: { namespaceSelector: { matchLabels: { [LABEL.key]: LABEL.value } } } } : o.spec,
+    }));
+
+  beforeAll(async () => {
+    const created = await core.createNamespace({ body: { metadata: { generateName: 'admission-two-taints-', labels: { [LABEL.key]: LABEL.value } } } });
+    namespace = created.metadata?.name ?? '';
+    for (const object of renamed) await objects.create(object as Parameters<typeof objects.create>[0]);
+    await waitFor('the two-taint opt-in policy to be applied', async () => {
+      const probe = await core.createNamespacedPod({ namespace, body: pod({}), dryRun: 'All' });
+      return probe.spec?.schedulerName === GPU_SCHEDULER_NAME ? true : undefined;
+    }, { timeoutMs: 30_000, intervalMs: 200 });
+  });
+
+  afterAll(async () => {
+    for (const object of [...renamed].reverse()) await objects.delete(object as Parameters<typeof objects.delete>[0]).catch(() => undefined);
+    if (namespace) await core.deleteNamespace({ name: namespace }).catch(() => undefined);
+  });
+
+  it('a GPU pod gets one toleration per taint, and only those it lacks', async () => {
+    const bare = await create(namespace, {});
+    expect(bare.spec?.tolerations?.filter((t) => t.key !== 'node.kubernetes.io/not-ready' && t.key !== 'node.kubernetes.io/unreachable')).toEqual([
+      { key: GPU_NODE_TAINT_KEY, operator: 'Exists', effect: 'NoSchedule' },
+      { key: 'example.com/gpu-pool', operator: 'Exists', effect: 'NoExecute' },
+    ]);
+    const half = await create(namespace, { tolerations: [{ key: 'example.com/gpu-pool', operator: 'Exists' }] });
+    expect(half.spec?.tolerations?.filter((t) => t.key === GPU_NODE_TAINT_KEY || t.key === 'example.com/gpu-pool')).toEqual([
+      { key: 'example.com/gpu-pool', operator: 'Exists' },
+      { key: GPU_NODE_TAINT_KEY, operator: 'Exists', effect: 'NoSchedule' },
+    ]);
   });
 });

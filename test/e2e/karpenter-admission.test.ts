@@ -13,7 +13,7 @@
 import { KubernetesObjectApi, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
-import { gpuIntentManifests, NAMESPACE_OPT_IN } from '../../cdk/lib/admission/gpu-intent-policies';
+import { gpuIntentManifests, gpuIntentOptionsOf, NAMESPACE_OPT_IN } from '../../cdk/lib/admission/gpu-intent-policies';
 import { e2eHarness } from './support/e2e-context';
 import { waitForKarpenterVerdict } from './support/karpenter-events';
 import { createGpuNode } from '../../local/nodes/gpu-nodes';
@@ -38,11 +38,7 @@ let namespace = '';
 const a10gNodes: string[] = [];
 
 /** The mutating policies' bindings, as the harness installed them: removing a binding turns its policy off. */
-const mutatingBindings = gpuIntentManifests({
-  schedulerName: GPU_SCHEDULER_NAME,
-  annotationCheck: APP_CONFIG_DEFAULTS.admission.gpuAnnotations,
-  kubernetesVersion: APP_CONFIG_DEFAULTS.kubernetesVersion,
-}).filter((manifest) => manifest.kind === 'MutatingAdmissionPolicyBinding');
+const mutatingBindings = gpuIntentManifests({ ...gpuIntentOptionsOf(APP_CONFIG_DEFAULTS), schedulerName: GPU_SCHEDULER_NAME }).filter((manifest) => manifest.kind === 'MutatingAdmissionPolicyBinding');
 
 /** A dry-run GPU pod in the namespace: whether the admission policies rewrite it now (they apply a moment after a change). */
 async function policiesApply(): Promise<boolean> {

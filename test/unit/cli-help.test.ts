@@ -17,6 +17,8 @@ import { SIMULATE_CLI } from '../../simulator/cli';
 import { MONITORING_CLI } from '../../cdk/tools/monitoring-cli';
 import { CONFIG_DOCS_CLI } from '../../cdk/tools/config-docs-cli';
 import { CHARTS_CLI } from '../../charts/charts-cli';
+import { COST_CLI } from '../../cdk/tools/cost-cli';
+import { PREFLIGHT_CLI } from '../../cdk/tools/preflight-cli';
 
 const root = join(import.meta.dirname, '..', '..');
 const TSX = join(root, 'node_modules', '.bin', 'tsx');
@@ -33,6 +35,8 @@ const SPECS: Record<string, CliSpec<CliOptions>> = {
   monitoring: MONITORING_CLI,
   'config:docs': CONFIG_DOCS_CLI,
   charts: CHARTS_CLI,
+  cost: COST_CLI,
+  preflight: PREFLIGHT_CLI,
 };
 
 /** npm scripts that run a TypeScript entry point: name → file. */

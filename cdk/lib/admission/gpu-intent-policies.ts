@@ -5,7 +5,8 @@
 //
 // - opt-in (MutatingAdmissionPolicy): in a namespace labelled
 //   NAMESPACE_OPT_IN, a GPU pod left to the default scheduler gets
-//   `schedulerName: gpu-scheduler` and a toleration of the GPU taint.
+//   `schedulerName: gpu-scheduler` and a toleration of each GPU taint
+//   (`admission.gpuTaints`).
 // - affinity (MutatingAdmissionPolicy): in the same namespaces, a pod's
 //   `gpu.nvidia.com/model` and `gpu.nvidia.com/memory` become required node
 //   affinity over every labeller's keys (gpu-intent-cel.ts).
@@ -18,7 +19,7 @@
 // through unchanged rather than stopping pod creation across the cluster.
 // The mutating two exist from Kubernetes 1.36 (GA) only.
 import { GPU_RESOURCE, MIG_RESOURCE_PREFIX, POD_ANNOTATION, SHARED_GPU_RESOURCE } from '../../../lambdas/scheduling/keys';
-import type { KubernetesMinorVersion } from '../../app-config/app-config';
+import type { AppConfig, KubernetesMinorVersion, NodeTaint } from '../../app-config/app-config';
 import type { KubernetesObject } from '../common/kubernetes-object';
 import { annotationCheckPolicy } from './gpu-annotation-check';
 import { AFFINITY_LABELLERS, alternativeTokensCel, celString, knownModelValuesCel, memoryBandsCel, memoryMiBCel } from './gpu-intent-cel';
@@ -29,6 +30,21 @@ export const NAMESPACE_OPT_IN = { key: 'gpu.nvidia.com/scheduler', value: 'enabl
 
 /** The taint the stack's GPU node groups carry (cluster.eachGpuNodeGroup.taints) and the EKS convention for GPU nodes. */
 export const GPU_NODE_TAINT_KEY = GPU_RESOURCE;
+
+/** The config's taint effects (EKS's spelling) as a pod's toleration writes them. */
+const TOLERATION_EFFECT: Readonly<Record<NodeTaint['effect'], string>> = { NO_SCHEDULE: 'NoSchedule', PREFER_NO_SCHEDULE: 'PreferNoSchedule', NO_EXECUTE: 'NoExecute' };
+
+/** What the opt-in adds for the GPU nodes' taints: one `Exists` toleration per key and effect (any value). */
+export function gpuTolerations(taints: readonly Pick<NodeTaint, 'key' | 'effect'>[]): { key: string; operator: 'Exists'; effect: string }[] {
+  const seen = new Set<string>();
+  return taints.flatMap((taint) => {
+    const effect = TOLERATION_EFFECT[taint.effect];
+    const id = `${taint.key}\u0000${effect}`;
+    if (seen.has(id)) return [];
+    seen.add(id);
+    return [{ key: taint.key, operator: 'Exists' as const, effect }];
+  });
+}
 
 export type AnnotationCheckAction = 'warn' | 'deny';
 
@@ -42,6 +58,18 @@ export interface GpuIntentOptions {
    * mutating policies are left out: creating them would fail the deploy.
    */
   readonly kubernetesVersion: KubernetesMinorVersion;
+  /** The GPU nodes' taints (`admission.gpuTaints`): the opt-in tolerates each. */
+  readonly gpuTaints: readonly Pick<NodeTaint, 'key' | 'effect'>[];
+}
+
+/** The options of a configuration: its scheduler's name, the annotation check, the cluster version and the GPU taints. */
+export function gpuIntentOptionsOf(config: Pick<AppConfig, 'scheduler' | 'admission' | 'kubernetesVersion'>): GpuIntentOptions {
+  return {
+    schedulerName: config.scheduler.name,
+    annotationCheck: config.admission.gpuAnnotations,
+    kubernetesVersion: config.kubernetesVersion,
+    gpuTaints: config.admission.gpuTaints,
+  };
 }
 
 /** The first minor version that serves admissionregistration.k8s.io/v1 MutatingAdmissionPolicy. */
@@ -68,7 +96,7 @@ const DEFAULT_SCHEDULER = `!has(object.spec.schedulerName) || object.spec.schedu
 
 
 function optInPolicy(options: GpuIntentOptions): KubernetesObject {
-  const toleration = `{"key": ${celString(GPU_NODE_TAINT_KEY)}, "operator": "Exists", "effect": "NoSchedule"}`;
+  const tolerations = gpuTolerations(options.gpuTaints).map((t) => `{"key": ${celString(t.key)}, "operator": "Exists", "effect": ${celString(t.effect)}}`);
   return {
     apiVersion: POLICY_API_VERSION,
     kind: 'MutatingAdmissionPolicy',
@@ -84,9 +112,11 @@ function optInPolicy(options: GpuIntentOptions): KubernetesObject {
       variables: [
         { name: 'tolerations', expression: 'has(object.spec.tolerations) ? object.spec.tolerations : []' },
         {
-          // A toleration of the key (any value or effect), or of every taint, already lets the pod on.
-          name: 'tolerated',
-          expression: `variables.tolerations.exists(t, (has(t.key) && t.key == ${celString(GPU_NODE_TAINT_KEY)}) || ((!has(t.key) || t.key == "") && has(t.operator) && t.operator == "Exists"))`,
+          // Each GPU taint's toleration the pod lacks: one of the key with this effect or none (any value), or of every taint, already lets the pod on.
+          name: 'missing',
+          expression:
+            `[${tolerations.join(', ')}].filter(g, !variables.tolerations.exists(t, ` +
+            `((has(t.key) && t.key == g.key) || ((!has(t.key) || t.key == "") && has(t.operator) && t.operator == "Exists")) && (!has(t.effect) || t.effect == "" || t.effect == g.effect)))`,
         },
       ],
       mutations: [
@@ -96,8 +126,8 @@ function optInPolicy(options: GpuIntentOptions): KubernetesObject {
           patchType: 'JSONPatch',
           jsonPatch: {
             expression:
-              `variables.tolerated ? [] : (has(object.spec.tolerations) ? [JSONPatch{op: "add", path: "/spec/tolerations/-", value: ${toleration}}] : ` +
-              `[JSONPatch{op: "add", path: "/spec/tolerations", value: [${toleration}]}])`,
+              'size(variables.missing) == 0 ? [] : (has(object.spec.tolerations) ? variables.missing.map(g, JSONPatch{op: "add", path: "/spec/tolerations/-", value: g}) : ' +
+              '[JSONPatch{op: "add", path: "/spec/tolerations", value: variables.missing}])',
           },
         },
       ],

@@ -7,7 +7,7 @@ export interface SecondSchedulerManifestProps {
   readonly scheduler: SchedulerConfig;
   /** `http(s)://host:port` of the extender ALB; may contain CDK tokens after the scheme. */
   readonly extenderUrlPrefix: string;
-  /** Node labels that pin the scheduler to the system nodes, when the stack knows them (a new cluster). */
+  /** Node labels that pin the scheduler to the system nodes, when the stack knows them (a new cluster); `scheduler.nodeSelector` wins. */
   readonly nodeSelector?: Readonly<Record<string, string>>;
   /** Mutual TLS: the Secret (`tls.crt`, `tls.key`, `ca.crt`) the scheduler's extender tlsConfig reads. */
   readonly extenderTlsSecret?: string;
@@ -161,6 +161,7 @@ export function secondSchedulerManifests(props: SecondSchedulerManifestProps): K
     .update(JSON.stringify(withoutUrl))
     .update(props.extenderCaBundle ?? '')
     .digest('hex');
+  const nodeSelector = scheduler.nodeSelector ?? props.nodeSelector;
 
   return [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace, labels } },
@@ -217,9 +218,10 @@ export function secondSchedulerManifests(props: SecondSchedulerManifestProps): K
           },
           spec: {
             serviceAccountName: name,
-            priorityClassName: 'system-cluster-critical',
+            priorityClassName: scheduler.priorityClassName,
             // Never on a GPU node: Karpenter could then not consolidate it away, and a GPU would pay for a scheduler.
-            ...(props.nodeSelector === undefined ? {} : { nodeSelector: { ...props.nodeSelector } }),
+            ...(nodeSelector === undefined ? {} : { nodeSelector: { ...nodeSelector } }),
+            ...(scheduler.tolerations.length === 0 ? {} : { tolerations: scheduler.tolerations.map((toleration) => ({ ...toleration })) }),
             securityContext: {
               runAsNonRoot: true,
               runAsUser: 65532,

@@ -44,7 +44,11 @@ describe('simulate (library placement of pending pods)', () => {
         rejectedByExtender: [],
       },
     ]);
-    expect(result.nodes.find((n) => n.node === 'a100-b')).toEqual({ node: 'a100-b', gpus: 8, freeWholeGpus: 1, pods: 2 });
+    // What the node is, beside its name (on EKS an IP-based DNS name): type, GPU model, zone, pool.
+    expect(result.nodes.find((n) => n.node === 'a100-b')).toEqual({
+      node: 'a100-b', instanceType: 'p4d.24xlarge', gpuModel: 'A100', zone: 'us-east-1b', pool: 'a100', gpus: 8, freeWholeGpus: 1, pods: 2,
+    });
+    expect(result.nodes.find((n) => n.node === 't4')).toEqual({ node: 't4', gpuModel: 'T4', gpus: expect.any(Number), freeWholeGpus: expect.any(Number), pods: expect.any(Number) });
     expect(result.notModelled.join('\n')).toMatch(/preemption[\s\S]*percentageOfNodesToScore/);
   });
 
@@ -107,7 +111,9 @@ describe('npm run simulate (CLI)', () => {
     const { code, stdout } = runCli(['--nodes', fixture('nodes.json'), '--pods', fixture('pods.yaml')]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/3 placed, 1 unschedulable, 1 already bound .*skipped \(not placed\): 1 pending for default-scheduler/);
-    expect(stdout).toMatch(/ml\/train\s+a100-b/);
+    expect(stdout).toMatch(/POD\s+NODE\s+TYPE\s+GPU MODEL\s+ZONE\s+POOL\s+TOTAL/);
+    expect(stdout).toMatch(/ml\/train\s+a100-b\s+p4d\.24xlarge\s+A100\s+us-east-1b\s+a100\s+\d+/);
+    expect(stdout).toMatch(/NODE\s+TYPE\s+GPU MODEL\s+ZONE\s+POOL\s+GPUS\s+FREE WHOLE GPUS\s+PODS\n(.*\n)*a100-b\s+p4d\.24xlarge\s+A100\s+us-east-1b\s+a100\s+8\s+1\s+2/);
     expect(stdout).toContain('UNSCHEDULABLE ml/huge\n  kube-scheduler says: 0/3 nodes are available: 3 Insufficient nvidia.com/gpu.');
     expect(stdout).toContain("1. kube-scheduler's own filters removed 3 of 3 nodes before the extender was asked:\n     3 × NodeResourcesFit: Insufficient nvidia.com/gpu");
     expect(stdout).toMatch(/stranded = the part of idle/);
@@ -135,8 +141,8 @@ describe('npm run simulate (CLI)', () => {
     expect(stdout).toMatch(/ml\/train → a100-b\n\s+chosen a100-b: total 500 \(TaintToleration 300, extender 200; .*Fragmentation [\d.]+.*\)\n\s+runner-up a100-a: total \d+ .*\n\s+margin \d+ points/);
   }, SPAWN_TIMEOUT_MS);
 
-  it('--json prints machine-readable results; --config changes the profile', () => {
-    const { code, stdout } = runCli(['--nodes', fixture('nodes.yaml'), '--pods', fixture('pods.json'), '--json', '--config', fixture('weights.yaml')]);
+  it('--json prints machine-readable results; --weights changes the profile', () => {
+    const { code, stdout } = runCli(['--nodes', fixture('nodes.yaml'), '--pods', fixture('pods.json'), '--json', '--weights', fixture('weights.yaml')]);
     expect(code).toBe(0);
     const parsed = JSON.parse(stdout) as { placed: { pod: string; node: string }[]; unschedulable: { pod: string }[] };
     expect(parsed.placed).toEqual([expect.objectContaining({ pod: 'default/cpu-heavy', node: 'big' })]);
@@ -170,5 +176,11 @@ describe('npm run simulate (CLI)', () => {
     const usage = runCli(['--nodes', fixture('nodes.json')]);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/--nodes and --pods are required/);
+    // --config names the CDK app's config file elsewhere; here the weights file is --weights.
+    for (const args of [['--config', fixture('weights.yaml')], [`--config=${fixture('weights.yaml')}`]]) {
+      const renamed = runCli(['--nodes', fixture('nodes.yaml'), '--pods', fixture('pods.json'), ...args]);
+      expect(renamed.code).toBe(2);
+      expect(renamed.stderr).toMatch(/--config is not an option of simulate: the scoring weights file is --weights <file>/);
+    }
   }, SPAWN_TIMEOUT_MS);
 });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseTraceResults } from '../../../../charts/trace-results';
+import { TRACE_CLI } from '../../../../bench/trace/trace-cli';
 
 // Each test starts node processes (tsx, esbuild, workers); a loaded machine makes that slow.
 const SPAWN_TIMEOUT_MS = 180_000;
@@ -100,4 +101,11 @@ describe('npm run bench:trace (CLI)', () => {
     expect(run(['--seeds', '0']).stderr).toMatch(/--seeds must be a positive integer/);
     expect(run(['--frobnicate']).code).toBe(2);
   }, SPAWN_TIMEOUT_MS);
+
+  it('looks for the trace inside the repository by default (a git-ignored folder), never beside it', () => {
+    const description = TRACE_CLI.options['data-dir'].description;
+    expect(description).toContain('.bench-data/openb in the repository, git-ignored');
+    expect(description).not.toMatch(/\.\.\//);
+    expect(readFileSync(path.resolve(path.dirname(cli), '../../.gitignore'), 'utf8').split('\n')).toContain('.bench-data/');
+  });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parsePublishedCsv, workloadKey } from '../../../../bench/trace/published-results';
 import type { PolicyResult } from '../../../../bench/trace/trace-report';
-import { formatAblationTable, formatTable, pairedDifference, sampleSd, toJson, toTraceResults } from '../../../../bench/trace/trace-report';
+import { formatAblationTable, formatSummaryMarkdown, formatTable, pairedDifference, sampleSd, toJson, toTraceResults } from '../../../../bench/trace/trace-report';
 import { TRACE_RESULTS_SCHEMA } from '../../../../charts/trace-results';
 
 const curve = (at100: number, at130: number) => Array.from({ length: 131 }, (_, p) => (p === 100 ? at100 : p === 130 ? at130 : p < 100 ? p * 0.9 : Number.NaN));
@@ -65,5 +65,21 @@ describe('trace report', () => {
 
   it('rejects a published file without the expected columns', () => {
     expect(() => parsePublishedCsv('workload,policy\nx,y\n')).toThrow(/missing column "alloc_pct_at_arrived_100"/);
+  });
+});
+
+describe('the README summary (bench:trace --markdown)', () => {
+  it('puts each workload\'s allocation at 130 % beside the paper\'s, the shipped profile in bold', () => {
+    const shipped: PolicyResult[] = [...results, { policy: 'extender', seeds: 10, curve: curve(95.8, 95.9), secondsPerSeed: 9 }];
+    const text = formatSummaryMarkdown([{ workload: 'openb_pod_list_default', results: shipped, published }], 10);
+    expect(text.split('\n')).toEqual([
+      'GPU allocation (%) at 130 % arrived workload, mean of 10 seeds, beside the paper\'s mean of 10:',
+      '',
+      '| policy | openb_pod_list_default | paper |',
+      '|---|---:|---:|',
+      '| bestfit | 93.08 | 93.08 |',
+      '| default | 94.70 | - |',
+      '| **extender** | **95.90** | - |',
+    ]);
   });
 });

@@ -141,8 +141,17 @@ describe('parseAppConfig rejects bad values, naming the key and what is allowed'
 
 describe('admission', () => {
   it('warns on unknown or malformed GPU annotations by default and refuses them when asked', () => {
-    expect(parseAppConfig(undefined).admission).toEqual({ gpuAnnotations: 'warn' });
-    expect(parseAppConfig({ admission: { gpuAnnotations: 'deny' } }).admission).toEqual({ gpuAnnotations: 'deny' });
+    expect(parseAppConfig(undefined).admission.gpuAnnotations).toBe('warn');
+    expect(parseAppConfig({ admission: { gpuAnnotations: 'deny' } }).admission.gpuAnnotations).toBe('deny');
+  });
+
+  it('tolerates the GPU taints configured: the stack\'s NodePools by default, the EKS convention on an existing cluster, else the list given', () => {
+    const pools = { gpuCapacity: 'karpenter', karpenter: { nodePools: [{ name: 'gpu', taints: [{ key: 'example.com/accelerator', value: 'h100', effect: 'NO_SCHEDULE' }] }] } };
+    expect(parseAppConfig({ cluster: pools }).admission.gpuTaints).toEqual([{ key: 'example.com/accelerator', value: 'h100', effect: 'NO_SCHEDULE' }]);
+    const existing = { mode: 'existing', existing: { vpcId: 'vpc-0123456789abcdef0', availabilityZones: ['us-east-1a', 'us-east-1b'], privateSubnetIds: ['subnet-0123456789abcdef0', 'subnet-0123456789abcdef1'], clusterSecurityGroupId: 'sg-0123456789abcdef0' } };
+    expect(parseAppConfig({ cluster: existing }).admission.gpuTaints).toEqual([expect.objectContaining({ key: 'nvidia.com/gpu', effect: 'NO_SCHEDULE' })]);
+    const listed = [{ key: 'nvidia.com/gpu', effect: 'NO_SCHEDULE' }, { key: 'team.example.com/gpu', effect: 'NO_EXECUTE' }];
+    expect(parseAppConfig({ cluster: existing, admission: { gpuTaints: listed } }).admission.gpuTaints).toEqual(listed.map((taint) => expect.objectContaining(taint)));
   });
 });
 

@@ -12,10 +12,11 @@ import { DASHBOARD_LAYOUT_SVG, dashboardBodies } from '../../../../cdk/tools/ren
 import { LAMBDA_KUBERNETES_ACCESS, type LambdaKubernetesAccess } from '../../../../cdk/lib/access/lambda-rbac-rules';
 import { CERTIFICATES_GROUP, certificatesWriteLimitManifests } from '../../../../cdk/lib/access/extender-tls-manifests';
 import { lambdaWriteLimitManifests, writeLimitPolicyName } from '../../../../cdk/lib/access/write-limit-policy';
-import { GPU_INTENT_POLICY_NAMES, gpuIntentManifests } from '../../../../cdk/lib/admission/gpu-intent-policies';
+import { GPU_INTENT_POLICY_NAMES, gpuIntentManifests, gpuIntentOptionsOf } from '../../../../cdk/lib/admission/gpu-intent-policies';
 import { schedulerMetricsConfigFromEnv } from '../../../../lambdas/reconciler/scheduler-metrics-config';
 import { gpuSchedulerProfile } from '../../../../cdk/lib/scheduler/second-scheduler-manifests';
 import { KARPENTER_VERSION } from '../../../../cdk/lib/karpenter/karpenter-release';
+import { COST_ASSUMPTIONS } from '../../../../cdk/cost/stack-cost';
 import { runCfnLint } from '../support/cfn-lint';
 import { expectOnlyEmittedMetrics, expectOnlyKnownSearches } from '../support/metric-coverage';
 import { alarmReferences, dashboardReferences } from '../support/referenced-metrics';
@@ -546,12 +547,20 @@ describe('least privilege', () => {
       .filter((o) => /^(Mutating|Validating)AdmissionPolicy/.test(String(o.kind)))
       .filter((o) => (Object.values(GPU_INTENT_POLICY_NAMES) as string[]).includes((o.metadata as { name: string }).name))
       .map(withoutPruneLabel);
-    expect(deployed).toEqual(gpuIntentManifests({ schedulerName: APP_CONFIG_DEFAULTS.scheduler.name, annotationCheck: 'warn', kubernetesVersion: APP_CONFIG_DEFAULTS.kubernetesVersion }));
+    expect(deployed).toEqual(gpuIntentManifests(gpuIntentOptionsOf(APP_CONFIG_DEFAULTS)));
     expect(deployed.find((o) => o.kind === 'ValidatingAdmissionPolicyBinding')?.spec).toMatchObject({ validationActions: ['Warn'] });
   });
 });
 
 describe('observability', () => {
+  it('its alarms read as many metrics as the cost model bills (cdk/cost/stack-cost.ts)', () => {
+    const metricsRead = resourcesOfType(synth.json, 'AWS::CloudWatch::Alarm').reduce((sum, [, alarm]) => {
+      const metrics = alarm.Metrics as { MetricStat?: unknown }[] | undefined;
+      return sum + (metrics === undefined ? 1 : metrics.filter((m) => m.MetricStat !== undefined).length);
+    }, 0);
+    expect(metricsRead).toBe(COST_ASSUMPTIONS.alarmMetrics);
+  });
+
   it('alarms on extender 5xx, handler errors, p99 latency, each DLQ and each Lambda’s errors', () => {
     const alarms = resourcesOfType(synth.json, 'AWS::CloudWatch::Alarm');
     // …and, with mutual TLS, the certificate rotation's errors and failed runs, the listener certificate's DaysToExpiry; the scheduler's failed attempts.
@@ -682,5 +691,6 @@ describe('checks', () => {
   it('passes cfn-lint with no errors', () => {
     const errors = runCfnLint(synth.templateFiles).filter((finding) => finding.Level === 'Error');
     expect(errors.map((e) => `${e.Rule.Id} ${e.Message}`)).toEqual([]);
-  });
+    // cfn-lint takes 10-90 s of a shared 2-core machine: a run's length is not what this checks.
+  }, 600_000);
 });

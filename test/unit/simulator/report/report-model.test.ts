@@ -20,7 +20,7 @@ describe('buildWhatIfReport', () => {
   it('groups nodes by GPU model, zone and pool', () => {
     expect(report.groups.map((g) => [g.model, g.zone, g.pool, g.nodes.map((n) => n.name)])).toEqual([
       ['A100', 'us-east-1a', 'no pool label', ['a100-a']],
-      ['A100', 'us-east-1b', 'no pool label', ['a100-b']],
+      ['A100', 'us-east-1b', 'a100', ['a100-b']],
       ['T4', 'no zone label', 'no pool label', ['t4']],
     ]);
   });

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { AFFINITY_LABELLERS, knownModelValues, knownModelValuesCel, memoryBandsCel } from '../../../../../cdk/lib/admission/gpu-intent-cel';
-import { GPU_INTENT_POLICY_NAMES, gpuIntentManifests, NAMESPACE_OPT_IN } from '../../../../../cdk/lib/admission/gpu-intent-policies';
+import { GPU_INTENT_POLICY_NAMES, gpuIntentManifests, gpuIntentOptionsOf, gpuTolerations, NAMESPACE_OPT_IN } from '../../../../../cdk/lib/admission/gpu-intent-policies';
 import { GPU_MODEL_SPELLINGS, modelLabelValues } from '../../../../../lambdas/scheduling/gpu-label-values';
 import { memoryBandsByModel } from '../../../../../lambdas/scheduling/gpu-memory-thresholds';
 import { KARPENTER_LABEL } from '../../../../../lambdas/scheduling/keys';
+import { GPU_TAINT } from '../../../../../cdk/app-config/node-group-schema';
+import { parseAppConfig } from '../../../../../cdk/app-config/parse-app-config';
 
 type Manifest = { kind: string; metadata: { name: string }; spec: Record<string, unknown> };
-const manifests = (annotationCheck: 'warn' | 'deny') => gpuIntentManifests({ schedulerName: 'gpu-scheduler', annotationCheck, kubernetesVersion: '1.36' }) as unknown as Manifest[];
+const manifests = (annotationCheck: 'warn' | 'deny') => gpuIntentManifests({ schedulerName: 'gpu-scheduler', annotationCheck, kubernetesVersion: '1.36', gpuTaints: [GPU_TAINT] }) as unknown as Manifest[];
 
 describe('the GPU-intent admission policies', () => {
   it('are two mutating policies bound to opted-in namespaces and one validating policy bound everywhere, each with its binding', () => {
@@ -30,7 +32,7 @@ describe('the GPU-intent admission policies', () => {
   });
 
   it('on 1.35, where MutatingAdmissionPolicy is beta and off, only the validating policy and its binding', () => {
-    const objects = gpuIntentManifests({ schedulerName: 'gpu-scheduler', annotationCheck: 'warn', kubernetesVersion: '1.35' }) as unknown as Manifest[];
+    const objects = gpuIntentManifests({ schedulerName: 'gpu-scheduler', annotationCheck: 'warn', kubernetesVersion: '1.35', gpuTaints: [GPU_TAINT] }) as unknown as Manifest[];
     expect(objects.map((o) => o.kind)).toEqual(['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
   });
 
@@ -41,7 +43,7 @@ describe('the GPU-intent admission policies', () => {
   });
 
   it('name the configured scheduler', () => {
-    const text = JSON.stringify(gpuIntentManifests({ schedulerName: 'team-gpu', annotationCheck: 'warn', kubernetesVersion: '1.36' }));
+    const text = JSON.stringify(gpuIntentManifests({ schedulerName: 'team-gpu', annotationCheck: 'warn', kubernetesVersion: '1.36', gpuTaints: [GPU_TAINT] }));
     expect(text).toContain('schedulerName: \\"team-gpu\\"');
     expect(text).not.toContain('gpu-scheduler\\"');
   });
@@ -49,6 +51,30 @@ describe('the GPU-intent admission policies', () => {
   it('put Karpenter\'s keys in the first term', () => {
     expect(AFFINITY_LABELLERS[0]?.modelKey).toBe(KARPENTER_LABEL.gpuName);
     expect(AFFINITY_LABELLERS.map((l) => l.labeller)).toEqual(['karpenter', 'autoMode', 'ours', 'gfd']);
+  });
+});
+
+describe('the opt-in\'s tolerations follow the GPU taints (admission.gpuTaints)', () => {
+  const taintsOf = (raw: unknown) => parseAppConfig(raw).admission.gpuTaints.map((t) => `${t.key}:${t.effect}`);
+  const EXISTING = { mode: 'existing', existing: { vpcId: 'vpc-0123456789abcdef0', availabilityZones: ['eu-west-1a', 'eu-west-1b'], privateSubnetIds: ['subnet-0123456789abcdef0', 'subnet-0123456789abcdef1'], clusterSecurityGroupId: 'sg-0123456789abcdef0' } };
+
+  it('default to the taints of the stack\'s NodePools and GPU node groups on a new cluster, nvidia.com/gpu on an existing one', () => {
+    expect(taintsOf({})).toEqual(['nvidia.com/gpu:NO_SCHEDULE']);
+    const pools = { karpenter: { nodePools: [{ name: 'l40s' }, { name: 'h100', taints: [{ key: 'example.com/h100', value: 'true', effect: 'NO_EXECUTE' }] }] } };
+    expect(taintsOf({ cluster: pools })).toEqual(['nvidia.com/gpu:NO_SCHEDULE', 'example.com/h100:NO_EXECUTE']);
+    expect(taintsOf({ cluster: { gpuCapacity: 'node-groups', gpuNodeGroups: [{ name: 'a', taints: [] }] } })).toEqual([]);
+    expect(taintsOf({ cluster: EXISTING })).toEqual(['nvidia.com/gpu:NO_SCHEDULE']);
+  });
+
+  it('a configured list wins, and each key and effect is tolerated once, whatever the value', () => {
+    const config = parseAppConfig({ cluster: EXISTING, admission: { gpuTaints: [{ key: 'nvidia.com/gpu' }, { key: 'pool', value: 'a' }, { key: 'pool', value: 'b' }] } });
+    expect(gpuTolerations(config.admission.gpuTaints)).toEqual([
+      { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' },
+      { key: 'pool', operator: 'Exists', effect: 'NoSchedule' },
+    ]);
+    const optIn = (gpuIntentManifests(gpuIntentOptionsOf(config)) as unknown as Manifest[]).find((o) => o.kind === 'MutatingAdmissionPolicy' && o.metadata.name === GPU_INTENT_POLICY_NAMES.optIn);
+    const missing = (optIn?.spec.variables as { name: string; expression: string }[]).find((v) => v.name === 'missing')?.expression ?? '';
+    expect(missing).toContain('{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}, {"key": "pool", "operator": "Exists", "effect": "NoSchedule"}');
   });
 });
 

@@ -164,3 +164,52 @@ describe('second scheduler objects', () => {
     });
   });
 });
+
+describe('where the scheduler runs and what it runs (scheduler.nodeSelector, tolerations, priorityClassName, image)', () => {
+  type PodTemplate = { spec: { template: { spec: { nodeSelector?: Record<string, string>; tolerations?: unknown[]; priorityClassName: string; containers: { image: string }[] } } } };
+  const podSpec = (raw: unknown, systemNodeSelector?: Record<string, string>) => {
+    const configured = parseAppConfig({ scheduler: raw }).scheduler;
+    const manifests = secondSchedulerManifests({ scheduler: configured, extenderUrlPrefix: 'http://x:80', ...(systemNodeSelector === undefined ? {} : { nodeSelector: systemNodeSelector }) });
+    return (findObject(manifests, 'Deployment', configured.name) as PodTemplate).spec.template.spec;
+  };
+  const DIGEST = `sha256:${'a1'.repeat(32)}`;
+
+  it('defaults: the system nodes when the stack knows them, no tolerations, system-cluster-critical, upstream kube-scheduler of the release', () => {
+    const spec = podSpec({}, { 'gpu-scheduling/node-group': 'system' });
+    expect(spec.nodeSelector).toEqual({ 'gpu-scheduling/node-group': 'system' });
+    expect(spec).not.toHaveProperty('tolerations');
+    expect(spec.priorityClassName).toBe('system-cluster-critical');
+    expect(spec.containers[0]?.image).toBe('registry.k8s.io/kube-scheduler:v1.36.3');
+  });
+
+  it('the configured values reach the Deployment, the node selector in place of the system one', () => {
+    const spec = podSpec(
+      {
+        nodeSelector: { 'eks.amazonaws.com/nodegroup': 'platform' },
+        tolerations: [{ key: 'CriticalAddonsOnly', operator: 'Exists' }, { key: 'dedicated', value: 'platform', effect: 'NoSchedule' }],
+        priorityClassName: 'platform-critical',
+        image: `123456789012.dkr.ecr.eu-west-1.amazonaws.com/registry-k8s-io/kube-scheduler:v1.36.3@${DIGEST}`,
+      },
+      { 'gpu-scheduling/node-group': 'system' },
+    );
+    expect(spec.nodeSelector).toEqual({ 'eks.amazonaws.com/nodegroup': 'platform' });
+    expect(spec.tolerations).toEqual([
+      { key: 'CriticalAddonsOnly', operator: 'Exists' },
+      { key: 'dedicated', operator: 'Equal', value: 'platform', effect: 'NoSchedule' },
+    ]);
+    expect(spec.priorityClassName).toBe('platform-critical');
+    expect(spec.containers[0]?.image).toBe(`123456789012.dkr.ecr.eu-west-1.amazonaws.com/registry-k8s-io/kube-scheduler:v1.36.3@${DIGEST}`);
+  });
+
+  it('accepts a digest alone, a mirror with a port; refuses an image without tag or digest and a malformed digest', () => {
+    expect(podSpec({ image: `registry.example.com:5000/k8s/kube-scheduler@${DIGEST}` }).containers[0]?.image).toBe(`registry.example.com:5000/k8s/kube-scheduler@${DIGEST}`);
+    expect(() => parseAppConfig({ scheduler: { image: 'registry.example.com/kube-scheduler' } })).toThrow(/scheduler\.image: must name a tag or a digest/);
+    expect(() => parseAppConfig({ scheduler: { image: 'kube-scheduler@sha256:abc' } })).toThrow(/scheduler\.image: must be an image reference/);
+  });
+
+  it('refuses a toleration of the GPU taint or of every taint: a scheduler pod would hold a GPU node', () => {
+    expect(() => parseAppConfig({ scheduler: { tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists' }] } })).toThrow(/scheduler\.tolerations\[0\]: must not tolerate the GPU taint nvidia\.com\/gpu/);
+    expect(() => parseAppConfig({ scheduler: { tolerations: [{ operator: 'Exists' }] } })).toThrow(/scheduler\.tolerations\[0\]: must not tolerate every taint/);
+    expect(() => parseAppConfig({ scheduler: { tolerations: [{ key: 'a', operator: 'Exists', value: 'x' }] } })).toThrow(/scheduler\.tolerations\[0\]\.value: must be left out/);
+  });
+});
