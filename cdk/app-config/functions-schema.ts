@@ -76,6 +76,13 @@ export const extenderFunctionSchema = settings({
       description:
         'Instances kept warm (the ALB then invokes a `live` alias of the published version). The scheduling cycle waits on the extender for up to `httpTimeoutSeconds`, and a cold start (bundle load, `DescribeCluster`, first node list) spends part of it; 1 warm instance serves the steady serial load without the bundle load and init, at a fixed cost (billed while idle). A provisioned instance also connects (`DescribeCluster` for an attached cluster) and lists the cluster during its INIT, before any request, so its first answer comes from a warm cache (at 5,000 nodes / 50,000 pods, tens of ms instead of seconds; docs/extender.md, "Concurrency, throttling and cold starts").',
     }),
+  // EC2 starts terminating a Capacity Block's instances 30 minutes before its end and Karpenter drains them 10 minutes before that.
+  capacityBlockDrainMarginMinutes: integer(0, 1440)
+    .default(40)
+    .meta({
+      description:
+        'No pod starts on a Capacity Block node that ends before the pod\'s `gpu.nvidia.com/expected-runtime` plus this margin has passed, nor, without that annotation, within the margin of its end. 40 = EC2 reclaims the instances 30 minutes before the end and Karpenter drains their nodes 10 minutes earlier ([capacity.md](capacity.md#capacity-blocks-and-the-runtime-rule)). The extender\'s `EXTENDER_CAPACITY_BLOCK_DRAIN_MARGIN`.',
+    }),
   environment: environmentSchema(`Extra settings for the extender, e.g. \`EXTENDER_CACHE_TTL: "2s"\`. ${ENVIRONMENT_PAGES}`),
 })
   .check(crossField((ctx) => {
