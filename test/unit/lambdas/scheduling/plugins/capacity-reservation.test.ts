@@ -68,7 +68,7 @@ describe('CapacityBlockEnd', () => {
 
   it('without a runtime (or with a malformed one) keeps new pods off a block in its last 40 minutes only', () => {
     const nodes = [block('soon', 39 * 60_000), block('later', 41 * 60_000), block('ended', -HOUR)];
-    for (const annotations of [{}, { 'gpu.nvidia.com/expected-runtime': 'six hours' }]) {
+    for (const annotations of [{}, { 'gpu.nvidia.com/expected-runtime': 'six hours' }] as Record<string, string>[]) {
       const verdicts = filterAll(nodes, annotations);
       expect(verdicts.later?.ok).toBe(true);
       expect(verdicts.soon).toMatchObject({ ok: false, code: 'CapacityBlockEnding' });
