@@ -34,6 +34,11 @@ export const SIMULATE_CLI = defineCli({
     json: { type: 'boolean', description: 'print the result as JSON instead of tables' },
     explain: { type: 'boolean', description: 'for each placement, the points per plugin on the chosen node and the runner-up (with --exact: the extender\'s ranking)' },
     exact: { type: 'boolean', description: 'run the real kube-apiserver, kube-scheduler and extender (builds Kubernetes once; about a minute per 500 nodes)' },
+    now: {
+      type: 'string',
+      value: 'time',
+      description: 'judge Capacity Block ends (gpu.nvidia.com/capacity-reservation-end) as at this RFC 3339 time, e.g. when the dump was taken (default: now; not with --exact)',
+    },
     report: {
       type: 'string',
       value: 'file',
@@ -45,6 +50,7 @@ export const SIMULATE_CLI = defineCli({
     'npm run simulate -- --nodes nodes.json --pods pods.json',
     'npm run simulate -- --nodes nodes.json --pods pods.json --explain   # why each pod went where it went',
     'npm run simulate -- --nodes nodes.json --pods pods.json --exact     # the real scheduler, same output',
+    'npm run simulate -- --nodes nodes.json --pods pods.json --now 2026-06-01T09:00:00Z   # blocks as they were then',
     'npm run simulate -- --nodes nodes.json --pods pods.json --report report.html   # the same as a page to look at',
   ],
 });
@@ -64,6 +70,8 @@ interface SimulateCliOptions {
   json: boolean;
   explain: boolean;
   exact: boolean;
+  /** ms since the epoch; undefined = the clock. */
+  now: number | undefined;
   report: string | undefined;
 }
 
@@ -78,6 +86,14 @@ function renamedOption(argv: readonly string[]): string | undefined {
     : undefined;
 }
 
+/** An RFC 3339 time with a zone, e.g. 2026-06-01T09:00:00Z. */
+function parseNow(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text) ? Date.parse(text) : Number.NaN;
+  if (!Number.isFinite(ms)) throw new UsageError(`--now must be an RFC 3339 time such as 2026-06-01T09:00:00Z, got ${JSON.stringify(text)}`);
+  return ms;
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   const renamed = renamedOption(argv);
   if (renamed !== undefined) {
@@ -86,6 +102,8 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const options = readCommandLine(SIMULATE_CLI, argv, (values): SimulateCliOptions => {
     if (values.nodes === undefined || values.pods === undefined) throw new UsageError('--nodes and --pods are required');
+    const now = parseNow(values.now);
+    if (now !== undefined && values.exact === true) throw new UsageError('--now cannot be used with --exact: the real components read the real clock');
     if (values.report !== undefined && values.report.trim() === '') throw new UsageError('--report needs a file path');
     return {
       nodes: values.nodes,
@@ -94,6 +112,7 @@ async function main(argv: readonly string[]): Promise<number> {
       json: values.json === true,
       explain: values.explain === true,
       exact: values.exact === true,
+      now,
       report: values.report,
     };
   });
@@ -103,7 +122,9 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     nodes = parseKubeList(readInput(options.nodes), options.nodes, 'Node');
     pods = parseKubeList(readInput(options.pods), options.pods, 'Pod');
-    const profileOptions = options.weights === undefined ? {} : parseSimulatorConfig(readInput(options.weights), options.weights);
+    const configured = options.weights === undefined ? {} : parseSimulatorConfig(readInput(options.weights), options.weights);
+    const at = options.now;
+    const profileOptions = at === undefined ? configured : { ...configured, capacityBlockEnd: { ...configured.capacityBlockEnd, now: () => at } };
     result = options.exact ? await runExact(nodes, pods, profileOptions, options.explain) : simulate(nodes, pods, profileOptions, { explain: options.explain });
   } catch (error) {
     process.stderr.write(`error: ${errorMessage(error)}\n`);

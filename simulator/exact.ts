@@ -59,6 +59,8 @@ export function extenderEnvironment(profile: ProfileOptions): Env {
   if (gpu.fitWeight !== undefined) env.EXTENDER_GPU_FIT_WEIGHT = String(gpu.fitWeight);
   if (gpu.utilizationWeight !== undefined) env.EXTENDER_GPU_UTILIZATION_WEIGHT = String(gpu.utilizationWeight);
   if (gpu.unknownUtilizationScore !== undefined) env.EXTENDER_UNKNOWN_UTILIZATION_SCORE = String(gpu.unknownUtilizationScore);
+  const margin = profile.capacityBlockEnd?.drainMarginMs;
+  if (margin !== undefined) env.EXTENDER_CAPACITY_BLOCK_DRAIN_MARGIN = `${margin}ms`;
   return env;
 }
 

@@ -53,7 +53,7 @@ export function formatSimulation(result: SimulationResult): string {
       ]),
     );
   }
-  const explained = result.placed.filter((p) => p.explanation !== undefined);
+  const explained = result.placed.filter((p) => p.explanation !== undefined || p.refusedByExtender !== undefined);
   if (explained.length > 0) {
     out.push('', 'WHY (kube-scheduler\'s total: each in-tree score plugin\'s 0..100 × its weight, plus the extender\'s level 0..10 × weight × 10):', ...explained.flatMap(explanationLines));
   }
@@ -103,10 +103,12 @@ export function rankingLines(placed: PlacedPod): string[] {
 /** The chosen node's points per plugin, the runner-up's, and the margin or the word tie. */
 export function explanationLines(placed: PlacedPod): string[] {
   const why = placed.explanation;
-  if (why === undefined) return [];
+  // What the extender refused, e.g. a Capacity Block ending before the pod's expected runtime is over.
+  const refused = (placed.refusedByExtender ?? []).map((r) => `    refused by the extender: ${r.nodes} × ${r.code} (e.g. ${r.example})`);
+  if (why === undefined) return refused.length === 0 ? [] : [`  ${placed.pod} → ${placed.node}`, '    the only node that fits', ...refused];
   const lines = [`  ${placed.pod} → ${placed.node}`, pointsLine('chosen', why.best)];
-  if (why.runnerUp === undefined) return [...lines, '    the only node that fits'];
+  if (why.runnerUp === undefined) return [...lines, '    the only node that fits', ...refused];
   lines.push(pointsLine('runner-up', why.runnerUp));
   lines.push(why.margin === 0 ? '    tie: equal totals; kube-scheduler picks at random among them (here: the first in the input)' : `    margin ${why.margin} points`);
-  return lines;
+  return [...lines, ...refused];
 }

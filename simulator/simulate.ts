@@ -33,6 +33,8 @@ export interface PlacedPod {
   readonly explanation?: CycleExplanation;
   /** With --explain (exact path): the extender's own ranking in its last /prioritize for the pod. */
   readonly extenderRanking?: ExtenderRanking;
+  /** With --explain (fast path): the nodes the extender refused for the pod, per reason (e.g. a Capacity Block that ends too soon). */
+  readonly refusedByExtender?: readonly ExtenderRejections[];
 }
 
 export interface FilterCount {
@@ -241,6 +243,7 @@ export function simulate(nodes: readonly unknown[], pods: readonly unknown[], pr
         devices: [...devices],
         tiedWith: tied.filter((n) => n !== node),
         ...(options.explain === true && result.explanation !== undefined ? { explanation: result.explanation } : {}),
+        ...(options.explain === true && result.extenderRejected.length > 0 ? { refusedByExtender: groupByCode(result.extenderRejected) } : {}),
       });
     }
     if (placed.length === placedBefore) break;

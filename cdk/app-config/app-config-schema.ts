@@ -99,6 +99,12 @@ export const alarmsSchema = settings({
   strandedGpuPercent: integer(1, 100)
     .default(25)
     .meta({ description: 'Stranded GPUs (`GpusStranded`) above this share of the allocatable GPUs, averaged over 15 minutes.' }),
+  reservedGpusIdleMinutes: integer(1, 1440)
+    .default(10)
+    .meta({
+      description:
+        'Reserved GPUs idle while GPU pods wait for new capacity (`ReservedGpusIdleWhilePodsWaitForCapacity`) in every one-minute run for this long ([capacity.md](capacity.md#idle-reserved-gpus)).',
+    }),
 }).check(crossField((ctx) => {
   const { createSnsTopic, email, topicArn } = ctx.value;
   if (email !== undefined && createSnsTopic !== true && !reported(ctx, 'email')) {

@@ -33,6 +33,7 @@ function common(config: WriterConfig, name: PipelineFunctionName): CommonVariabl
 const STACK_SET: { readonly [N in PipelineFunctionName]: (config: WriterConfig, cluster: ClusterEndpoint | undefined) => StackSetVariables[N] } = {
   extender: (config, cluster) => ({
     ...(cluster === undefined ? {} : { CLUSTER_ENDPOINT: cluster.endpoint, CLUSTER_CA_DATA: cluster.caData }),
+    EXTENDER_CAPACITY_BLOCK_DRAIN_MARGIN: `${config.extender.capacityBlockDrainMarginMinutes}m`,
     ...common(config, 'extender'),
   }),
   labeler: (config) => common(config, 'labeler'),

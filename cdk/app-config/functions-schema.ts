@@ -94,6 +94,13 @@ export const extenderFunctionSchema = settings({
   expectedPods: integer(1, 2_000_000)
     .optional()
     .meta({ allowed: '1–2,000,000; with `expectedNodes`', description: 'The most pods bound to nodes at once (every namespace); see `expectedNodes`.' }),
+  // EC2 starts terminating a Capacity Block's instances 30 minutes before its end and Karpenter drains them 10 minutes before that.
+  capacityBlockDrainMarginMinutes: integer(0, 1440)
+    .default(40)
+    .meta({
+      description:
+        'No pod starts on a Capacity Block node that ends before the pod\'s `gpu.nvidia.com/expected-runtime` plus this margin has passed, nor, without that annotation, within the margin of its end. 40 = EC2 reclaims the instances 30 minutes before the end and Karpenter drains their nodes 10 minutes earlier ([capacity.md](capacity.md#capacity-blocks-and-the-runtime-rule)). The extender\'s `EXTENDER_CAPACITY_BLOCK_DRAIN_MARGIN`.',
+    }),
   environment: environmentSchema(`Extra settings for the extender, e.g. \`EXTENDER_CACHE_TTL: "2s"\`. ${ENVIRONMENT_PAGES}`),
 })
   .check(crossField((ctx) => {

@@ -18,6 +18,8 @@ export interface StackSetVariables {
     /** Only for a cluster the stack creates; an attached one is found by DescribeCluster. */
     readonly CLUSTER_ENDPOINT?: string;
     readonly CLUSTER_CA_DATA?: string;
+    /** How long before a Capacity Block's end no new pod starts there, beyond the pod's expected runtime (lambdas/scheduling/plugins/capacity-reservation.ts). */
+    readonly EXTENDER_CAPACITY_BLOCK_DRAIN_MARGIN: string;
   };
   readonly labeler: CommonVariables;
   readonly reconciler: CommonVariables & {
@@ -42,6 +44,7 @@ export const STACK_SET_VARIABLES: readonly {
   { name: 'NODE_OPTIONS', functions: ['extender', 'labeler', 'reconciler'], from: 'the function and its memorySizeMiB' },
   { name: 'CLUSTER_ENDPOINT', functions: ['extender'], from: 'the cluster it creates', newClusterOnly: true },
   { name: 'CLUSTER_CA_DATA', functions: ['extender'], from: 'the cluster it creates', newClusterOnly: true },
+  { name: 'EXTENDER_CAPACITY_BLOCK_DRAIN_MARGIN', functions: ['extender'], from: 'extender.capacityBlockDrainMarginMinutes' },
   { name: 'SCHEDULER_NAMESPACE', functions: ['reconciler'], from: 'scheduler.namespace' },
   { name: 'GPU_SCHEDULER_NAME', functions: ['reconciler'], from: 'scheduler.name' },
   { name: 'RUN_INTERVAL', functions: ['reconciler'], from: 'reconciler.scheduleMinutes' },

@@ -69,7 +69,7 @@ export class GpuSchedulingStack extends Stack {
     });
     const labeler = new PipelineFunction(this, 'Labeler', {
       name: 'labeler',
-      description: 'Labels GPU nodes with model, memory and count from EC2 instance-type metadata',
+      description: 'Labels GPU nodes with model, memory and count from EC2 instance-type metadata, and their capacity reservation',
       target,
       config: config.labeler,
       environment: functionEnvironment(config, 'labeler'),
@@ -77,8 +77,8 @@ export class GpuSchedulingStack extends Stack {
       unscopedActions: [
         {
           // EC2 Describe* actions support no resource-level permissions.
-          actions: ['ec2:DescribeInstances', 'ec2:DescribeInstanceTypes'],
-          why: 'EC2 Describe* actions support no resource-level permissions; read-only instance and instance-type metadata.',
+          actions: ['ec2:DescribeInstances', 'ec2:DescribeInstanceTypes', 'ec2:DescribeCapacityReservations'],
+          why: 'EC2 Describe* actions support no resource-level permissions; read-only instance, instance-type and capacity-reservation metadata.',
         },
       ],
     });

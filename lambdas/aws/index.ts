@@ -5,3 +5,5 @@ export { createInstanceTypeGpuCatalog, toGpuInfo } from './instance-type-gpu-inf
 export type { GpuDevice, InstanceTypeGpuCatalog, InstanceTypeGpuInfo } from './instance-type-gpu-info';
 export { describeInstance, describeInstances, describeInstancesByPrivateDnsName, INSTANCE_IDS_PER_CALL, toInstanceSummary } from './instances';
 export type { InstanceSummary } from './instances';
+export { describeCapacityReservations, RESERVATION_IDS_PER_CALL, toReservationSummary } from './capacity-reservations';
+export type { CapacityReservationSummary } from './capacity-reservations';

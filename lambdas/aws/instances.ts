@@ -11,6 +11,10 @@ export interface InstanceSummary {
   /** pending | running | shutting-down | terminated | stopping | stopped */
   readonly state: string;
   readonly tags: Readonly<Record<string, string>>;
+  /** The Capacity Reservation the instance runs in (an ODCR or a Capacity Block), if any. */
+  readonly capacityReservationId?: string;
+  /** EC2's InstanceLifecycle: `spot`, `capacity-block`, `scheduled`; absent for on-demand. */
+  readonly lifecycle?: string;
 }
 
 /**
@@ -84,5 +88,7 @@ export function toInstanceSummary(instance: Instance): InstanceSummary | undefin
     privateDnsName: instance.PrivateDnsName ?? '',
     state: instance.State?.Name ?? 'unknown',
     tags,
+    ...(instance.CapacityReservationId ? { capacityReservationId: instance.CapacityReservationId } : {}),
+    ...(instance.InstanceLifecycle ? { lifecycle: instance.InstanceLifecycle } : {}),
   };
 }

@@ -1,5 +1,5 @@
 import { ConfigError } from './config-error';
-import { parseDuration } from './duration';
+import { parseDuration } from '../scheduling/duration';
 
 /** The process environment, or any map shaped like it (tests pass plain objects). */
 export type Env = Readonly<Record<string, string | undefined>>;

@@ -1,5 +1,5 @@
 export { ConfigError } from './config-error';
-export { parseDuration } from './duration';
+export { parseDuration } from '../scheduling/duration';
 export {
   envBoolean,
   envDuration,

@@ -1,7 +1,7 @@
 import type { Env } from '../env';
 import { envDuration, envInt, envNumber, envOptionalString, isEnvSet } from '../env';
 import type { GpuScoreOptions, ProfileOptions, ScorePluginName } from '../scheduling';
-import { DEFAULT_WEIGHTS } from '../scheduling';
+import { DEFAULT_DRAIN_MARGIN_MS, DEFAULT_WEIGHTS } from '../scheduling';
 import { DEFAULT_LIST_PAGE_SIZE } from '../cluster-state/kubernetes-cluster-source';
 
 /** Everything the extender reads from its environment (documented in docs/extender.md). */
@@ -42,7 +42,9 @@ function profileOptions(env: Env): ProfileOptions {
   if (isEnvSet(env, 'EXTENDER_UNKNOWN_UTILIZATION_SCORE')) {
     gpuScore.unknownUtilizationScore = envNumber(env, 'EXTENDER_UNKNOWN_UTILIZATION_SCORE', { min: 0, max: 100 });
   }
-  return { weights, gpuScore };
+  // The stack sets it from extender.capacityBlockDrainMarginMinutes (cdk/app-config).
+  const drainMarginMs = envDuration(env, 'EXTENDER_CAPACITY_BLOCK_DRAIN_MARGIN', { default: DEFAULT_DRAIN_MARGIN_MS, minMs: 0, maxMs: 24 * 3_600_000 });
+  return { weights, gpuScore, capacityBlockEnd: { drainMarginMs } };
 }
 
 export function extenderConfigFromEnv(env: Env): ExtenderConfig {

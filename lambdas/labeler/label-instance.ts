@@ -1,7 +1,8 @@
 import type { V1Node } from '@kubernetes/client-node';
 import type { InstanceSummary } from '../aws';
 import type { MetadataPatch } from '../kube';
-import { desiredGpuLabels, labelPatch, ownedLabelKeys } from './gpu-labels';
+import { desiredGpuLabels, labelPatch } from './gpu-labels';
+import { ownedNodeLabelKeys, withCapacityLabels } from './capacity-labels';
 import type { LabelerDeps } from './labeler-deps';
 import { LabelerError, step } from './labeler-errors';
 import { findNodeForInstance, instanceIdFromProviderId, isTaggedForCluster } from './node-match';
@@ -24,7 +25,8 @@ export type InstanceOutcome =
   | { readonly result: 'ignored'; readonly reason: 'instanceNotFound' | 'instanceTerminated' | 'notInCluster' | 'nodeGone'; readonly detail: string };
 
 /**
- * Brings one instance's node to the labels its instance type calls for, then
+ * Brings one instance's node to the labels its instance type (and capacity
+ * reservation) calls for, then
  * lifts our start-up taint. When the instance is ours but its node has not
  * registered yet, waits for it (see node-registration.ts) until `deadline`
  * (a clock time). Throws LabelerError for EC2/Kubernetes failures only.
@@ -88,7 +90,10 @@ export async function patchFor(deps: LabelerDeps, node: V1Node, instance: Instan
     // Never strip labels because of a type EC2 did not describe: fail visibly instead.
     throw new LabelerError('Ec2', `DescribeInstanceTypes did not return instance type ${instance.instanceType}`);
   }
-  return labelPatch(node.metadata?.labels, desiredGpuLabels(info, deps.config.labels), ownedLabelKeys(deps.config.labels));
+  const id = instance.capacityReservationId;
+  const reservation = id === undefined ? undefined : (await step('Ec2', 'DescribeCapacityReservations', () => deps.reservations.byIds([id]))).get(id);
+  const labels = node.metadata?.labels;
+  return labelPatch(labels, withCapacityLabels(desiredGpuLabels(info, deps.config.labels), instance, reservation, labels), ownedNodeLabelKeys(deps.config.labels));
 }
 
 async function describe(deps: LabelerDeps, instanceId: string): Promise<InstanceSummary | undefined> {

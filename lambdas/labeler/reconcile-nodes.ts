@@ -1,6 +1,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import type { InstanceSummary, InstanceTypeGpuInfo } from '../aws';
-import { desiredGpuLabels, labelPatch, ownedLabelKeys } from './gpu-labels';
+import { desiredGpuLabels, labelPatch } from './gpu-labels';
+import { ownedNodeLabelKeys, withCapacityLabels } from './capacity-labels';
 import type { LabelerDeps } from './labeler-deps';
 import type { LabelerErrorKind } from './labeler-errors';
 import { errorKind, LabelerError, step } from './labeler-errors';
@@ -30,8 +31,9 @@ const MAX_REPORTED_FAILURES = 10;
 
 /**
  * Labels every node of the cluster: lists nodes page by page, looks up their
- * instances in batches (one DescribeInstances per 200 nodes) and their types
- * once, then patches the nodes that need it with bounded concurrency. A node
+ * instances in batches (one DescribeInstances per 200 nodes), their types
+ * once and the capacity reservations they run in (one call per 100, none
+ * when no instance runs in one), then patches the nodes that need it with bounded concurrency. A node
  * that fails is counted and the rest carry on.
  */
 export async function reconcileNodes(deps: LabelerDeps): Promise<ReconcileSummary> {
@@ -61,13 +63,19 @@ export async function reconcileNodes(deps: LabelerDeps): Promise<ReconcileSummar
     work.push({ node, instance });
   }
   const types = await step('Ec2', 'DescribeInstanceTypes', () => deps.gpuTypes.lookup(work.map((w) => w.instance.instanceType)));
+  // Asked only when some instance runs in a reservation: a cluster without any makes no extra call.
+  const reservationIds = [...new Set(work.flatMap((w) => (w.instance.capacityReservationId === undefined ? [] : [w.instance.capacityReservationId])))];
+  const reservations =
+    reservationIds.length === 0 ? new Map() : await step('Ec2', 'DescribeCapacityReservations', () => deps.reservations.byIds(reservationIds));
 
-  const owned = ownedLabelKeys(deps.config.labels);
+  const owned = ownedNodeLabelKeys(deps.config.labels);
   const results = await mapWithConcurrency(work, deps.config.reconcileConcurrency, async ({ node, instance }) => {
     const name = node.metadata?.name ?? '';
     const info: InstanceTypeGpuInfo | undefined = types.get(instance.instanceType);
     if (info === undefined) throw new LabelerError('Ec2', `DescribeInstanceTypes did not return instance type ${instance.instanceType}`);
-    const patch = labelPatch(node.metadata?.labels, desiredGpuLabels(info, deps.config.labels), owned);
+    const labels = node.metadata?.labels;
+    const reservation = instance.capacityReservationId === undefined ? undefined : reservations.get(instance.capacityReservationId);
+    const patch = labelPatch(labels, withCapacityLabels(desiredGpuLabels(info, deps.config.labels), instance, reservation, labels), owned);
     const current = patch === undefined ? node : await step('Kubernetes', `patching labels of node ${name}`, () => unlessNodeGone(() => deps.nodes.patchNodeLabels(name, patch)));
     // Deleted since the listing (Spot interruption, consolidation): nothing left to label, not a failure.
     if (current === undefined) return { name, written: false, untainted: false, gone: true };

@@ -1,7 +1,14 @@
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { errorMessage } from '../common/error-message';
-import { awsClientConfigFromEnv, createEc2Client, createInstanceTypeGpuCatalog, describeInstances, describeInstancesByPrivateDnsName } from '../aws';
+import {
+  awsClientConfigFromEnv,
+  createEc2Client,
+  createInstanceTypeGpuCatalog,
+  describeCapacityReservations,
+  describeInstances,
+  describeInstancesByPrivateDnsName,
+} from '../aws';
 import type { Env } from '../env';
 import { ConfigError } from '../env';
 import type { NodeGateway } from '../kube';
@@ -37,6 +44,7 @@ export async function wireLabeler(env: Env, overrides: LabelerOverrides = {}): P
       byPrivateDnsNames: (names) => describeInstancesByPrivateDnsName(ec2, names),
     },
     gpuTypes: createInstanceTypeGpuCatalog(ec2),
+    reservations: { byIds: (ids) => describeCapacityReservations(ec2, ids) },
     clock: SYSTEM_CLOCK,
   };
 }

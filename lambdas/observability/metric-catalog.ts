@@ -23,12 +23,37 @@ export type ServiceName = (typeof SERVICE)[keyof typeof SERVICE];
 
 export type MetricUnit = 'Count' | 'Milliseconds' | 'Seconds' | 'None';
 
+/**
+ * A dimension whose values are not listed here because the emitter bounds
+ * them itself, such as the top namespaces by GPUs and `(other)`: any value
+ * matching `pattern`. Dashboards read such a metric with a SEARCH.
+ */
+export interface OpenDimension {
+  readonly open: true;
+  readonly pattern: RegExp;
+  /** What bounds the values, for the reader. */
+  readonly bound: string;
+}
+
+export type DimensionValues = readonly string[] | OpenDimension;
+
+export function isOpenDimension(values: DimensionValues | undefined): values is OpenDimension {
+  return values !== undefined && !Array.isArray(values) && (values as OpenDimension).open === true;
+}
+
+/** Whether a metric emits `value` for dimension `name`. */
+export function emitsDimensionValue(metric: MetricDefinition, name: string, value: string): boolean {
+  const values = metric.dimensions[name];
+  if (values === undefined) return false;
+  return isOpenDimension(values) ? values.pattern.test(value) : values.includes(value);
+}
+
 export interface MetricDefinition {
   readonly name: string;
   readonly unit: MetricUnit;
   readonly service: ServiceName;
   /** Extra dimensions beyond `service`, and the values they take. */
-  readonly dimensions: Readonly<Record<string, readonly string[]>>;
+  readonly dimensions: Readonly<Record<string, DimensionValues>>;
 }
 
 export const EXTENDER_VERBS = ['filter', 'prioritize', 'preempt'] as const;
@@ -60,6 +85,21 @@ export const UNCOVERED_OWNER_KINDS = ['StatefulSet', 'Job', 'DaemonSet', 'Other'
  */
 export const GPU_MODELS = ['A10G', 'A100', 'B200', 'GB200', 'H100', 'H200', 'K80', 'L4', 'L40S', 'M60', 'T4', 'T4G', 'V100', 'Unknown', 'Other'] as const;
 export const GPU_STATES = ['Allocatable', 'Allocated', 'Idle', 'Stranded'] as const;
+/** States of reserved GPUs (ReservedGpus). */
+export const RESERVED_GPU_STATES = ['Allocatable', 'Idle'] as const;
+/**
+ * The `Namespace` of the per-namespace cost metrics: the top namespaces by
+ * allocated GPUs (COST_TOP_NAMESPACES) and OTHER_NAMESPACES for the rest, so
+ * at most N + 1 series whatever the number of namespaces
+ * (lambdas/reconciler/namespace-cost.ts).
+ */
+export const OTHER_NAMESPACES = '(other)';
+export const COST_NAMESPACE: OpenDimension = {
+  open: true,
+  // A Kubernetes namespace name (DNS label), or OTHER_NAMESPACES, which no namespace can be named.
+  pattern: /^(?:[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?|\(other\))$/,
+  bound: 'the top COST_TOP_NAMESPACES namespaces by allocated GPUs, and (other)',
+};
 /** Why GPU pods are pending: the codes of lambdas/scheduling/failed-scheduling.ts (at most 5 and `Other` per run). */
 export { SCHEDULING_REASON_CODES, COST_RANGES };
 
@@ -191,6 +231,46 @@ export const METRIC = {
   gpuNodesHourlyCost: { name: 'GpuNodesHourlyCostUsd', unit: 'None', service: SERVICE.reconciler, dimensions: {} },
   /** GPU nodes whose instance type has no price (GPU_PRICES_USD): left out of the cost. */
   gpuNodesUnpriced: { name: 'GpuNodesUnpriced', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  /**
+   * Reserved capacity, every run (lambdas/reconciler/reserved-capacity.ts):
+   * the GPUs of reserved nodes (Karpenter's `reserved`, EKS's
+   * `CAPACITY_BLOCK`, our labeler's `reserved`) and those idle, by model.
+   */
+  reservedGpus: {
+    name: 'ReservedGpus',
+    unit: 'Count',
+    service: SERVICE.reconciler,
+    dimensions: { GpuModel: GPU_MODELS, State: RESERVED_GPU_STATES },
+  },
+  /** What the idle reserved GPUs cost, USD per hour, by model: paid for and unused (reservation prices, gpu-prices.ts). */
+  reservedGpusIdleHourlyCost: {
+    name: 'ReservedGpusIdleHourlyCostUsd',
+    unit: 'None',
+    service: SERVICE.reconciler,
+    dimensions: { GpuModel: GPU_MODELS },
+  },
+  /** Idle reserved GPUs while GPU pods wait for new capacity (Karpenter launching for them); 0 otherwise. The alarm reads it. */
+  reservedGpusIdleWhileWaiting: { name: 'ReservedGpusIdleWhilePodsWaitForCapacity', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  /**
+   * Cost per team, every run (lambdas/reconciler/namespace-cost.ts): GPUs
+   * the namespace's bound pods hold, and their share of their nodes' hourly
+   * prices, for the top namespaces by GPUs and `(other)`. Idle GPUs are
+   * nobody's: GpusIdleHourlyCostUsd.
+   */
+  namespaceGpusAllocated: {
+    name: 'NamespaceGpusAllocated',
+    unit: 'Count',
+    service: SERVICE.reconciler,
+    dimensions: { Namespace: COST_NAMESPACE },
+  },
+  namespaceGpuHourlyCost: {
+    name: 'NamespaceGpuHourlyCostUsd',
+    unit: 'None',
+    service: SERVICE.reconciler,
+    dimensions: { Namespace: COST_NAMESPACE },
+  },
+  /** The idle GPUs' share of the priced GPU nodes' hourly prices, USD: attributed to no namespace. */
+  gpusIdleHourlyCost: { name: 'GpusIdleHourlyCostUsd', unit: 'None', service: SERVICE.reconciler, dimensions: {} },
   /** Pending GPU pods Karpenter is bringing a node up for (a fresh Nominated event), and the rest: waiting for room on existing nodes. */
   gpuPodsWaitingForCapacity: { name: 'GpuPodsWaitingForCapacity', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
   gpuPodsWaitingForFit: { name: 'GpuPodsWaitingForFit', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },

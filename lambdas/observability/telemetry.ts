@@ -1,7 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { MetricDefinition, ServiceName } from './metric-catalog';
-import { METRICS_NAMESPACE } from './metric-catalog';
+import { emitsDimensionValue, isOpenDimension, METRICS_NAMESPACE } from './metric-catalog';
 
 /**
  * Powertools' Logger and Metrics for one Lambda, created once per container
@@ -74,9 +74,8 @@ function assertCatalogDimensions(metric: MetricDefinition, dimensions: Readonly<
     throw new Error(`metric ${metric.name} takes dimensions [${declared.join(', ')}], got [${given.join(', ')}]`);
   }
   for (const [name, value] of Object.entries(dimensions)) {
+    if (emitsDimensionValue(metric, name, value)) continue;
     const allowed = metric.dimensions[name] ?? [];
-    if (!allowed.includes(value)) {
-      throw new Error(`metric ${metric.name}: dimension ${name}=${value} is not one of [${allowed.join(', ')}]`);
-    }
+    throw new Error(`metric ${metric.name}: dimension ${name}=${value} is not ${isOpenDimension(allowed) ? allowed.bound : `one of [${allowed.join(', ')}]`}`);
   }
 }

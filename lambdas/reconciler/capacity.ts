@@ -1,7 +1,6 @@
 import type { CoreV1Event, V1Node, V1Pod } from '@kubernetes/client-node';
-
-/** The well-known label of a node's EC2 instance type (set by the kubelet, Karpenter and EKS). */
-export const INSTANCE_TYPE_LABEL = 'node.kubernetes.io/instance-type';
+import type { NodePrices } from './gpu-prices';
+import { INSTANCE_TYPE_LABEL, nodeHourlyPriceUsd } from './gpu-prices';
 
 /**
  * How long a Karpenter `Nominated` event says "capacity is coming for this
@@ -11,11 +10,11 @@ export const INSTANCE_TYPE_LABEL = 'node.kubernetes.io/instance-type';
  */
 export const NOMINATION_FRESH_MS = 10 * 60_000;
 
-export interface CapacitySettings {
+export interface CapacitySettings extends NodePrices {
   /** The reconciler's schedule: nodes created within one interval before the run count as launched by it. */
   readonly runIntervalSeconds: number;
-  /** USD per hour per instance type (gpu-prices.ts). */
-  readonly pricesUsd: Readonly<Record<string, number>>;
+  /** Namespaces reported by name in the cost per team; the rest are `(other)` (namespace-cost.ts). Default DEFAULT_COST_TOP_NAMESPACES. */
+  readonly costTopNamespaces?: number;
 }
 
 /** What GPU capacity costs and does this run. */
@@ -40,7 +39,7 @@ export interface CapacityOutcome {
    * fits, limits reached), or Karpenter does not run.
    */
   readonly waitingForFit: number;
-  /** Sum of the GPU nodes' hourly prices, USD. */
+  /** Sum of the GPU nodes' hourly prices (reserved nodes at their reservation's rate where one is set), USD. */
   readonly hourlyCostUsd: number;
   /** GPU nodes whose instance type has no price (left out of the cost). */
   readonly unpriced: number;
@@ -121,8 +120,9 @@ export function capacityOutcome(
     const created = time(node.metadata?.creationTimestamp);
     if (Number.isFinite(created) && created > windowStart && created <= now.getTime()) launched += 1;
     if (node.metadata?.deletionTimestamp) terminating += 1;
-    const type = node.metadata?.labels?.[INSTANCE_TYPE_LABEL] ?? '';
-    const price = settings.pricesUsd[type];
+    const labels = node.metadata?.labels ?? {};
+    const type = labels[INSTANCE_TYPE_LABEL] ?? '';
+    const price = nodeHourlyPriceUsd(labels, settings);
     if (price === undefined) {
       unpriced += 1;
       if (unpricedTypes.size < UNPRICED_EXAMPLES) unpricedTypes.add(type || '(no instance-type label)');

@@ -6,7 +6,8 @@ import { parseLabelSelector } from '../scheduling/label-selector';
 import { SEED_DELETION_COST_POLICY } from './deletion-cost-policy';
 import { INT32_MAX, INT32_MIN } from './int32';
 import { podNamespacesFromEnv } from './pod-namespaces';
-import { gpuPricesFromEnv } from './gpu-prices';
+import { gpuPricesFromEnv, reservationPricesFromEnv } from './gpu-prices';
+import { DEFAULT_COST_TOP_NAMESPACES } from './namespace-cost';
 import type { ClusterSelection } from './kube-objects';
 import type { ReconcilerSettings } from './reconcile';
 
@@ -91,6 +92,9 @@ export function reconcilerConfigFromEnv(env: Env): ReconcilerConfig {
         // The schedule's interval (the stack sets it): nodes created within it count as launched by this run.
         runIntervalSeconds: envDuration(env, 'RUN_INTERVAL', { default: MINUTE_MS, minMs: MINUTE_MS, maxMs: 24 * 60 * MINUTE_MS }) / 1000,
         pricesUsd: gpuPricesFromEnv(env),
+        reservationPricesUsd: reservationPricesFromEnv(env),
+        // Each named namespace is two CloudWatch metrics (docs/capacity.md, what the metrics cost).
+        costTopNamespaces: envInt(env, 'COST_TOP_NAMESPACES', { default: DEFAULT_COST_TOP_NAMESPACES, min: 0, max: 500 }),
       },
       podMetrics: {
         ...metricStat,

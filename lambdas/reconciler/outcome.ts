@@ -6,6 +6,10 @@ import { clusterOutcome } from '../scheduling/cluster-outcome';
 import type { PendingGpuPods } from '../scheduling/pending-gpu-pods';
 import { isPendingGpuPod, pendingGpuPods } from '../scheduling/pending-gpu-pods';
 import { snapshotFromKubernetes } from '../scheduling/snapshot';
+import type { NamespaceCostOutcome } from './namespace-cost';
+import { DEFAULT_COST_TOP_NAMESPACES, namespaceCostOutcome } from './namespace-cost';
+import type { ReservedCapacityOutcome } from './reserved-capacity';
+import { reservedCapacityOutcome } from './reserved-capacity';
 
 /** Distinct reasons reported per run; the rest are summed into `Other` (metric cardinality). */
 export const PENDING_REASON_LIMIT = 5;
@@ -28,6 +32,10 @@ export interface ReconcileOutcome {
   readonly invalidNodes: InvalidGpuNodes;
   /** GPU nodes launched, terminating and their hourly cost; pending GPU pods waiting for capacity versus for a fit. */
   readonly capacity: CapacityOutcome;
+  /** Reserved GPUs, idle ones and their cost. */
+  readonly reserved: ReservedCapacityOutcome;
+  /** GPUs and dollars per namespace (top N and `(other)`), and the idle GPUs' cost. */
+  readonly namespaceCost: NamespaceCostOutcome;
 }
 
 /** What the capacity numbers need besides the listings the GPU outcome reads. */
@@ -67,11 +75,14 @@ export function reconcileOutcome(
   const counted = new Set(snapshot.nodes.filter((node) => node.gpuCount > 0 && node.invalid === undefined).map((node) => node.name));
   const gpuNodes = nodes.filter((node) => counted.has(node.metadata?.name ?? ''));
   const pendingPods = pods.filter((pod) => isPendingGpuPod(pod, schedulerName, snapshot.gpuClaim));
+  const capacityNow = capacityOutcome(gpuNodes, pendingPods, capacity.nominations, capacity.settings, now, nodes);
   return {
     gpus,
     byModel: o.byModel,
     pending: pendingGpuPods(pods, schedulerName, now.getTime(), PENDING_REASON_LIMIT, snapshot.gpuClaim),
     invalidNodes,
-    capacity: capacityOutcome(gpuNodes, pendingPods, capacity.nominations, capacity.settings, now, nodes),
+    capacity: capacityNow,
+    reserved: reservedCapacityOutcome(snapshot, capacity.settings, capacityNow.waitingForCapacity),
+    namespaceCost: namespaceCostOutcome(snapshot, capacity.settings, capacity.settings.costTopNamespaces ?? DEFAULT_COST_TOP_NAMESPACES),
   };
 }

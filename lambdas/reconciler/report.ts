@@ -1,4 +1,7 @@
-import { GPU_MODELS, METRIC } from '../observability/metric-catalog';
+import { METRIC } from '../observability/metric-catalog';
+import { recordNamespaceCost, recordReservedCapacity } from './cost-report';
+import type { GpuModelValue } from './gpu-model-dimension';
+import { gpuModelValue } from './gpu-model-dimension';
 import type { Telemetry } from '../observability/telemetry';
 import type { GpuOutcome } from '../scheduling/cluster-outcome';
 import { COST_RANGES } from '../observability/cost-ranges';
@@ -35,15 +38,6 @@ export function recordReconcile(telemetry: Telemetry, summary: ReconcileSummary)
     const count = summary.errors.filter((e) => e.kind === kind).length;
     if (count > 0) telemetry.record(METRIC.reconcilerErrors, count, { Kind: kind });
   }
-}
-
-type GpuModelValue = (typeof GPU_MODELS)[number];
-const KNOWN_MODELS: ReadonlySet<string> = new Set(GPU_MODELS);
-
-/** The GpuModel dimension value of a canonical model name (bounded: unlisted models are `Other`). */
-export function gpuModelValue(model: string): GpuModelValue {
-  if (model === 'unknown') return 'Unknown';
-  return KNOWN_MODELS.has(model) && model !== 'Unknown' && model !== 'Other' ? (model as GpuModelValue) : 'Other';
 }
 
 /**
@@ -85,6 +79,8 @@ function recordOutcome(telemetry: Telemetry, outcome: ReconcileOutcome): void {
       instanceTypes: capacity.unpricedTypes,
     });
   }
+  recordReservedCapacity(telemetry, outcome.reserved);
+  recordNamespaceCost(telemetry, outcome.namespaceCost);
   telemetry.record(METRIC.oldestPendingGpuPodAge, pending.oldestSeconds ?? 0);
   for (const { code, pods } of pending.reasons) telemetry.record(METRIC.gpuPodsPendingByReason, pods, { Reason: code });
 }

@@ -81,6 +81,34 @@ export const GFD_LABEL = {
   migStrategy: 'nvidia.com/mig.strategy',
 } as const;
 
+/**
+ * How a node's capacity was bought, in the words of each labeller. Ours are
+ * written by the labeler from EC2 (DescribeInstances, DescribeCapacityReservations):
+ * the type where neither Karpenter nor EKS states it (or states it otherwise
+ * than EC2 does), the reservation's end and type wherever the instance is in
+ * a reservation (lambdas/labeler/capacity-labels.ts).
+ */
+export const CAPACITY_LABEL = {
+  /** `reserved`, `on-demand` or `spot`. */
+  capacityType: 'gpu.nvidia.com/capacity-type',
+  /** When the node's capacity reservation ends, Unix seconds; absent when it has no end. */
+  reservationEnd: 'gpu.nvidia.com/capacity-reservation-end',
+  /** EC2's ReservationType: `default` (an On-Demand Capacity Reservation) or `capacity-block`. */
+  reservationType: 'gpu.nvidia.com/capacity-reservation-type',
+} as const;
+
+/** Karpenter's capacity labels (sigs.k8s.io/karpenter and karpenter-provider-aws `pkg/apis/v1/labels.go`). */
+export const KARPENTER_CAPACITY_LABEL = {
+  /** `reserved` (since v1.3), `on-demand` or `spot`; EKS Auto Mode writes it too. */
+  capacityType: 'karpenter.sh/capacity-type',
+  reservationId: 'karpenter.k8s.aws/capacity-reservation-id',
+  /** `default` or `capacity-block` (since v1.6). */
+  reservationType: 'karpenter.k8s.aws/capacity-reservation-type',
+} as const;
+
+/** EKS managed node groups' capacity label: `ON_DEMAND`, `SPOT` or `CAPACITY_BLOCK` (the node group's capacityType). */
+export const EKS_CAPACITY_TYPE_LABEL = 'eks.amazonaws.com/capacityType';
+
 export const NODE_ANNOTATION = {
   /** Mean GPU utilization in percent (0..100), written by the metrics reconciler. Absent = unknown. */
   gpuUtilization: 'gpu.nvidia.com/utilization',
@@ -112,6 +140,12 @@ export const POD_ANNOTATION = {
    * training pods, set on the Job's pod template.
    */
   doNotDisrupt: 'gpu.nvidia.com/do-not-disrupt',
+  /**
+   * How long the pod expects to run, a duration such as `90m` or `6h`: the
+   * pod is kept off Capacity Blocks that end before it would finish
+   * (plugins/capacity-reservation.ts). A malformed value counts as unknown.
+   */
+  expectedRuntime: 'gpu.nvidia.com/expected-runtime',
 } as const;
 
 /** Pod labels our components write. */

@@ -9,6 +9,7 @@ import { parseLabelSelector } from './label-selector';
 import { parseMiB } from './quantity';
 import type { ResourceDemand } from './resources';
 import { podDemand } from './resources';
+import { parseDuration } from './duration';
 
 /** Why a pod cannot be placed anywhere: the field and the bad value, for the rejection message. */
 export interface InvalidRequirement {
@@ -38,6 +39,8 @@ export interface PodRequirements {
   readonly peerSelector: LabelSelector | undefined;
   /** Pods in the pod's job (gpu.nvidia.com/group-size), itself included; undefined = not declared. */
   readonly groupSize: number | undefined;
+  /** How long the pod expects to run (gpu.nvidia.com/expected-runtime), ms; undefined = not declared, or not a duration (admission warns). */
+  readonly expectedRuntimeMs: number | undefined;
   /** Set when the pod asks for something we cannot parse; the pod then fits nowhere. */
   readonly invalid: InvalidRequirement | undefined;
 }
@@ -57,6 +60,7 @@ export interface PodSpecInput {
   readonly gpuMemoryMiB?: number;
   readonly peerSelector?: LabelSelector;
   readonly groupSize?: number;
+  readonly expectedRuntimeMs?: number;
 }
 
 export function createPodRequirements(input: PodSpecInput): PodRequirements {
@@ -78,6 +82,7 @@ export function createPodRequirements(input: PodSpecInput): PodRequirements {
     gpuMemoryMiB: input.gpuMemoryMiB,
     peerSelector: input.peerSelector,
     groupSize: input.groupSize,
+    expectedRuntimeMs: input.expectedRuntimeMs,
     invalid: undefined,
   };
 }
@@ -141,6 +146,11 @@ export function parsePodRequirements(pod: KubePod | unknown, claimOf?: GpuClaimL
     } else groupSize = parsed;
   }
 
+  // Unknown rather than invalid when malformed: the pod still fits everywhere
+  // but on a Capacity Block in its last minutes (admission warns of the typo).
+  const runtimeText = annotations[POD_ANNOTATION.expectedRuntime];
+  const expectedRuntimeMs = runtimeText === undefined ? undefined : parseDuration(runtimeText);
+
   return {
     uid: stringField(metadata.uid) ?? `${namespace}/${name}`,
     namespace,
@@ -152,6 +162,7 @@ export function parsePodRequirements(pod: KubePod | unknown, claimOf?: GpuClaimL
     gpuMemoryMiB,
     peerSelector,
     groupSize,
+    expectedRuntimeMs,
     invalid,
   };
 }

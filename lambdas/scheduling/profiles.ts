@@ -7,6 +7,8 @@ import { gpuFit } from './plugins/gpu-fit';
 import { GPU_PACKING_NAME, gpuPacking } from './plugins/gpu-packing';
 import { NETWORK_LOCALITY_NAME, networkLocality } from './plugins/network-locality';
 import { nodeResourcesFit } from './plugins/node-resources-fit';
+import { createCapacityBlockEnd, RESERVED_CAPACITY_NAME, reservedCapacity } from './plugins/capacity-reservation';
+import type { CapacityBlockEndOptions } from './plugins/capacity-reservation';
 import { Profile } from './profile';
 
 /**
@@ -14,7 +16,12 @@ import { Profile } from './profile';
  * user-facing weight keys (EXTENDER_WEIGHT_<PLUGIN>, the simulator's
  * --config), so renaming a plugin is a breaking change there.
  */
-export type ScorePluginName = typeof GPU_SCORE_NAME | typeof GPU_PACKING_NAME | typeof NETWORK_LOCALITY_NAME | typeof FRAGMENTATION_NAME;
+export type ScorePluginName =
+  | typeof GPU_SCORE_NAME
+  | typeof GPU_PACKING_NAME
+  | typeof NETWORK_LOCALITY_NAME
+  | typeof FRAGMENTATION_NAME
+  | typeof RESERVED_CAPACITY_NAME;
 
 export interface ProfileOptions {
   /** Weight of each score plugin by name; 0 disables it. */
@@ -22,6 +29,8 @@ export interface ProfileOptions {
   readonly gpuScore?: GpuScoreOptions;
   /** Workload shapes for the fragmentation score; by default derived from the pods bound in the snapshot. */
   readonly fragmentation?: FragmentationOptions;
+  /** The Capacity Block filter's drain margin and clock. */
+  readonly capacityBlockEnd?: CapacityBlockEndOptions;
 }
 
 /**
@@ -30,18 +39,30 @@ export interface ProfileOptions {
  * fragmentation differences. GpuPacking stays available but off: as a
  * tie-breaker it undoes FGD's choices (−2 points of allocation on the trace).
  *
- * NetworkLocality 140: adjacent locality levels are ≥ 15.5 points apart, so
- * one level is worth ≥ 140 × 15.5 = 2170 > 20 × 100 + 1 × 100 = 2100, the
- * most Fragmentation and GpuScore together can differ by: for a pod that
- * names peers, a closer level always wins, and within a level the others
- * choose. It skips every other pod (no weight in their mean), so their scale
- * is Fragmentation 20 of 21.
+ * ReservedCapacity 5: a reserved node (0 or 100) leads an unreserved one by
+ * 5 × 100 = 500 weighted points. Fragmentation (weight 20) scores the
+ * sigmoid of the stranded GPU a placement saves, about 25 points per GPU near
+ * its middle, so 500 points are 25 Fragmentation points, about one GPU of
+ * expected stranding: at an equally good fit, or one within a GPU of it, the
+ * reserved node wins; where an unreserved node strands a GPU or more less,
+ * packing wins. Utilization (GpuScore, at most 1 × 100 = 100) never outweighs
+ * a reservation. It skips pods whose feasible nodes are all reserved or none
+ * is (no weight in their mean): without reservations nothing changes.
+ *
+ * NetworkLocality 170: adjacent locality levels are ≥ 15.5 points apart, so
+ * one level is worth ≥ 170 × 15.5 = 2635 > 20 × 100 + 1 × 100 + 5 × 100 =
+ * 2600, the most Fragmentation, GpuScore and ReservedCapacity together can
+ * differ by: for a pod that names peers, a closer level always wins, and
+ * within a level the others choose. It skips every other pod (no weight in
+ * their mean), so their scale is Fragmentation 20 of 21 (of 26 where some
+ * feasible nodes are reserved).
  */
 export const DEFAULT_WEIGHTS = {
   [GPU_SCORE_NAME]: 1,
   [GPU_PACKING_NAME]: 0,
-  [NETWORK_LOCALITY_NAME]: 140,
+  [NETWORK_LOCALITY_NAME]: 170,
   [FRAGMENTATION_NAME]: 20,
+  [RESERVED_CAPACITY_NAME]: 5,
 } as const satisfies Readonly<Record<ScorePluginName, number>>;
 
 /**
@@ -60,15 +81,16 @@ function scorers(options: ProfileOptions): WeightedPlugin[] {
     { plugin: gpuPacking, weight: weights[GPU_PACKING_NAME] },
     { plugin: networkLocality, weight: weights[NETWORK_LOCALITY_NAME] },
     { plugin: createFragmentationScore(options.fragmentation), weight: weights[FRAGMENTATION_NAME] },
+    { plugin: reservedCapacity, weight: weights[RESERVED_CAPACITY_NAME] },
   ];
 }
 
 /** What the extender runs: kube-scheduler has already checked CPU and memory in-tree. */
 export function createExtenderProfile(options: ProfileOptions = {}): Profile {
-  return new Profile({ name: 'extender', filters: [gpuFit], scorers: scorers(options) });
+  return new Profile({ name: 'extender', filters: [gpuFit, createCapacityBlockEnd(options.capacityBlockEnd)], scorers: scorers(options) });
 }
 
 /** What the simulator runs: the scheduler's resource fit plus the extender's plugins. */
 export function createSimulatorProfile(options: ProfileOptions = {}): Profile {
-  return new Profile({ name: 'simulator', filters: [nodeResourcesFit, gpuFit], scorers: scorers(options) });
+  return new Profile({ name: 'simulator', filters: [nodeResourcesFit, gpuFit, createCapacityBlockEnd(options.capacityBlockEnd)], scorers: scorers(options) });
 }

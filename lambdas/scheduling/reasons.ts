@@ -16,6 +16,8 @@ export const REJECTION_REASONS = [
   'InvalidNodeData',
   /** The node's GPUs are shared (time-slicing, MPS) or partitioned (MIG) in a way the request cannot use. */
   'GpuSharingMismatch',
+  /** The node's Capacity Block ends before the pod would finish, or within the drain margin. */
+  'CapacityBlockEnding',
 ] as const;
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
 
@@ -38,6 +40,7 @@ export const REJECTION_PHRASES: Readonly<Record<RejectionReason, string>> = {
   TooManyPods: 'Too many pods',
   InvalidNodeData: 'Node reports impossible GPU data',
   GpuSharingMismatch: 'GPU sharing mismatch',
+  CapacityBlockEnding: 'Capacity Block ends too soon',
 };
 
 const SEPARATOR = ': ';

@@ -3,7 +3,9 @@
 // chosen calls itself with the errors AWS sends when it throttles or fails
 // (in each service's own wire format, so the SDK parses them as it parses
 // AWS's), forwards them late, or cuts their answer. Point a client's endpoint
-// (AWS_ENDPOINT_URL) at it; everything else reaches moto unchanged.
+// (AWS_ENDPOINT_URL) at it; everything else reaches moto unchanged, but for
+// calls moto does not serve, which an optional stand-in (AwsStandIn) answers
+// or completes: each says so where it is written.
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { injectFault, passBody, type AnsweredFault, type ProxyAnswer } from './fault-injection';
@@ -17,6 +19,17 @@ export interface AwsCall {
   readonly action: string;
 }
 
+/**
+ * Answers for what moto does not serve. Faults come first: a call the plan
+ * faults never reaches the stand-in.
+ */
+export interface AwsStandIn {
+  /** The whole answer to a call moto does not implement; undefined: forward it. */
+  answer?(call: AwsCall, params: URLSearchParams): ProxyAnswer | undefined;
+  /** moto's answer with what it leaves out added (a field it does not model); undefined: pass it on as it is. */
+  complete?(call: AwsCall, params: URLSearchParams, body: string): string | undefined;
+}
+
 export interface AwsFaultProxy {
   readonly url: string;
   /** Every call seen, with the kind of fault it got (undefined: forwarded as it was). */
@@ -28,7 +41,7 @@ export interface AwsFaultProxy {
 }
 
 /** `faults` decides each call's answer from the call and which attempt of it this is (1 = the first). */
-export async function startAwsFaultProxy(options: { readonly target: string; readonly faults?: FaultPlan<AwsCall> }): Promise<AwsFaultProxy> {
+export async function startAwsFaultProxy(options: { readonly target: string; readonly faults?: FaultPlan<AwsCall>; readonly standIn?: AwsStandIn }): Promise<AwsFaultProxy> {
   const target = new URL(options.target);
   const calls: (AwsCall & { fault: FaultKind | undefined; at: number })[] = [];
   const attempts = new Attempts();
@@ -38,10 +51,23 @@ export async function startAwsFaultProxy(options: { readonly target: string; rea
     const call = describeCall(req, body);
     const fault = options.faults?.(call, attempts.next(`${call.service} ${call.action}`));
     calls.push({ ...call, fault: fault?.kind, at: Date.now() });
+    const params = new URLSearchParams(body.toString('utf8'));
+    const standIn = fault === undefined ? options.standIn : undefined;
+    const answered = standIn?.answer?.(call, params);
+    if (answered !== undefined) {
+      res.writeHead(answered.status, answered.headers);
+      res.end(answered.body);
+      return;
+    }
+    const complete = standIn?.complete;
     const forward = (cutAfterBytes?: number): void => {
       const out = request(
         { hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } },
         (answer) => {
+          if (complete !== undefined && cutAfterBytes === undefined) {
+            completeBody(answer, res, (text) => complete(call, params, text));
+            return;
+          }
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           passBody(answer, res, cutAfterBytes);
         },
@@ -71,6 +97,21 @@ export async function startAwsFaultProxy(options: { readonly target: string; rea
         server.close(() => resolve());
       }),
   };
+}
+
+/** Reads moto's whole answer and passes it on, completed where the stand-in adds to it (its length header rewritten). */
+function completeBody(answer: IncomingMessage, res: ServerResponse, complete: (text: string) => string | undefined): void {
+  readAll(answer).then(
+    (raw) => {
+      const completed = complete(raw.toString('utf8'));
+      const body = completed === undefined ? raw : Buffer.from(completed, 'utf8');
+      const headers = { ...answer.headers, 'content-length': String(body.length) };
+      delete headers['transfer-encoding'];
+      res.writeHead(answer.statusCode ?? 502, headers);
+      res.end(body);
+    },
+    () => res.destroy(),
+  );
 }
 
 function readAll(req: IncomingMessage): Promise<Buffer> {

@@ -177,7 +177,7 @@ describe('GPU annotation checks, in every namespace', () => {
     expect(warning).toContain(`Validation failed for ValidatingAdmissionPolicy '${GPU_INTENT_POLICY_NAMES.annotationCheck}'`);
     expect(warning).toContain('unknown GPU annotation gpu.nvidia.com/modle');
     expect(warning).toContain(
-      'allowed keys: gpu.nvidia.com/model, gpu.nvidia.com/memory, gpu.nvidia.com/peer-selector, gpu.nvidia.com/group-size, gpu.nvidia.com/do-not-disrupt',
+      'allowed keys: gpu.nvidia.com/model, gpu.nvidia.com/memory, gpu.nvidia.com/peer-selector, gpu.nvidia.com/group-size, gpu.nvidia.com/do-not-disrupt, gpu.nvidia.com/expected-runtime',
     );
   });
 
@@ -192,6 +192,10 @@ describe('GPU annotation checks, in every namespace', () => {
     expect(await warningOf(other, { annotations: { 'gpu.nvidia.com/group-size': '4' } })).toContain('gpu.nvidia.com/group-size=4 needs gpu.nvidia.com/peer-selector');
     expect(await warningOf(other, { annotations: { 'gpu.nvidia.com/do-not-disrupt': 'yes' } })).toContain('gpu.nvidia.com/do-not-disrupt=yes is neither true nor false');
     for (const value of ['true', ' True ', 'false']) expect(await warningOf(other, { annotations: { 'gpu.nvidia.com/do-not-disrupt': value } })).toBe('');
+    expect(await warningOf(other, { annotations: { 'gpu.nvidia.com/expected-runtime': '6 hours' } })).toContain(
+      'gpu.nvidia.com/expected-runtime=6 hours is not a duration such as 90m, 6h or 1h30m; it counts as unknown',
+    );
+    for (const value of ['90m', '6h', '1h30m', ' 1.5h ', '2d']) expect(await warningOf(other, { annotations: { 'gpu.nvidia.com/expected-runtime': value } })).toBe('');
     // Well-formed values, in every accepted form, draw none.
     for (const memory of ['80Gi', '81920', '40960.5', '42G']) {
       expect(await warningOf(other, { annotations: { 'gpu.nvidia.com/memory': memory, 'gpu.nvidia.com/model': 'a100, H100' } })).toBe('');

@@ -8,6 +8,7 @@ import { createNodeGateway, type NodeGateway } from '../../lambdas/kube';
 import type { LabelerResult } from '../../lambdas/labeler/labeler-handler';
 import { createLabelerHandler } from '../../lambdas/labeler/labeler-handler';
 import { SERVICE } from '../../lambdas/observability/metric-catalog';
+import { CAPACITY_LABEL } from '../../lambdas/scheduling/keys';
 import { createTelemetry, type Telemetry } from '../../lambdas/observability/telemetry';
 import type { E2eHarness } from './support/e2e-context';
 import { localLambdaContext } from '../../local/aws/lambda-context';
@@ -101,14 +102,22 @@ export const scheduledEvent = {
   detail: {},
 };
 
-/** Labels under the keys the labeler may own (base and compatibility keys). */
+const CAPACITY_KEYS: ReadonlySet<string> = new Set(Object.values(CAPACITY_LABEL));
+
+/** Labels under the GPU keys the labeler may own (base and compatibility keys); its capacity keys are capacityLabelsOf's. */
 export function gpuLabelsOf(node: V1Node | undefined): Record<string, string> {
   const labels = node?.metadata?.labels ?? {};
   return Object.fromEntries(
     Object.entries(labels).filter(
-      ([key]) => key.startsWith('gpu.nvidia.com/') || key.startsWith('karpenter.k8s.aws/instance-gpu') || key.startsWith('nvidia.com/gpu.'),
+      ([key]) =>
+        !CAPACITY_KEYS.has(key) && (key.startsWith('gpu.nvidia.com/') || key.startsWith('karpenter.k8s.aws/instance-gpu') || key.startsWith('nvidia.com/gpu.')),
     ),
   );
+}
+
+/** Labels under the capacity keys the labeler owns (gpu.nvidia.com/capacity-type, capacity-reservation-*). */
+export function capacityLabelsOf(node: V1Node | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(node?.metadata?.labels ?? {}).filter(([key]) => CAPACITY_KEYS.has(key)));
 }
 
 /** Launches an instance in moto without registering a node (a node that has not joined yet). */

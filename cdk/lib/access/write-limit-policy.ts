@@ -4,7 +4,7 @@
 // The CDK app deploys these objects and the local harness installs the very
 // same ones (local/policies/write-limit-policy.ts), so the tested policy is the
 // deployed policy.
-import { ownedLabelKeys } from '../../../lambdas/labeler/gpu-labels';
+import { ownedNodeLabelKeys } from '../../../lambdas/labeler/capacity-labels';
 import { KARPENTER_DO_NOT_DISRUPT_ANNOTATION } from '../../../lambdas/reconciler/do-not-disrupt';
 import { KARPENTER_DISRUPTION_COST_ANNOTATION } from '../../../lambdas/reconciler/karpenter-disruption-cost';
 import { POD_DELETION_COST_ANNOTATION } from '../../../lambdas/reconciler/pod-view';
@@ -39,7 +39,7 @@ const NOTHING: ObjectWriteLimit = { labels: [], annotations: [], removableTaints
 
 /**
  * The keys each writing Lambda owns. The labeler's are every key it can own,
- * compatibility keys included, so switching LABEL_KARPENTER_COMPAT or
+ * compatibility keys and the capacity keys included, so switching LABEL_KARPENTER_COMPAT or
  * LABEL_GFD_COMPAT on needs no policy change. The extender writes nothing
  * and has no write verb in RBAC, so it needs no policy.
  */
@@ -47,7 +47,7 @@ export const LAMBDA_WRITE_LIMITS = {
   labeler: {
     group: LAMBDA_KUBERNETES_ACCESS.labeler.group,
     nodes: {
-      labels: ownedLabelKeys({ karpenterLabels: true, gfdLabels: true, manufacturers: [] }),
+      labels: ownedNodeLabelKeys({ karpenterLabels: true, gfdLabels: true, manufacturers: [] }),
       annotations: [],
       removableTaints: [NODE_TAINT.gpuLabelsPending],
     },

@@ -9,6 +9,8 @@ import { alternativeTokensCel, celString, celStrings, memoryMiBCel, rawAlternati
 import { ANNOTATION_PREFIX, annotationCel, ANNOTATIONS_VARIABLE, GPU_INTENT_POLICY_NAMES, POD_CREATE, POLICY_API_VERSION, POLICY_LABELS } from './policy-common';
 
 const ALLOWED_ANNOTATIONS = Object.values(POD_ANNOTATION);
+/** The durations parseDuration reads: one or more number-unit pairs. */
+const DURATION_PATTERN = '^([0-9]+(\\.[0-9]+)?(ms|s|m|h|d))+$';
 
 /** Warns on (or, with a Deny binding, refuses) unknown `gpu.nvidia.com/*` pod annotation keys and malformed values, as the extender reads them (pod-requirements.ts). */
 export function annotationCheckPolicy(): KubernetesObject {
@@ -16,6 +18,7 @@ export function annotationCheckPolicy(): KubernetesObject {
   const memory = POD_ANNOTATION.gpuMemory;
   const group = POD_ANNOTATION.groupSize;
   const doNotDisrupt = POD_ANNOTATION.doNotDisrupt;
+  const runtime = POD_ANNOTATION.expectedRuntime;
   const quoted = (key: string): string => `${celString(`${key}=`)} + ${annotationCel(key)}`;
   return {
     apiVersion: POLICY_API_VERSION,
@@ -57,6 +60,12 @@ export function annotationCheckPolicy(): KubernetesObject {
           // The reconciler reads "true" (any case, trimmed) as the opt-in; anything else but "false" is a typo that leaves the pod unprotected.
           expression: `!(${celString(doNotDisrupt)} in variables.annotations) || ${annotationCel(doNotDisrupt)}.trim().lowerAscii() in ["true", "false"]`,
           messageExpression: `${quoted(doNotDisrupt)} + " is neither true nor false (only true keeps Karpenter from disrupting the pod's node while it runs)"`,
+          reason: 'Invalid',
+        },
+        {
+          // parseDuration's syntax (lambdas/scheduling/duration.ts); a malformed value counts as unknown: the pod is kept only off blocks in their last minutes.
+          expression: `!(${celString(runtime)} in variables.annotations) || ${annotationCel(runtime)}.trim().matches(${celString(DURATION_PATTERN)})`,
+          messageExpression: `${quoted(runtime)} + " is not a duration such as 90m, 6h or 1h30m; it counts as unknown, so the pod may be placed on a Capacity Block that ends before it finishes"`,
           reason: 'Invalid',
         },
         {

@@ -1,5 +1,6 @@
-// The Grafana dashboard, derived from the CloudWatch dashboard's outcome rows
-// and capacity rows (outcome-widgets.ts, capacity-widgets.ts): the same panels in the same order, read from
+// The Grafana dashboard, derived from the CloudWatch dashboard's outcome rows,
+// capacity rows and GPU cost row (outcome-widgets.ts, capacity-widgets.ts,
+// gpu-cost-widgets.ts): the same panels in the same order, read from
 // CloudWatch through Grafana's CloudWatch data source, except the second
 // scheduler's own metrics, which come from Prometheus where they are born.
 // Nothing is computed twice: the GPU outcome stays the reconciler's.
@@ -13,6 +14,7 @@ import * as text from '@grafana/grafana-foundation-sdk/text';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { capacityRows } from '../observability/capacity-widgets';
+import { gpuCostRows } from '../observability/gpu-cost-widgets';
 import { outcomeGraphs, outcomeTopRow } from '../observability/outcome-widgets';
 import { readWidget, type WidgetLine, type WidgetView } from './cloudwatch-widget-json';
 import { metricKeyOf, schedulerPromEquivalents, type PromEquivalent, type PromQuery, type SchedulerSeries } from './scheduler-promql';
@@ -125,6 +127,7 @@ export function grafanaDashboard(props: GrafanaDashboardProps): dashboard.Dashbo
   const rows: { title: string; widgets: readonly cloudwatch.IWidget[] }[] = [
     { title: 'Outcome', widgets: outcomeTopRow([]) },
     { title: 'Capacity', widgets: capacityRows().flat() },
+    { title: 'GPU cost', widgets: gpuCostRows().flat() },
     { title: 'Outcome over time', widgets: outcomeGraphs().flat() },
   ];
   const builder = new dashboard.DashboardBuilder(`GPU scheduling (${props.clusterName})`)

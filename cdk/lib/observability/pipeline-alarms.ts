@@ -13,6 +13,7 @@ import { Construct } from 'constructs';
 import { METRIC } from '../../../lambdas/observability/metric-catalog';
 import type { AlarmsConfig } from '../../app-config/app-config';
 import { catalogMetric, catalogSumParts, dimensionCombinations } from './catalog-metrics';
+import { reservedIdleAlarmProps } from './gpu-cost-alarm';
 
 export interface PipelineAlarmsProps {
   readonly config: AlarmsConfig;
@@ -139,6 +140,7 @@ export class PipelineAlarms extends Construct {
       evaluationPeriods: 3,
       alarmDescription: `More than ${config.strandedGpuPercent} % of the GPUs are idle but of no use to the typical GPU pod shapes (fragmentation) for 15 min.`,
     });
+    this.add('ReservedGpusIdleWhilePodsWait', reservedIdleAlarmProps(config));
     this.add('GpuSchedulerNoReadyReplica', {
       metric: catalogMetric(METRIC.gpuSchedulerReadyReplicas, {}, { statistic: 'Maximum', period: ONE_MINUTE, label: 'ready gpu-scheduler replicas' }),
       threshold: 1,

@@ -21,7 +21,7 @@ const config = parseAppConfig({
   scheduler: { name: 'team-scheduler', namespace: 'gpu-system' },
   reconciler: { scheduleMinutes: 3, environment: { POD_NAMESPACES: 'serving, batch' } },
   labeler: { environment: { LABEL_GFD_COMPAT: 'true' } },
-  extender: { memorySizeMiB: 1024 },
+  extender: { memorySizeMiB: 1024, capacityBlockDrainMarginMinutes: 50 },
 });
 
 /** The variables a reader asked for. */
@@ -54,7 +54,13 @@ function stackSet(name: PipelineFunctionName, env: Readonly<Record<string, strin
 describe('functionEnvironment', () => {
   it('puts the config\'s environment map under what the stack sets, and lists every variable it sets', () => {
     const extender = functionEnvironment(config, 'extender', CLUSTER);
-    expect(extender).toEqual({ CLUSTER_ENDPOINT: CLUSTER.endpoint, CLUSTER_CA_DATA: CLUSTER.caData, CLUSTER_NAME: 'team-gpu', NODE_OPTIONS: '--max-semi-space-size=32' });
+    expect(extender).toEqual({
+      CLUSTER_ENDPOINT: CLUSTER.endpoint,
+      CLUSTER_CA_DATA: CLUSTER.caData,
+      EXTENDER_CAPACITY_BLOCK_DRAIN_MARGIN: '50m',
+      CLUSTER_NAME: 'team-gpu',
+      NODE_OPTIONS: '--max-semi-space-size=32',
+    });
     expect(functionEnvironment(config, 'labeler')).toEqual({ LABEL_GFD_COMPAT: 'true', CLUSTER_NAME: 'team-gpu', NODE_OPTIONS: '--enable-source-maps' });
     const reconciler = functionEnvironment(config, 'reconciler');
     expect(reconciler).toEqual({
@@ -74,7 +80,7 @@ describe('functionEnvironment', () => {
 
   it('sets no endpoint for an attached cluster, and no NODE_OPTIONS when there are none', () => {
     const env = functionEnvironment(parseAppConfig({ extender: { memorySizeMiB: 512 } }), 'extender');
-    expect(env).toEqual({ CLUSTER_NAME: 'gpu-scheduling' });
+    expect(env).toEqual({ EXTENDER_CAPACITY_BLOCK_DRAIN_MARGIN: '40m', CLUSTER_NAME: 'gpu-scheduling' });
   });
 
   it.each(['extender', 'labeler', 'reconciler'] as const)('%s: every variable the stack sets is read by the Lambda (NODE_OPTIONS by node itself)', (name) => {
@@ -95,6 +101,7 @@ describe('functionEnvironment', () => {
     expect(labelerConfigFromEnv(functionEnvironment(config, 'labeler'))).toMatchObject({ clusterName: config.clusterName, labels: { gfdLabels: true } });
     const extender = functionEnvironment(config, 'extender', CLUSTER);
     expect(extenderConfigFromEnv(extender).clusterAccess).toBe(true);
+    expect(extenderConfigFromEnv(extender).profile.capacityBlockEnd?.drainMarginMs).toBe(config.extender.capacityBlockDrainMarginMinutes * 60_000);
     const connection = await kubeConnectionFromEnvironment({ ...extender, AWS_REGION: 'eu-west-1' });
     expect({ server: connection.server, caPem: connection.caPem }).toEqual({ server: CLUSTER.endpoint, caPem: CA_PEM });
   });
@@ -106,6 +113,10 @@ describe('the config refuses what the stack sets in an environment map', () => {
     [{ reconciler: { environment: { RUN_INTERVAL: '5m' } } }, 'reconciler.environment.RUN_INTERVAL: is set by the stack (from reconciler.scheduleMinutes)'],
     [{ labeler: { environment: { NODE_OPTIONS: '--x' } } }, 'labeler.environment.NODE_OPTIONS: is set by the stack'],
     [{ extender: { environment: { CLUSTER_ENDPOINT: 'https://x' } } }, 'extender.environment.CLUSTER_ENDPOINT: is set by the stack (from the cluster it creates)'],
+    [
+      { extender: { environment: { EXTENDER_CAPACITY_BLOCK_DRAIN_MARGIN: '1h' } } },
+      'extender.environment.EXTENDER_CAPACITY_BLOCK_DRAIN_MARGIN: is set by the stack (from extender.capacityBlockDrainMarginMinutes)',
+    ],
   ])('%j', (raw, message) => {
     expect(() => parseAppConfig(raw)).toThrow(message);
   });

@@ -12,7 +12,7 @@ describe('extender configuration', () => {
       listPageSize: 2000,
       nodeLabelSelector: undefined,
       basePath: '',
-      profile: { weights: {}, gpuScore: {} },
+      profile: { weights: {}, gpuScore: {}, capacityBlockEnd: { drainMarginMs: 40 * 60_000 } },
     });
   });
 
@@ -27,12 +27,14 @@ describe('extender configuration', () => {
       EXTENDER_GPU_FIT_WEIGHT: '0.5',
       EXTENDER_GPU_UTILIZATION_WEIGHT: '0.5',
       EXTENDER_UNKNOWN_UTILIZATION_SCORE: '40',
+      EXTENDER_CAPACITY_BLOCK_DRAIN_MARGIN: '1h',
     };
     for (const [i, plugin] of Object.keys(DEFAULT_WEIGHTS).entries()) env[weightVariable(plugin)] = String(i + 3);
     const config = extenderConfigFromEnv(env);
     expect(config).toMatchObject({ clusterAccess: true, cacheTtlMs: 2000, cacheMaxStaleMs: 60000, listPageSize: 500, nodeLabelSelector: 'gpu.nvidia.com/model', basePath: '/gpu' });
     expect(config.profile.gpuScore).toEqual({ fitWeight: 0.5, utilizationWeight: 0.5, unknownUtilizationScore: 40 });
     expect(Object.values(config.profile.weights ?? {})).toEqual(Object.keys(DEFAULT_WEIGHTS).map((_, i) => i + 3));
+    expect(config.profile.capacityBlockEnd).toEqual({ drainMarginMs: 3_600_000 });
   });
 
   it('names weight variables after the plugins', () => {
@@ -52,6 +54,8 @@ describe('extender configuration', () => {
     ['EXTENDER_GPU_FIT_WEIGHT', 'lots'],
     ['EXTENDER_LIST_PAGE_SIZE', '0'],
     ['EXTENDER_CACHE_MAX_STALE', '-1s'],
+    ['EXTENDER_CAPACITY_BLOCK_DRAIN_MARGIN', '40'],
+    ['EXTENDER_CAPACITY_BLOCK_DRAIN_MARGIN', '2d'],
   ])('%s=%s is an error naming the variable', (name, value) => {
     expect(() => extenderConfigFromEnv({ [name]: value })).toThrow(name);
   });

@@ -42,6 +42,7 @@ function deps(patchError: Error): LabelerDeps {
       lookup: async () =>
         new Map([[INSTANCE.instanceType, { instanceType: INSTANCE.instanceType, gpus: [{ name: 'A10G', manufacturer: 'NVIDIA', count: 1, memoryMiB: 24576 }], totalMemoryMiB: 24576 }]]),
     },
+    reservations: { byIds: async () => new Map() },
     clock: { now: () => 0, sleep: async () => undefined },
   };
 }

@@ -48,6 +48,11 @@ describe('recordReconcile: opted-in pods no controller reads a cost of', () => {
   });
 });
 
+const NO_RESERVED_GPUS = { nodes: 0, allocatable: 0, idle: 0, idleHourlyCostUsd: 0 };
+const NO_COSTS = {
+  reserved: { total: NO_RESERVED_GPUS, byModel: {}, idleWhilePodsWaitForCapacity: 0, unpriced: 0 },
+  namespaceCost: { namespaces: [], namespaceCount: 0, idleHourlyCostUsd: 0 },
+};
 const NO_CAPACITY = { gpuNodes: 0, launched: 0, terminating: 0, waitingForCapacity: 0, waitingForFit: 0, hourlyCostUsd: 0, unpriced: 0, unpricedTypes: [] };
 
 describe('recordReconcile: cluster outcome and deletion costs', () => {
@@ -66,6 +71,7 @@ describe('recordReconcile: cluster outcome and deletion costs', () => {
           pending: { count: 0, gated: 0, oldestSeconds: undefined, reasons: [] },
           invalidNodes: NO_INVALID_NODES,
           capacity: NO_CAPACITY,
+          ...NO_COSTS,
         },
       }),
     );
@@ -82,7 +88,7 @@ describe('recordReconcile: cluster outcome and deletion costs', () => {
   it('writes pending GPU pods, those awaiting admission apart, the oldest age and the reasons', () => {
     const { telemetry, record } = spiedTelemetry();
     const pending = { count: 3, gated: 8, oldestSeconds: 420, reasons: [{ code: 'InsufficientGpus', pods: 2 } as const, { code: 'Other', pods: 1 } as const] };
-    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(0, 0, 0), byModel: {}, pending, invalidNodes: NO_INVALID_NODES, capacity: NO_CAPACITY } }));
+    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(0, 0, 0), byModel: {}, pending, invalidNodes: NO_INVALID_NODES, capacity: NO_CAPACITY, ...NO_COSTS } }));
     expect([calls(record, 'GpuPodsPending'), calls(record, 'GpuPodsAwaitingAdmission'), calls(record, 'OldestPendingGpuPodAge')]).toEqual([[3], [8], [420]]);
     expect(calls(record, 'GpuPodsPendingByReason')).toEqual([
       [2, { Reason: 'InsufficientGpus' }],
@@ -93,7 +99,7 @@ describe('recordReconcile: cluster outcome and deletion costs', () => {
   it('writes the capacity numbers, and warns about GPU nodes without a price', () => {
     const { telemetry, record, warn } = spiedTelemetry();
     const capacity = { gpuNodes: 3, launched: 1, terminating: 1, waitingForCapacity: 2, waitingForFit: 1, hourlyCostUsd: 11.344, unpriced: 1, unpricedTypes: ['x9.large'] };
-    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(12, 4, 0), byModel: {}, pending: { count: 3, gated: 0, oldestSeconds: 60, reasons: [] }, invalidNodes: NO_INVALID_NODES, capacity } }));
+    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(12, 4, 0), byModel: {}, pending: { count: 3, gated: 0, oldestSeconds: 60, reasons: [] }, invalidNodes: NO_INVALID_NODES, capacity, ...NO_COSTS } }));
     expect(
       ['GpuNodes', 'GpuNodesLaunched', 'GpuNodesTerminating', 'GpuNodesHourlyCostUsd', 'GpuNodesUnpriced', 'GpuPodsWaitingForCapacity', 'GpuPodsWaitingForFit'].map((name) => calls(record, name)),
     ).toEqual([[3], [1], [1], [11.344], [1], [2], [1]]);
@@ -103,10 +109,10 @@ describe('recordReconcile: cluster outcome and deletion costs', () => {
   it('warns once, naming a few, about nodes whose GPUs are left out for invalid data; not when there are none', () => {
     const { telemetry, warn } = spiedTelemetry();
     const pending = { count: 0, gated: 0, oldestSeconds: undefined, reasons: [] };
-    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(8, 0, 0), byModel: {}, pending, invalidNodes: NO_INVALID_NODES, capacity: NO_CAPACITY } }));
+    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(8, 0, 0), byModel: {}, pending, invalidNodes: NO_INVALID_NODES, capacity: NO_CAPACITY, ...NO_COSTS } }));
     expect(warn).not.toHaveBeenCalled();
     const examples = [{ node: 'p5-a', reason: 'ResourceSlices of gpu.nvidia.com: device "gpu-0" has no productName' }];
-    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(8, 0, 0), byModel: {}, pending, invalidNodes: { count: 7, examples }, capacity: NO_CAPACITY } }));
+    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(8, 0, 0), byModel: {}, pending, invalidNodes: { count: 7, examples }, capacity: NO_CAPACITY, ...NO_COSTS } }));
     expect(warn).toHaveBeenCalledTimes(1);
     expect(warn.mock.calls[0]?.[1]).toEqual({ nodes: 7, examples });
   });

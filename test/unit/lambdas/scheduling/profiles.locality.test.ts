@@ -44,7 +44,10 @@ describe('default profile: locality wins across blocks, Fragmentation within', (
 
   it('property: the pod lands at the best locality level, and there on the node the profile without locality picks', () => {
     const cluster = fc.record({
-      nodes: fc.array(fc.record({ mid: fc.nat(1), bottom: fc.nat(2), zone: fc.constantFrom('z1', 'z2'), used: fc.nat(8), utilization: fc.nat(100) }), { minLength: 2, maxLength: 10 }),
+      nodes: fc.array(
+        fc.record({ mid: fc.nat(1), bottom: fc.nat(2), zone: fc.constantFrom('z1', 'z2'), used: fc.nat(8), utilization: fc.nat(100), reserved: fc.boolean() }),
+        { minLength: 2, maxLength: 10 },
+      ),
       peers: fc.array(fc.record({ at: fc.nat(), gpus: fc.integer({ min: 1, max: 4 }) }), { maxLength: 3 }),
       gpus: fc.integer({ min: 1, max: 4 }),
       group: fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }),
@@ -56,7 +59,12 @@ describe('default profile: locality wins across blocks, Fragmentation within', (
     fc.assert(
       fc.property(cluster, (c) => {
         const kubeNodes = c.nodes.map((n, i) =>
-          topologyNode(`n${i}`, ['t', `m${n.mid}`, `m${n.mid}b${n.bottom}`], { zone: n.zone, utilization: String(n.utilization) }),
+          // Reserved nodes too: ReservedCapacity's lead (5 × 100) is inside what one locality level outweighs.
+          topologyNode(`n${i}`, ['t', `m${n.mid}`, `m${n.mid}b${n.bottom}`], {
+            zone: n.zone,
+            utilization: String(n.utilization),
+            labels: n.reserved ? { 'karpenter.sh/capacity-type': 'reserved' } : {},
+          }),
         );
         const bound: KubePod[] = c.nodes.flatMap((n, i) => (n.used > 0 ? [load(`load${i}`, `n${i}`, n.used)] : []));
         c.peers.forEach((p, i) => bound.push(trainer(`peer${i}`, p.gpus, { nodeName: `n${p.at % c.nodes.length}` })));

@@ -36,10 +36,17 @@ describe('write-limit policies', () => {
     }
   });
 
-  it('allow the labeler every label key it can own, the start-up taint, and nothing on pods', () => {
+  it('allow the labeler every label key it can own (GPU, compatibility and capacity keys), the start-up taint, and nothing on pods', () => {
     const { nodes, pods } = LAMBDA_WRITE_LIMITS.labeler;
     expect([...nodes.labels].sort()).toEqual(
-      [...Object.values(GPU_LABEL), ...Object.values(KARPENTER_GPU_LABEL), ...Object.values(GFD_GPU_LABEL)].sort(),
+      [
+        ...Object.values(GPU_LABEL),
+        ...Object.values(KARPENTER_GPU_LABEL),
+        ...Object.values(GFD_GPU_LABEL),
+        'gpu.nvidia.com/capacity-type',
+        'gpu.nvidia.com/capacity-reservation-end',
+        'gpu.nvidia.com/capacity-reservation-type',
+      ].sort(),
     );
     expect(nodes.annotations).toEqual([]);
     expect(nodes.removableTaints).toEqual([NODE_TAINT.gpuLabelsPending]);

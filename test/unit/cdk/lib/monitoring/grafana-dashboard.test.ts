@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { dashboardPromQueries, dashboardTargets, grafanaDashboard } from '../../../../../cdk/lib/monitoring/grafana-dashboard';
 import { readWidget } from '../../../../../cdk/lib/monitoring/cloudwatch-widget-json';
 import { capacityRows } from '../../../../../cdk/lib/observability/capacity-widgets';
+import { gpuCostRows } from '../../../../../cdk/lib/observability/gpu-cost-widgets';
 import { outcomeGraphs, outcomeTopRow } from '../../../../../cdk/lib/observability/outcome-widgets';
 import { METRIC } from '../../../../../lambdas/observability/metric-catalog';
 import { catalogMismatch } from '../../support/metric-coverage';
@@ -21,13 +22,15 @@ describe('the Grafana dashboard', () => {
     expect(new Set(first.map((p) => p.gridPos?.y)).size).toBe(1);
   });
 
-  it('then the capacity rows, then every graph of the CloudWatch outcome rows', () => {
-    const capacity = panels.slice(rowIndex('Capacity') + 1, rowIndex('Outcome over time'));
+  it('then the capacity rows, the GPU cost row, then every graph of the CloudWatch outcome rows', () => {
+    const capacity = panels.slice(rowIndex('Capacity') + 1, rowIndex('GPU cost'));
     expect(capacity.map((p) => p.title)).toEqual(capacityRows().flat().map((w) => readWidget(w).title));
     // A CloudWatch value over the whole time range is Grafana's sum of the periods; the others are the latest.
     const calcs = (title: string) => (capacity.find((p) => p.title === title) as { options?: { reduceOptions?: { calcs?: string[] } } }).options?.reduceOptions?.calcs;
     expect(calcs('Over the time range: launched, idle GPU-hours, $')).toEqual(['sum']);
     expect(calcs('GPU nodes now: count, $ per hour')).toEqual(['lastNotNull']);
+    const cost = panels.slice(rowIndex('GPU cost') + 1, rowIndex('Outcome over time'));
+    expect(cost.map((p) => p.title)).toEqual(gpuCostRows().flat().map((w) => readWidget(w).title));
     const rest = panels.slice(rowIndex('Outcome over time') + 1);
     expect(rest.map((p) => p.title)).toEqual(outcomeGraphs().flat().map((w) => readWidget(w).title));
   });
@@ -39,7 +42,8 @@ describe('the Grafana dashboard', () => {
       const ids = new Set(targets.map((t) => t.id));
       for (const t of targets) {
         if (typeof t.expression === 'string' && t.expression !== '') {
-          const names = t.expression.match(/\b[a-z][A-Za-z0-9_]*\b/g) ?? [];
+          // A SEARCH names its metrics inside its quoted arguments, which are no query ids.
+          const names = t.expression.replace(/'[^']*'/g, '').match(/\b[a-z][A-Za-z0-9_]*\b/g) ?? [];
           const unknown = names.filter((n) => !['FILL'].includes(n) && !ids.has(n));
           if (unknown.length) problems.push(`${panel.title}: ${t.expression} names ${unknown.join(', ')}`);
           continue;

@@ -8,8 +8,10 @@ const UNIT_MS: Readonly<Record<string, number>> = {
 
 /**
  * Parses Go-style durations (`250ms`, `30s`, `5m`, `1h30m`, `1.5h`) into
- * milliseconds; undefined when the text is not one. Kept to what operators
- * type in env vars: no negative values, no microseconds.
+ * milliseconds; undefined when the text is not one. Kept to what people
+ * type in environment variables and pod annotations (a job's expected
+ * runtime): no negative values, no microseconds. In the library because the
+ * scheduling plugins read it; the environment readers (lambdas/env) use it too.
  */
 export function parseDuration(text: string): number | undefined {
   const trimmed = text.trim();
