@@ -17,6 +17,7 @@ import { SIMULATE_CLI } from '../../simulator/cli';
 import { MONITORING_CLI } from '../../cdk/tools/monitoring-cli';
 import { CONFIG_DOCS_CLI } from '../../cdk/tools/config-docs-cli';
 import { CHARTS_CLI } from '../../charts/charts-cli';
+import { STRESS_CLI } from '../stress/stress-cli';
 
 const root = join(import.meta.dirname, '..', '..');
 const TSX = join(root, 'node_modules', '.bin', 'tsx');
@@ -33,6 +34,7 @@ const SPECS: Record<string, CliSpec<CliOptions>> = {
   monitoring: MONITORING_CLI,
   'config:docs': CONFIG_DOCS_CLI,
   charts: CHARTS_CLI,
+  'test:stress': STRESS_CLI,
 };
 
 /** npm scripts that run a TypeScript entry point: name → file. */
