@@ -1,7 +1,10 @@
 // Stands in for the kubelet (and NVIDIA's device plugin) of each node
 // Karpenter launches: there is none here, so nothing else would report the
 // node's capacity or make it Ready, and Karpenter would never find it
-// initialized.
+// initialized. Allocatable stays what Karpenter wrote when it created the
+// Node (capacity less the overhead its cloud provider reserves: the kwok
+// provider's kube-reserved here), so the node offers pods what Karpenter's
+// scheduling simulation assumed, as a kubelet configured by Karpenter does.
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
 import type { KarpenterInstanceType } from './karpenter-instance-types';
 import { sleep } from '../common/wait';
@@ -23,8 +26,9 @@ function isReady(node: V1Node): boolean {
 
 /**
  * One pass: every node of the NodePool not yet Ready gets, through the status
- * subresource, its instance type's capacity and allocatable (nvidia.com/gpu
- * included) and a Ready condition, as a booted kubelet reports them.
+ * subresource, its instance type's capacity (nvidia.com/gpu included) and a
+ * Ready condition, as a booted kubelet reports them; its allocatable is left
+ * as Karpenter created it, which must cover every resource of the capacity.
  */
 export async function bootLaunchedNodes(core: CoreV1Api, nodePoolName: string, types: ReadonlyMap<string, KarpenterInstanceType>): Promise<string[]> {
   const booted: string[] = [];
@@ -35,6 +39,9 @@ export async function bootLaunchedNodes(core: CoreV1Api, nodePoolName: string, t
     const typeName = node.metadata?.labels?.[INSTANCE_TYPE_LABEL] ?? '';
     const type = types.get(typeName);
     if (!type) throw new Error(`Karpenter launched node ${name} of instance type "${typeName}", which is not in its instance-type list`);
+    const allocatable = node.status?.allocatable ?? {};
+    const missing = Object.keys(type.capacity).filter((resource) => allocatable[resource] === undefined);
+    if (missing.length > 0) throw new Error(`Karpenter created node ${name} without an allocatable ${missing.join(', ')}`);
     const now = new Date().toISOString();
     await core.patchNodeStatus(
       {
@@ -42,7 +49,6 @@ export async function bootLaunchedNodes(core: CoreV1Api, nodePoolName: string, t
         body: {
           status: {
             capacity: type.capacity,
-            allocatable: type.capacity,
             conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'local harness: launched by Karpenter', lastHeartbeatTime: now, lastTransitionTime: now }],
             addresses: [{ type: 'Hostname', address: name }],
           },

@@ -17,6 +17,7 @@ import { waitForPodEvent, waitForPodScheduled } from '../../local/nodes/pod-stat
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
 import { waitFor } from '../../local/common/wait';
 import { GPU_RESOURCE } from '../../lambdas/scheduling/keys';
+import { parseQuantity } from '../../lambdas/scheduling/quantity';
 
 const harness = e2eHarness();
 const { core } = harness;
@@ -127,6 +128,15 @@ describe('Karpenter launches GPU capacity for the gpu-scheduler', () => {
       { timeoutMs: 60_000 },
     );
     expect(initialized.status?.nodeName).toBe(nodeName);
+    // Allocatable is what Karpenter computed for the NodeClaim (capacity less its provider's kube-reserved), not the whole capacity.
+    const booted = await core.readNode({ name: nodeName });
+    expect(booted.status?.allocatable).toEqual(initialized.status?.allocatable);
+    for (const resource of ['cpu', 'memory']) {
+      const capacity = parseQuantity(booted.status?.capacity?.[resource] ?? '');
+      const allocatable = parseQuantity(booted.status?.allocatable?.[resource] ?? '');
+      expect(allocatable, resource).toBeGreaterThan(0);
+      expect(allocatable, resource).toBeLessThan(capacity ?? 0);
+    }
     // Exactly one launch for one pod.
     expect(await karpenter.listNodeClaims()).toHaveLength(1);
   }, 300_000);

@@ -19,6 +19,7 @@ import { CONFIG_DOCS_CLI } from '../../cdk/tools/config-docs-cli';
 import { CHARTS_CLI } from '../../charts/charts-cli';
 import { COST_CLI } from '../../cdk/tools/cost-cli';
 import { PREFLIGHT_CLI } from '../../cdk/tools/preflight-cli';
+import { STRESS_CLI } from '../stress/stress-cli';
 
 const root = join(import.meta.dirname, '..', '..');
 const TSX = join(root, 'node_modules', '.bin', 'tsx');
@@ -37,6 +38,7 @@ const SPECS: Record<string, CliSpec<CliOptions>> = {
   charts: CHARTS_CLI,
   cost: COST_CLI,
   preflight: PREFLIGHT_CLI,
+  'test:stress': STRESS_CLI,
 };
 
 /** npm scripts that run a TypeScript entry point: name → file. */
