@@ -4,6 +4,8 @@
  */
 export * from './keys';
 export * from './reasons';
+export * from './gpu-health-reasons';
+export * from './node-health';
 export * from './quantity';
 export * from './gpu-model';
 export * from './gpu-node-facts';
@@ -23,6 +25,7 @@ export * from './explain';
 export * from './profile';
 export * from './profiles';
 export { GPU_FIT_NAME, gpuFit } from './plugins/gpu-fit';
+export { GPU_HEALTH_NAME, gpuHealth, isDistributed } from './plugins/gpu-health';
 export { GPU_SCORE_NAME, createGpuScore, gpuScore } from './plugins/gpu-score';
 export type { GpuScoreOptions } from './plugins/gpu-score';
 export { GPU_PACKING_NAME, gpuPacking } from './plugins/gpu-packing';

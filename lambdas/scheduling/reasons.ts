@@ -16,6 +16,8 @@ export const REJECTION_REASONS = [
   'InvalidNodeData',
   /** The node's GPUs are shared (time-slicing, MPS) or partitioned (MIG) in a way the request cannot use. */
   'GpuSharingMismatch',
+  /** A health signal keeps GPU pods off the node: AcceleratedHardwareReady=False, or NetworkingReady=False for a distributed job's pod (GpuHealth). */
+  'NodeUnhealthy',
 ] as const;
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
 
@@ -38,6 +40,7 @@ export const REJECTION_PHRASES: Readonly<Record<RejectionReason, string>> = {
   TooManyPods: 'Too many pods',
   InvalidNodeData: 'Node reports impossible GPU data',
   GpuSharingMismatch: 'GPU sharing mismatch',
+  NodeUnhealthy: 'Node is unhealthy',
 };
 
 const SEPARATOR = ': ';
