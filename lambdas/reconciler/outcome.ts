@@ -3,6 +3,9 @@ import type { CapacityOutcome, CapacitySettings } from './capacity';
 import { capacityOutcome } from './capacity';
 import type { GpuOutcome } from '../scheduling/cluster-outcome';
 import { clusterOutcome } from '../scheduling/cluster-outcome';
+import type { GpuHealthOutcome } from '../scheduling/gpu-health-outcome';
+import { gpuHealthOutcome } from '../scheduling/gpu-health-outcome';
+import type { GpuHealthClass } from '../scheduling/gpu-health-reasons';
 import type { PendingGpuPods } from '../scheduling/pending-gpu-pods';
 import { isPendingGpuPod, pendingGpuPods } from '../scheduling/pending-gpu-pods';
 import { snapshotFromKubernetes } from '../scheduling/snapshot';
@@ -28,6 +31,8 @@ export interface ReconcileOutcome {
   readonly invalidNodes: InvalidGpuNodes;
   /** GPU nodes launched, terminating and their hourly cost; pending GPU pods waiting for capacity versus for a fit. */
   readonly capacity: CapacityOutcome;
+  /** Unhealthy and degraded GPUs, failing nodes, GPU pods on degraded nodes (gpu-health-outcome.ts). */
+  readonly health: GpuHealthOutcome;
 }
 
 /** What the capacity numbers need besides the listings the GPU outcome reads. */
@@ -54,6 +59,8 @@ export function reconcileOutcome(
   schedulerName: string,
   now: Date,
   capacity: CapacityInputs = { nominations: [], settings: { runIntervalSeconds: 60, pricesUsd: {} } },
+  /** For a node the reconciler labels degraded, the classes of what made it so (gpu-health-labels.ts). */
+  degradedClasses: (node: string) => readonly GpuHealthClass[] | undefined = () => undefined,
 ): ReconcileOutcome {
   const snapshot = snapshotFromKubernetes(nodes, pods, dra.resourceSlices, dra.resourceClaims);
   const o = clusterOutcome(snapshot);
@@ -73,5 +80,6 @@ export function reconcileOutcome(
     pending: pendingGpuPods(pods, schedulerName, now.getTime(), PENDING_REASON_LIMIT, snapshot.gpuClaim),
     invalidNodes,
     capacity: capacityOutcome(gpuNodes, pendingPods, capacity.nominations, capacity.settings, now, nodes),
+    health: gpuHealthOutcome(snapshot, now.getTime(), degradedClasses),
   };
 }

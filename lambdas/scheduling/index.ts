@@ -21,6 +21,7 @@ export * from './snapshot';
 export * from './mirror-snapshots';
 export * from './framework';
 export * from './cluster-outcome';
+export * from './gpu-health-outcome';
 export * from './explain';
 export * from './profile';
 export * from './profiles';

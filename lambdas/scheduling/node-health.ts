@@ -18,6 +18,8 @@ export interface HealthCondition {
 export interface DegradedReason {
   readonly text: string;
   readonly class: GpuHealthClass;
+  /** Who said so: the reconciler's label (whose classes the reconciler knows), a node condition, or a DRA device taint. */
+  readonly source: 'label' | 'condition' | 'dra';
 }
 
 /** GPUs a node has but does not hand out, and why. */
@@ -99,24 +101,24 @@ export function readNodeHealth(inputs: NodeHealthInputs): NodeHealth {
   let failing: HealthCondition | undefined;
   let networkFailing: HealthCondition | undefined;
   const degraded: DegradedReason[] = [];
-  if (inputs.labels[NODE_LABEL.gpuHealth] === GPU_HEALTH_DEGRADED) degraded.push({ text: `label ${NODE_LABEL.gpuHealth}=${GPU_HEALTH_DEGRADED}`, class: 'Other' });
+  if (inputs.labels[NODE_LABEL.gpuHealth] === GPU_HEALTH_DEGRADED) degraded.push({ text: `label ${NODE_LABEL.gpuHealth}=${GPU_HEALTH_DEGRADED}`, class: 'Other', source: 'label' });
   for (const condition of conditions) {
     if (condition.type === AGENT_CONDITION.acceleratedHardwareReady) {
       if (condition.status === 'False') failing = condition;
-      else if (condition.status === 'Unknown') degraded.push({ text: describeCondition(condition), class: 'NotReported' });
+      else if (condition.status === 'Unknown') degraded.push({ text: describeCondition(condition), class: 'NotReported', source: 'condition' });
     } else if (condition.type === AGENT_CONDITION.networkingReady) {
       if (condition.status === 'False') networkFailing = condition;
     } else if (condition.status === 'False') {
-      degraded.push({ text: describeCondition(condition), class: 'NodeRepair' });
+      degraded.push({ text: describeCondition(condition), class: 'NodeRepair', source: 'condition' });
     }
   }
-  for (const note of inputs.draWarnings ?? []) degraded.push({ text: taintText(note), class: draTaintClass(note.taint.key) });
-  const unhealthy = unhealthyGpus(inputs.unallocatableGpus, inputs.draWithheld ?? []);
+  for (const note of inputs.draWarnings ?? []) degraded.push({ text: taintText(note), class: draTaintClass(note.taint.key), source: 'dra' });
+  const unhealthy = gpusUnhealthyThreshold(inputs.unallocatableGpus, inputs.draWithheld ?? []);
   if (failing === undefined && networkFailing === undefined && degraded.length === 0 && unhealthy.length === 0) return HEALTHY;
   return { failing, networkFailing, degraded, unhealthy };
 }
 
-function unhealthyGpus(unallocatable: number, withheld: readonly DraTaintedGpu[]): UnhealthyGpus[] {
+function gpusUnhealthyThreshold(unallocatable: number, withheld: readonly DraTaintedGpu[]): UnhealthyGpus[] {
   const byClass = new Map<GpuHealthClass, number>();
   if (unallocatable > 0) byClass.set('DeviceCount', unallocatable);
   for (const note of withheld) {

@@ -13,6 +13,7 @@ import * as text from '@grafana/grafana-foundation-sdk/text';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { capacityRows } from '../observability/capacity-widgets';
+import { gpuHealthRows } from '../observability/gpu-health-widgets';
 import { outcomeGraphs, outcomeTopRow } from '../observability/outcome-widgets';
 import { readWidget, type WidgetLine, type WidgetView } from './cloudwatch-widget-json';
 import { metricKeyOf, schedulerPromEquivalents, type PromEquivalent, type PromQuery, type SchedulerSeries } from './scheduler-promql';
@@ -125,6 +126,7 @@ export function grafanaDashboard(props: GrafanaDashboardProps): dashboard.Dashbo
   const rows: { title: string; widgets: readonly cloudwatch.IWidget[] }[] = [
     { title: 'Outcome', widgets: outcomeTopRow([]) },
     { title: 'Capacity', widgets: capacityRows().flat() },
+    { title: 'GPU health', widgets: gpuHealthRows().flat() },
     { title: 'Outcome over time', widgets: outcomeGraphs().flat() },
   ];
   const builder = new dashboard.DashboardBuilder(`GPU scheduling (${props.clusterName})`)

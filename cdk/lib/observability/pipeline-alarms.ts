@@ -13,6 +13,7 @@ import { Construct } from 'constructs';
 import { METRIC } from '../../../lambdas/observability/metric-catalog';
 import type { AlarmsConfig } from '../../app-config/app-config';
 import { catalogMetric, catalogSumParts, dimensionCombinations } from './catalog-metrics';
+import { gpuHealthAlarmProps } from './gpu-health-alarms';
 
 export interface PipelineAlarmsProps {
   readonly config: AlarmsConfig;
@@ -93,6 +94,7 @@ export class PipelineAlarms extends Construct {
       });
     }
     this.outcomeAlarms(config);
+    for (const [alarmId, alarmProps] of Object.entries(gpuHealthAlarmProps(config))) this.add(alarmId, alarmProps);
     for (const [name, fn] of Object.entries(props.functions)) {
       this.add(`${name}Errors`, {
         metric: fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }),

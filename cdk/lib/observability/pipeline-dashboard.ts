@@ -8,6 +8,7 @@ import { Construct } from 'constructs';
 import { METRIC } from '../../../lambdas/observability/metric-catalog';
 import { catalogMetric, catalogMetricsByDimension } from './catalog-metrics';
 import { CAPACITY_GUIDE, capacityRows } from './capacity-widgets';
+import { GPU_HEALTH_GUIDE, gpuHealthRows } from './gpu-health-widgets';
 import { outcomeGraphs, outcomeTopRow, READING_GUIDE } from './outcome-widgets';
 
 export interface PipelineDashboardProps {
@@ -65,6 +66,8 @@ export class PipelineDashboard extends Construct {
     this.dashboard.addWidgets(new cloudwatch.TextWidget({ markdown: READING_GUIDE, width: 24, height: 5 }));
     for (const row of capacityRows()) this.dashboard.addWidgets(...row);
     this.dashboard.addWidgets(new cloudwatch.TextWidget({ markdown: CAPACITY_GUIDE, width: 24, height: 3 }));
+    for (const row of gpuHealthRows()) this.dashboard.addWidgets(...row);
+    this.dashboard.addWidgets(new cloudwatch.TextWidget({ markdown: GPU_HEALTH_GUIDE, width: 24, height: 3 }));
     for (const row of outcomeGraphs()) this.dashboard.addWidgets(...row);
     this.dashboard.addWidgets(new cloudwatch.TextWidget({ markdown: '## Plumbing\nRequests, latencies and errors of the extender, labeler and reconciler.', width: 24, height: 1 }));
     this.dashboard.addWidgets(
