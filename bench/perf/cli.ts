@@ -14,6 +14,9 @@ import { formatTable } from './report-table';
 import { SECTION_GROUPS, SECTION_NAMES, SECTIONS, type SectionName, type SectionRun } from './sections';
 import { defineCli, isEntryPoint, readCommandLine, UsageError, type CliOptions, type CliValues } from '../../cli/command-line';
 import { errorMessage } from '../../lambdas/common/error-message';
+import type { ScaleResult } from './scale-bench';
+import type { ThroughputResult } from './scheduler-throughput';
+import { recordSystemFigures, RECORDED_SYSTEM_PATH, systemFiguresOf } from './system-record';
 
 const GENERAL_OPTIONS = {
   only: {
@@ -24,6 +27,7 @@ const GENERAL_OPTIONS = {
       .join(', ')}; default all`,
   },
   out: { type: 'string', value: 'file', default: '.bench-out/bench.json', description: 'where the JSON results go' },
+  record: { type: 'boolean', description: 'also merge the cold first answer (scale) and the throughput (e2e) into docs/data/system-bench.json, by cluster size: the system chart\'s data (npm run charts)' },
 } as const satisfies CliOptions;
 
 export const BENCH_CLI = defineCli({
@@ -51,6 +55,7 @@ export const BENCH_CLI = defineCli({
 export interface BenchPlan {
   readonly only: ReadonlySet<SectionName>;
   readonly out: string;
+  readonly record: boolean;
   readonly runs: ReadonlyMap<SectionName, SectionRun>;
 }
 
@@ -62,7 +67,7 @@ export function benchPlan(values: CliValues<typeof BENCH_CLI.options>): BenchPla
     for (const name of names) only.add(name);
   }
   const runs = new Map(SECTION_NAMES.map((name) => [name, SECTIONS[name].prepare(values)] as const));
-  return { only, out: resolve(values.out), runs };
+  return { only, out: resolve(values.out), record: values.record === true, runs };
 }
 
 const log = (message: string): void => {
@@ -125,6 +130,11 @@ async function main(): Promise<void> {
   console.log(table);
   mkdirSync(dirname(plan.out), { recursive: true });
   writeFileSync(plan.out, `${JSON.stringify(json, null, 2)}\n`);
+  if (plan.record) {
+    const figures = systemFiguresOf({ scale: json.scale as ScaleResult | undefined, e2e: json.e2e as ThroughputResult | undefined }, new Date().toISOString().slice(0, 10));
+    recordSystemFigures(RECORDED_SYSTEM_PATH, figures);
+    log(`[bench] recorded ${figures.coldFirstAnswer?.length ?? 0} cold-start and ${figures.throughput?.length ?? 0} throughput figure(s) in ${RECORDED_SYSTEM_PATH}`);
+  }
   log(`[bench] ${((Date.now() - started) / 1000).toFixed(0)} s; JSON in ${plan.out}`);
   process.exitCode = failures.length > 0 ? 1 : 0;
 }
