@@ -508,7 +508,8 @@ describe('least privilege', () => {
 describe('observability', () => {
   it('alarms on extender 5xx, handler errors, p99 latency, each DLQ and each Lambda’s errors', () => {
     const alarms = resourcesOfType(synth.json, 'AWS::CloudWatch::Alarm');
-    expect(alarms).toHaveLength(12);
+    // …and the outcome's and GPU health's (unhealthy GPUs, a node failing too long).
+    expect(alarms).toHaveLength(14);
     synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'TargetResponseTime',
       ExtendedStatistic: 'p99',
