@@ -3,6 +3,7 @@
 // its controllers refuse or remove them (uids, owners, status, computed
 // priority) is dropped.
 import { isRecord, metadataOf, stringField, stringMap } from '../lambdas/scheduling/kube-json';
+import { HEALTH_CONDITIONS } from '../lambdas/scheduling/gpu-health-reasons';
 import type { SchedPod } from './in-tree/pod-spec';
 
 type KubeObject = Record<string, unknown>;
@@ -25,15 +26,22 @@ export function nodeToCreate(raw: unknown): KubeObject {
   return { apiVersion: 'v1', kind: 'Node', metadata: keptMetadata(raw), spec: kept };
 }
 
-/** The node's status patch: its capacity and allocatable, and Ready (nothing else here would set it). */
+/**
+ * The node's status patch: its capacity and allocatable, Ready (nothing else
+ * here would set it), and the node monitoring agent's conditions from the
+ * dump, which the extender's GpuHealth plugin reads (docs/health.md).
+ */
 export function nodeStatus(raw: unknown): KubeObject {
   const status = isRecord(raw) && isRecord(raw.status) ? raw.status : {};
   const now = new Date().toISOString();
+  const health = Array.isArray(status.conditions)
+    ? (status.conditions as unknown[]).filter((c) => isRecord(c) && HEALTH_CONDITIONS.includes(stringField(c.type) ?? ''))
+    : [];
   return {
     status: {
       capacity: isRecord(status.capacity) ? status.capacity : status.allocatable,
       allocatable: isRecord(status.allocatable) ? status.allocatable : status.capacity,
-      conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'loaded by npm run simulate --exact', lastHeartbeatTime: now, lastTransitionTime: now }],
+      conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'loaded by npm run simulate --exact', lastHeartbeatTime: now, lastTransitionTime: now }, ...health],
     },
   };
 }

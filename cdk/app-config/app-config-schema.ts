@@ -104,6 +104,15 @@ export const alarmsSchema = settings({
     .meta({
       description:
         'Reserved GPUs idle while GPU pods wait for new capacity (`ReservedGpusIdleWhilePodsWaitForCapacity`) in every one-minute run for this long ([capacity.md](capacity.md#idle-reserved-gpus)).',
+      }),
+  gpusUnhealthyThreshold: integer(1, 100_000)
+    .default(8)
+    .meta({ description: 'Unhealthy GPUs (`GpusUnhealthy`: of failing nodes, or withheld by the device plugin or the DRA driver) at or above this, 2 of 3 one-minute runs ([health.md](health.md)).' }),
+  gpuNodeFailingMinutes: integer(5, 1440)
+    .default(30)
+    .meta({
+      description:
+        'A GPU node has had `AcceleratedHardwareReady=False` longer than this (`OldestFailingGpuNodeAge`): node repair should have replaced it by then ([health.md](health.md)).',
     }),
 }).check(crossField((ctx) => {
   const { createSnsTopic, email, topicArn } = ctx.value;

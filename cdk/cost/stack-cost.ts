@@ -51,8 +51,8 @@ export const COST_ASSUMPTIONS = {
   metricsPerGpuNode: 1,
   /** Name × dimension combinations emitted on a cluster with one GPU model (the catalog allows 144). */
   customMetrics: 50,
-  /** Metrics the alarms read (17 alarms with mutual TLS; test/unit/cdk/lib/gpu-scheduling-stack.new-cluster.test.ts counts them in the template). */
-  alarmMetrics: 24,
+  /** Metrics the alarms read (19 alarms with mutual TLS; test/unit/cdk/lib/gpu-scheduling-stack.new-cluster.test.ts counts them in the template). */
+  alarmMetrics: 26,
   logKbPerExtenderCall: 1.5,
   logKbPerLabelerInvocation: 1.6,
   logKbPerReconcilerRun: 12,

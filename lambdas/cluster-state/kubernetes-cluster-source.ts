@@ -1,8 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeConnection, KubeHttpClient, KubeHttpClientOptions } from '../kube/kube-http-client';
 import { createKubeHttpClient } from '../kube/kube-http-client';
-import type { DraGpuSlice, DraInventory, DraNodeGpus, GpuClaim, NodeInfo, PodInfo, Snapshot } from '../scheduling';
+import type { DraGpuSlice, DraInventory, DraNodeGpus, GpuClaim, HealthCondition, NodeInfo, PodInfo, Snapshot } from '../scheduling';
 import {
+  HEALTH_CONDITIONS,
+  readHealthConditions,
   draGpusByNode,
   draGpuSliceFromKubernetes,
   GPU_RESOURCE,
@@ -81,12 +83,15 @@ export interface KubernetesClusterSourceOptions {
 
 /**
  * A node as mirrored: its NodeInfo as the Node object alone gives it, and,
- * when the device plugin hands out no nvidia.com/gpu there, its allocatable,
- * so the NodeInfo can be read again against the node's ResourceSlices.
+ * when the device plugin hands out no nvidia.com/gpu there, its allocatable
+ * and its health conditions, so the NodeInfo can be read again against the
+ * node's ResourceSlices.
  */
 interface MirroredNode {
   readonly info: NodeInfo;
   readonly allocatable: Readonly<Record<string, string>> | undefined;
+  /** The agent's conditions (only those: the rest of a Node's status is not kept), for a node read again against its slices. */
+  readonly conditions: readonly HealthCondition[];
 }
 
 function mirrorNode(node: unknown): MirroredNode | undefined {
@@ -94,7 +99,8 @@ function mirrorNode(node: unknown): MirroredNode | undefined {
   if (info === undefined) return undefined;
   const status = isRecord(node) && isRecord(node.status) ? node.status : undefined;
   const allocatable = stringMap(status?.allocatable ?? status?.capacity);
-  return { info, allocatable: allocatable[GPU_RESOURCE] === undefined ? allocatable : undefined };
+  if (allocatable[GPU_RESOURCE] !== undefined) return { info, allocatable: undefined, conditions: [] };
+  return { info, allocatable, conditions: readHealthConditions(status?.conditions, HEALTH_CONDITIONS) };
 }
 
 /**
@@ -200,7 +206,8 @@ export function kubernetesClusterSource(connection: () => Promise<KubeConnection
       let held = withDra.get(node);
       if (held === undefined || !isDeepStrictEqual(held.dra, gpus)) {
         const { name, labels, annotations } = node.info;
-        const info = nodeInfoFromKubernetes({ metadata: { name, labels, annotations }, status: { allocatable: node.allocatable } }, () => gpus) ?? node.info;
+        const status = { allocatable: node.allocatable, conditions: node.conditions };
+        const info = nodeInfoFromKubernetes({ metadata: { name, labels, annotations }, status }, () => gpus) ?? node.info;
         held = { dra: gpus, info };
       }
       next.set(node, held);

@@ -1,4 +1,4 @@
-import type { KubeConfig, V1Node } from '@kubernetes/client-node';
+import type { CoreV1Event, KubeConfig, V1Node } from '@kubernetes/client-node';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { JsonPatchOperation } from './json-patch';
 import { JSON_PATCH_OPTIONS } from './json-patch';
@@ -25,11 +25,22 @@ export interface NodeGateway {
   patchNodeLabels(name: string, labels: MetadataPatch): Promise<V1Node>;
   /** Merge-patches metadata.annotations the same way. */
   patchNodeAnnotations(name: string, annotations: MetadataPatch): Promise<V1Node>;
+  /** One merge patch of metadata.labels and metadata.annotations together (null deletes a key). */
+  patchNodeMetadata(name: string, metadata: { readonly labels: MetadataPatch; readonly annotations: MetadataPatch }): Promise<V1Node>;
+  /**
+   * Events about nodes matching `fieldSelector` (e.g. `involvedObject.kind=Node,type=Warning`):
+   * they live in the `default` namespace, where event recorders put the
+   * events of cluster-scoped objects.
+   */
+  listNodeEvents(options: { readonly fieldSelector: string; readonly pageSize?: number }): Promise<CoreV1Event[]>;
   /** Applies a JSON Patch (for list entries, which a merge patch can only replace whole); all or nothing. */
   jsonPatchNode(name: string, operations: readonly JsonPatchOperation[]): Promise<V1Node>;
 }
 
 export const DEFAULT_PAGE_SIZE = 500;
+
+/** Where event recorders (client-go's, controller-runtime's) write events about cluster-scoped objects such as Nodes. */
+export const NODE_EVENTS_NAMESPACE = 'default';
 
 export function createNodeGateway(kc: KubeConfig): NodeGateway {
   const core = kc.makeApiClient(CoreV1Api);
@@ -55,6 +66,16 @@ export function createNodeGateway(kc: KubeConfig): NodeGateway {
     },
     patchNodeAnnotations(name, annotations) {
       return core.patchNode({ name, body: { metadata: { annotations } }, fieldManager: FIELD_MANAGER }, MERGE_PATCH_OPTIONS);
+    },
+    patchNodeMetadata(name, metadata) {
+      return core.patchNode({ name, body: { metadata }, fieldManager: FIELD_MANAGER }, MERGE_PATCH_OPTIONS);
+    },
+    listNodeEvents(options) {
+      return collectPages(
+        paginate((page) =>
+          core.listNamespacedEvent({ namespace: NODE_EVENTS_NAMESPACE, ...page, limit: options.pageSize ?? DEFAULT_PAGE_SIZE, fieldSelector: options.fieldSelector }),
+        ),
+      );
     },
     jsonPatchNode(name, operations) {
       return core.patchNode({ name, body: operations, fieldManager: FIELD_MANAGER }, JSON_PATCH_OPTIONS);

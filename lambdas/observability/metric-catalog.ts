@@ -11,6 +11,7 @@
 import { COST_RANGES } from './cost-ranges';
 import { SCHEDULING_REASON_CODES } from '../scheduling/scheduling-reason-codes';
 import { REJECTION_REASONS } from '../scheduling/reasons';
+import { GPU_HEALTH_CLASSES } from '../scheduling/gpu-health-reasons';
 
 export const METRICS_NAMESPACE = 'GpuScheduling';
 
@@ -100,6 +101,10 @@ export const COST_NAMESPACE: OpenDimension = {
   pattern: /^(?:[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?|\(other\))$/,
   bound: 'the top COST_TOP_NAMESPACES namespaces by allocated GPUs, and (other)',
 };
+/** Unhealthy (take no pod) and degraded (avoided) GPUs, by GpuModel and by Class (lambdas/scheduling/gpu-health-outcome.ts). */
+export const GPU_HEALTH_STATES = ['Unhealthy', 'Degraded'] as const;
+/** Why GPUs are unhealthy or degraded: the library's bounded classes (lambdas/scheduling/gpu-health-reasons.ts). */
+export { GPU_HEALTH_CLASSES };
 /** Why GPU pods are pending: the codes of lambdas/scheduling/failed-scheduling.ts (at most 5 and `Other` per run). */
 export { SCHEDULING_REASON_CODES, COST_RANGES };
 
@@ -281,6 +286,31 @@ export const METRIC = {
     service: SERVICE.reconciler,
     dimensions: { Reason: SCHEDULING_REASON_CODES },
   },
+  /**
+   * GPU health, every run (docs/health.md): GPUs of failing nodes and those a
+   * node withholds (unhealthy), GPUs of degraded nodes (degraded); written as
+   * 0 when none, so an alarm sees a healthy value. By model and by class
+   * only where there are some.
+   */
+  gpusUnhealthy: { name: 'GpusUnhealthy', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  gpusDegraded: { name: 'GpusDegraded', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  gpuHealthByModel: {
+    name: 'GpuHealthByModel',
+    unit: 'Count',
+    service: SERVICE.reconciler,
+    dimensions: { GpuModel: GPU_MODELS, State: GPU_HEALTH_STATES },
+  },
+  gpuHealthByClass: {
+    name: 'GpuHealthByClass',
+    unit: 'Count',
+    service: SERVICE.reconciler,
+    dimensions: { Class: GPU_HEALTH_CLASSES, State: GPU_HEALTH_STATES },
+  },
+  /** Nodes whose AcceleratedHardwareReady is False, and how long the oldest has been (0 when none): repair should take minutes. */
+  gpuNodesFailing: { name: 'GpuNodesFailing', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
+  oldestFailingGpuNodeAge: { name: 'OldestFailingGpuNodeAge', unit: 'Seconds', service: SERVICE.reconciler, dimensions: {} },
+  /** GPU pods bound to degraded nodes (placed there because nothing healthy fitted, or before the node was degraded). */
+  gpuPodsOnDegradedNodes: { name: 'GpuPodsOnDegradedNodes', unit: 'Count', service: SERVICE.reconciler, dimensions: {} },
   /** The deletion costs computed this run (covered pods), per range. */
   deletionCosts: {
     name: 'DeletionCosts',

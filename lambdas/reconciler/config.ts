@@ -79,6 +79,12 @@ export function reconcilerConfigFromEnv(env: Env): ReconcilerConfig {
         warmupSeconds: envDuration(env, 'WARMUP_PERIOD', { default: SEED_DELETION_COST_POLICY.warmupSeconds * 1000, maxMs: 24 * 60 * MINUTE_MS }) / 1000,
         warmupCost: envInt(env, 'WARMUP_DELETION_COST', { default: SEED_DELETION_COST_POLICY.warmupCost, ...int32 }),
         noSignalCost: envInt(env, 'NO_SIGNAL_DELETION_COST', { default: SEED_DELETION_COST_POLICY.noSignalCost, ...int32 }),
+        unhealthyNodeCost: envInt(env, 'UNHEALTHY_NODE_DELETION_COST', { default: SEED_DELETION_COST_POLICY.unhealthyNodeCost, ...int32 }),
+      },
+      health: {
+        enabled: envBoolean(env, 'GPU_HEALTH_ENABLED', { default: true }),
+        windowMs: envDuration(env, 'GPU_HEALTH_WINDOW', { default: 60 * MINUTE_MS, minMs: MINUTE_MS, maxMs: 24 * 60 * MINUTE_MS }),
+        maxWritesPerRun: envInt(env, 'MAX_HEALTH_WRITES_PER_RUN', { default: 100, min: 0, max: 10_000 }),
       },
       podDiscipline: {
         bucketSize: envInt(env, 'COST_BUCKET_SIZE', { default: 50, min: 1, max: INT32_MAX }),

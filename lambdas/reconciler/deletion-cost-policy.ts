@@ -54,6 +54,11 @@ export interface DeletionCostPolicy {
   readonly warmupCost: number;
   /** Cost of a pod that reported nothing in the lookback window. */
   readonly noSignalCost: number;
+  /**
+   * Cost of a pod on a failing or degraded GPU node (lambdas/scheduling/gpu-health-outcome.ts):
+   * below every other, so a scale-down (and Karpenter's consolidation) takes it first.
+   */
+  readonly unhealthyNodeCost: number;
 }
 
 export const SEED_DELETION_COST_POLICY: DeletionCostPolicy = {
@@ -70,14 +75,18 @@ export const SEED_DELETION_COST_POLICY: DeletionCostPolicy = {
   // silent pod exactly as if this reconciler did not exist: below any pod
   // that proves it is useful, above pods still warming up.
   noSignalCost: 0,
+  // Below the warm-up cost: a pod on a GPU that is failing or giving warnings goes before a pod warming up on a healthy one.
+  unhealthyNodeCost: -100,
 };
 
-export type CostBasis = 'metrics' | 'warmup' | 'noSignal';
+export type CostBasis = 'metrics' | 'warmup' | 'noSignal' | 'unhealthyNode';
 
 export interface PodCostInput {
   readonly signals: PodSignals;
   /** Seconds since the pod became Ready; `undefined` when it is not Ready. */
   readonly readySeconds: number | undefined;
+  /** Its node is failing or degraded: whatever its metrics say, it should be the first to go. */
+  readonly onUnhealthyNode?: boolean;
 }
 
 export interface PodCost {
@@ -87,6 +96,7 @@ export interface PodCost {
 }
 
 export function podDeletionCost(input: PodCostInput, policy: DeletionCostPolicy): PodCost {
+  if (input.onUnhealthyNode === true) return { raw: toInt32(policy.unhealthyNodeCost), basis: 'unhealthyNode' };
   if (isWarmingUp(input.readySeconds, policy)) {
     // A pod that is not Ready yet or only just became Ready has a cold cache
     // and its metrics describe a ramp-up, not its steady value.

@@ -6,6 +6,7 @@ import type { LabelSelector } from '../scheduling/label-selector';
 import type { PodMetadataPatch } from './do-not-disrupt';
 import { OWNED_DO_NOT_DISRUPT_SELECTOR } from './do-not-disrupt';
 import { selectorMatches } from '../scheduling/label-selector';
+import { NODE_ANNOTATION, NODE_LABEL } from '../scheduling/keys';
 
 /** One pod listing, read two ways. */
 export interface ClusterPods {
@@ -38,6 +39,8 @@ export interface ClusterReader {
   listFinishedOwnedPods(): Promise<V1Pod[]>;
   /** Karpenter's `Nominated` events about pods: which pending pods it is launching (or has found) a node for. */
   listNominations(): Promise<CoreV1Event[]>;
+  /** Warning events about Nodes: the node monitoring agent's GPU warnings among them (gpu-health-labels.ts). */
+  listNodeWarnings(): Promise<CoreV1Event[]>;
 }
 
 /** 404: the object is gone; 409: it changed under us. Both are settled by the next run. */
@@ -50,6 +53,8 @@ export interface AnnotationWriter {
   patchNodeAnnotation(name: string, key: string, value: string | null): Promise<PatchOutcome>;
   /** One merge patch of the pod's annotations and labels together. */
   patchPodMetadata(namespace: string, name: string, patch: PodMetadataPatch): Promise<PatchOutcome>;
+  /** One merge patch of the node's gpu.nvidia.com/health label and its reasons annotation (null removes both). */
+  patchNodeHealth(name: string, label: string | null, reasons: string | null): Promise<PatchOutcome>;
 }
 
 export interface ClusterSelection {
@@ -71,6 +76,7 @@ export interface ClusterSelection {
 // pending and unknown pods before running ones whatever their cost.
 const UNFINISHED_PODS = 'status.phase!=Succeeded,status.phase!=Failed';
 const NOMINATED_POD_EVENTS = 'involvedObject.kind=Pod,reason=Nominated';
+const NODE_WARNINGS = 'involvedObject.kind=Node,type=Warning';
 // Field selectors cannot say "Succeeded or Failed"; "none of the others" can.
 const FINISHED_PODS = 'status.phase!=Pending,status.phase!=Running,status.phase!=Unknown';
 
@@ -102,6 +108,9 @@ export function kubeClusterReader(pods: PodGateway, nodes: NodeGateway, dra: Dra
       for (const namespace of selection.namespaces) events.push(...(await pods.listPodEvents({ ...options, namespace })));
       return events;
     },
+    listNodeWarnings() {
+      return nodes.listNodeEvents({ fieldSelector: NODE_WARNINGS, pageSize: selection.pageSize });
+    },
     async listFinishedOwnedPods() {
       const options = { fieldSelector: FINISHED_PODS, labelSelector: OWNED_DO_NOT_DISRUPT_SELECTOR, pageSize: selection.pageSize };
       if (selection.namespaces.length === 0) return pods.listPods(options);
@@ -122,6 +131,9 @@ export function kubeAnnotationWriter(pods: PodGateway, nodes: NodeGateway): Anno
     },
     patchPodMetadata(namespace, name, patch) {
       return tolerated(() => pods.patchPodMetadata(namespace, name, patch));
+    },
+    patchNodeHealth(name, label, reasons) {
+      return tolerated(() => nodes.patchNodeMetadata(name, { labels: { [NODE_LABEL.gpuHealth]: label }, annotations: { [NODE_ANNOTATION.gpuHealthReasons]: reasons } }));
     },
   };
 }

@@ -3,6 +3,9 @@ import type { CapacityOutcome, CapacitySettings } from './capacity';
 import { capacityOutcome } from './capacity';
 import type { GpuOutcome } from '../scheduling/cluster-outcome';
 import { clusterOutcome } from '../scheduling/cluster-outcome';
+import type { GpuHealthOutcome } from '../scheduling/gpu-health-outcome';
+import { gpuHealthOutcome } from '../scheduling/gpu-health-outcome';
+import type { GpuHealthClass } from '../scheduling/gpu-health-reasons';
 import type { PendingGpuPods } from '../scheduling/pending-gpu-pods';
 import { isPendingGpuPod, pendingGpuPods } from '../scheduling/pending-gpu-pods';
 import { snapshotFromKubernetes } from '../scheduling/snapshot';
@@ -36,6 +39,8 @@ export interface ReconcileOutcome {
   readonly reserved: ReservedCapacityOutcome;
   /** GPUs and dollars per namespace (top N and `(other)`), and the idle GPUs' cost. */
   readonly namespaceCost: NamespaceCostOutcome;
+  /** Unhealthy and degraded GPUs, failing nodes, GPU pods on degraded nodes (gpu-health-outcome.ts). */
+  readonly health: GpuHealthOutcome;
 }
 
 /** What the capacity numbers need besides the listings the GPU outcome reads. */
@@ -62,6 +67,8 @@ export function reconcileOutcome(
   schedulerName: string,
   now: Date,
   capacity: CapacityInputs = { nominations: [], settings: { runIntervalSeconds: 60, pricesUsd: {} } },
+  /** For a node the reconciler labels degraded, the classes of what made it so (gpu-health-labels.ts). */
+  degradedClasses: (node: string) => readonly GpuHealthClass[] | undefined = () => undefined,
 ): ReconcileOutcome {
   const snapshot = snapshotFromKubernetes(nodes, pods, dra.resourceSlices, dra.resourceClaims);
   const o = clusterOutcome(snapshot);
@@ -84,5 +91,6 @@ export function reconcileOutcome(
     capacity: capacityNow,
     reserved: reservedCapacityOutcome(snapshot, capacity.settings, capacityNow.waitingForCapacity),
     namespaceCost: namespaceCostOutcome(snapshot, capacity.settings, capacity.settings.costTopNamespaces ?? DEFAULT_COST_TOP_NAMESPACES),
+    health: gpuHealthOutcome(snapshot, now.getTime(), degradedClasses),
   };
 }

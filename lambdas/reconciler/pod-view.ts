@@ -7,6 +7,8 @@ export const POD_DELETION_COST_ANNOTATION = 'controller.kubernetes.io/pod-deleti
 export interface PodView {
   readonly namespace: string;
   readonly name: string;
+  /** The node it is bound to; undefined while pending. */
+  readonly nodeName: string | undefined;
   readonly terminating: boolean;
   /** When the Ready condition last became True; `undefined` when the pod is not Ready. */
   readonly readySince: Date | undefined;
@@ -30,6 +32,7 @@ export function podView(pod: V1Pod): PodView | undefined {
   return {
     namespace,
     name,
+    nodeName: pod.spec?.nodeName ?? undefined,
     terminating: pod.metadata?.deletionTimestamp !== undefined && pod.metadata.deletionTimestamp !== null,
     readySince: ready?.status === 'True' ? validDate(ready.lastTransitionTime ?? pod.status?.startTime) : undefined,
     currentCost: pod.metadata?.annotations?.[POD_DELETION_COST_ANNOTATION],

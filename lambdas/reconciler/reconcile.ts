@@ -1,4 +1,4 @@
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Node, V1Pod, V1ResourceSlice } from '@kubernetes/client-node';
 import type { DeletionCostPolicy, PodSignals, UncoveredOwnerKind } from './deletion-cost-policy';
 import { deletionCostCoverage, isWarmingUp, podDeletionCost, UNCOVERED_OWNER_KINDS } from './deletion-cost-policy';
 import type { AnnotationWriter, ClusterReader } from './kube-objects';
@@ -18,6 +18,9 @@ import { decideWrite, planWrites } from './write-discipline';
 import { errorMessage } from '../common/error-message';
 import { doNotDisruptChanges } from './do-not-disrupt';
 import type { CapacitySettings } from './capacity';
+import type { GpuHealthLabelPlan, GpuHealthSettings } from './gpu-health-labels';
+import { planGpuHealthLabels } from './gpu-health-labels';
+import { draInventoryFromKubernetes } from '../scheduling/snapshot';
 
 export interface NodeUtilizationSettings {
   readonly enabled: boolean;
@@ -49,6 +52,8 @@ export interface ReconcilerSettings {
   readonly karpenterDoNotDisrupt: boolean;
   /** The run interval and instance prices behind the capacity numbers. */
   readonly capacity: CapacitySettings;
+  /** The degraded label from GPU warnings and DRA taints (gpu-health-labels.ts). */
+  readonly health: GpuHealthSettings;
 }
 
 export interface ReconcileDeps {
@@ -68,6 +73,7 @@ export type ReconcileStep =
   | 'listResourceClaims'
   | 'listFinishedPods'
   | 'listEvents'
+  | 'listNodeEvents'
   | 'readMetrics'
   | 'patchPod'
   | 'patchNode';
@@ -96,6 +102,13 @@ export interface ReconcileSummary {
   doNotDisruptSet: number;
   /** Ours taken off pods that finished or left the opt-in. */
   doNotDisruptCleared: number;
+  /** Opted-in pods given the lowest cost because their node is failing or degraded. */
+  podsOnUnhealthyNodes: number;
+  /** gpu.nvidia.com/health=degraded written on nodes, and taken off quiet ones. */
+  healthLabelsSet: number;
+  healthLabelsCleared: number;
+  /** Label changes left for a later run (MAX_HEALTH_WRITES_PER_RUN). */
+  healthWritesSkippedBudget: number;
   nodesEvaluated: number;
   nodesWithoutMetrics: number;
   nodeUtilizationWritten: number;
@@ -125,6 +138,10 @@ export function emptySummary(): ReconcileSummary {
     writeConflicts: 0,
     doNotDisruptSet: 0,
     doNotDisruptCleared: 0,
+    podsOnUnhealthyNodes: 0,
+    healthLabelsSet: 0,
+    healthLabelsCleared: 0,
+    healthWritesSkippedBudget: 0,
     nodesEvaluated: 0,
     nodesWithoutMetrics: 0,
     nodeUtilizationWritten: 0,
@@ -160,10 +177,17 @@ export async function reconcile(settings: ReconcilerSettings, deps: ReconcileDep
     const resourceClaims = (await attempt(summary, 'listResourceClaims', () => deps.cluster.listResourceClaims())) ?? [];
     // Without them every pending pod counts as waiting for a fit: counted as an error, not fatal.
     const nominations = (await attempt(summary, 'listEvents', () => deps.cluster.listNominations())) ?? [];
-    summary.outcome = reconcileOutcome(listedNodes, listed.all, { resourceSlices, resourceClaims }, settings.schedulerName, now, {
-      nominations,
-      settings: settings.capacity,
-    });
+    const health = settings.health.enabled ? await planHealth(listedNodes, resourceSlices, now, settings.health, summary, deps) : undefined;
+    summary.outcome = reconcileOutcome(
+      health?.nodesAfter ?? listedNodes,
+      listed.all,
+      { resourceSlices, resourceClaims },
+      settings.schedulerName,
+      now,
+      { nominations, settings: settings.capacity },
+      (node) => health?.degradedClasses.get(node),
+    );
+    if (health !== undefined) await writeHealthLabels(health, settings.health, summary, deps);
   }
   // Before the metric read: these writes depend on the pods' phase alone,
   // and a CloudWatch outage must not leave a training pod unprotected.
@@ -182,8 +206,10 @@ export async function reconcile(settings: ReconcilerSettings, deps: ReconcileDep
     } else if (view.terminating) summary.skippedTerminating += 1;
     else livePods.push(view);
   }
-  // Warming-up pods get a fixed cost, so their metrics are not even asked for.
-  const measured = livePods.filter((pod) => !isWarmingUp(secondsSince(pod.readySince, now), settings.policy));
+  // Pods on failing or degraded nodes and warming-up pods get a fixed cost, so their metrics are not even asked for.
+  const avoided = summary.outcome?.health.avoidedNodes;
+  const onUnhealthyNode = (pod: PodView): boolean => pod.nodeName !== undefined && avoided?.has(pod.nodeName) === true;
+  const measured = livePods.filter((pod) => !onUnhealthyNode(pod) && !isWarmingUp(secondsSince(pod.readySince, now), settings.policy));
   const nodeViews = (nodes ?? []).map(nodeView).filter((node): node is NodeView => node !== undefined);
 
   const podPlan = podMetricPlan(measured, settings.podMetrics);
@@ -203,7 +229,7 @@ export async function reconcile(settings: ReconcilerSettings, deps: ReconcileDep
     const measuredIndex = new Map(measured.map((pod, index) => [pod, index]));
     const candidates = livePods.map((pod) => {
       const index = measuredIndex.get(pod);
-      return podCandidate(pod, index === undefined ? NO_SIGNALS : podPlan.signalsFor(index, values), now, settings, summary);
+      return podCandidate(pod, index === undefined ? NO_SIGNALS : podPlan.signalsFor(index, values), now, settings, summary, onUnhealthyNode(pod));
     });
     const plan = planWrites(candidates, settings.maxPodWritesPerRun);
     summary.skippedUnchanged += plan.unchanged;
@@ -249,6 +275,36 @@ async function guardPods(unfinished: readonly V1Pod[], summary: ReconcileSummary
   }
 }
 
+/**
+ * The degraded label's plan from the node monitoring agent's warning events
+ * and the DRA taints of effect None. A failed event listing is counted and
+ * removes no label (no data is not a quiet node).
+ */
+async function planHealth(
+  nodes: readonly V1Node[],
+  resourceSlices: readonly V1ResourceSlice[],
+  now: Date,
+  settings: GpuHealthSettings,
+  summary: ReconcileSummary,
+  deps: ReconcileDeps,
+): Promise<GpuHealthLabelPlan> {
+  const events = await attempt(summary, 'listNodeEvents', () => deps.cluster.listNodeWarnings());
+  const dra = draInventoryFromKubernetes(resourceSlices).gpusByNode;
+  return planGpuHealthLabels(nodes, events ?? [], dra, now, settings, events !== undefined);
+}
+
+/** The plan's label changes, new labels before removals, at most MAX_HEALTH_WRITES_PER_RUN. */
+async function writeHealthLabels(plan: GpuHealthLabelPlan, settings: GpuHealthSettings, summary: ReconcileSummary, deps: ReconcileDeps): Promise<void> {
+  const ordered = [...plan.changes].sort((a, b) => Number(a.label === null) - Number(b.label === null));
+  const budget = Math.max(0, settings.maxWritesPerRun);
+  summary.healthWritesSkippedBudget += Math.max(0, ordered.length - budget);
+  for (const change of ordered.slice(0, budget)) {
+    const outcome = await attempt(summary, 'patchNode', () => deps.writer.patchNodeHealth(change.node, change.label, change.reasons));
+    if (outcome === 'written') summary[change.label === null ? 'healthLabelsCleared' : 'healthLabelsSet'] += 1;
+    else if (outcome === 'conflict') summary.writeConflicts += 1;
+  }
+}
+
 const NOT_COVERED_EXAMPLES = 5;
 
 function describeOwner(pod: PodView): string {
@@ -258,10 +314,11 @@ function describeOwner(pod: PodView): string {
 
 const NO_SIGNALS: PodSignals = { activeRequests: undefined, cacheHitRate: undefined, avgResponseTimeMs: undefined };
 
-function podCandidate(pod: PodView, signals: PodSignals, now: Date, settings: ReconcilerSettings, summary: ReconcileSummary): WriteCandidate<PodView> {
-  const cost = podDeletionCost({ signals, readySeconds: secondsSince(pod.readySince, now) }, settings.policy);
+function podCandidate(pod: PodView, signals: PodSignals, now: Date, settings: ReconcilerSettings, summary: ReconcileSummary, onUnhealthyNode: boolean): WriteCandidate<PodView> {
+  const cost = podDeletionCost({ signals, readySeconds: secondsSince(pod.readySince, now), onUnhealthyNode }, settings.policy);
   summary.podsEvaluated += 1;
   summary.deletionCosts[costRange(cost.raw)] += 1;
+  if (cost.basis === 'unhealthyNode') summary.podsOnUnhealthyNodes += 1;
   if (cost.basis === 'warmup') summary.podsWarmingUp += 1;
   if (cost.basis === 'noSignal') summary.podsWithoutMetrics += 1;
   // A pod without the annotation already costs 0 to the ReplicaSet controller.
@@ -295,6 +352,7 @@ const STEP_KIND: Readonly<Record<ReconcileStep, ReconcileErrorKind>> = {
   listResourceClaims: 'Kubernetes',
   listFinishedPods: 'Kubernetes',
   listEvents: 'Kubernetes',
+  listNodeEvents: 'Kubernetes',
   readMetrics: 'CloudWatch',
   patchPod: 'Kubernetes',
   patchNode: 'Kubernetes',

@@ -4,6 +4,7 @@ import type { GpuModelValue } from './gpu-model-dimension';
 import { gpuModelValue } from './gpu-model-dimension';
 import type { Telemetry } from '../observability/telemetry';
 import type { GpuOutcome } from '../scheduling/cluster-outcome';
+import type { GpuHealthOutcome } from '../scheduling/gpu-health-outcome';
 import { COST_RANGES } from '../observability/cost-ranges';
 import type { ReconcileOutcome } from './outcome';
 import type { ReconcileSummary } from './reconcile';
@@ -83,4 +84,37 @@ function recordOutcome(telemetry: Telemetry, outcome: ReconcileOutcome): void {
   recordNamespaceCost(telemetry, outcome.namespaceCost);
   telemetry.record(METRIC.oldestPendingGpuPodAge, pending.oldestSeconds ?? 0);
   for (const { code, pods } of pending.reasons) telemetry.record(METRIC.gpuPodsPendingByReason, pods, { Reason: code });
+  recordGpuHealth(telemetry, outcome.health);
+}
+
+/** Nodes named in the warning about failing GPU nodes. */
+const FAILING_EXAMPLES = 5;
+
+/** The GPU health numbers; by model and by class only where there are some. */
+function recordGpuHealth(telemetry: Telemetry, health: GpuHealthOutcome): void {
+  telemetry.record(METRIC.gpusUnhealthy, health.unhealthy);
+  telemetry.record(METRIC.gpusDegraded, health.degraded);
+  telemetry.record(METRIC.gpuNodesFailing, health.failingNodes);
+  telemetry.record(METRIC.oldestFailingGpuNodeAge, health.oldestFailingSeconds);
+  telemetry.record(METRIC.gpuPodsOnDegradedNodes, health.podsOnDegradedNodes);
+  const byModel = new Map<GpuModelValue, { unhealthy: number; degraded: number }>();
+  for (const { key, unhealthy, degraded } of health.byModel) {
+    const value = gpuModelValue(key);
+    const sum = byModel.get(value) ?? { unhealthy: 0, degraded: 0 };
+    byModel.set(value, { unhealthy: sum.unhealthy + unhealthy, degraded: sum.degraded + degraded });
+  }
+  for (const [GpuModel, { unhealthy, degraded }] of byModel) {
+    if (unhealthy > 0) telemetry.record(METRIC.gpuHealthByModel, unhealthy, { GpuModel, State: 'Unhealthy' });
+    if (degraded > 0) telemetry.record(METRIC.gpuHealthByModel, degraded, { GpuModel, State: 'Degraded' });
+  }
+  for (const { key: Class, unhealthy, degraded } of health.byClass) {
+    if (unhealthy > 0) telemetry.record(METRIC.gpuHealthByClass, unhealthy, { Class, State: 'Unhealthy' });
+    if (degraded > 0) telemetry.record(METRIC.gpuHealthByClass, degraded, { Class, State: 'Degraded' });
+  }
+  if (health.failingNodes > 0) {
+    telemetry.logger.warn('GPU nodes failing (AcceleratedHardwareReady=False): no GPU pod is placed there until node repair replaces or reboots them', {
+      nodes: health.failingNodes,
+      examples: health.failing.slice(0, FAILING_EXAMPLES),
+    });
+  }
 }

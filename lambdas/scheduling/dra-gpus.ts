@@ -31,12 +31,38 @@ export const NVIDIA_DRA_DEVICE = {
 /** A slice's device has this many devices at most (the API server's limit per ResourceSlice is 128); more is not a real slice. */
 const MAX_DEVICES_PER_SLICE = 128;
 
+/** Taints kept per device: the API server allows a handful, more is not a real slice's. */
+const MAX_TAINTS_PER_DEVICE = 16;
+
+/** A device taint (resource.k8s.io/v1 DeviceTaint) as the inventory reads it. */
+export interface DraDeviceTaint {
+  readonly key: string;
+  readonly value: string | undefined;
+  /** `NoSchedule`, `NoExecute` or `None`; an effect the inventory does not know counts as None, as the API asks of consumers. */
+  readonly effect: string;
+  /** When the taint was added (RFC 3339), if the slice says. */
+  readonly timeAdded: string | undefined;
+}
+
+/** Whether a taint keeps new pods off its device: NoSchedule, and NoExecute, which implies it (KEP-5055). */
+export function taintBlocksDevice(taint: DraDeviceTaint): boolean {
+  return taint.effect === 'NoSchedule' || taint.effect === 'NoExecute';
+}
+
 /** One full-GPU device of a slice, as the inventory reads it. */
 export interface DraGpuDevice {
   readonly name: string;
   readonly productName: string | undefined;
   /** The `memory` capacity as written (a quantity), undefined when absent. */
   readonly memory: string | undefined;
+  /** Its taints (NVIDIA's driver taints a GPU that reported a fault, see gpu-health-reasons.ts DRA_TAINT). */
+  readonly taints: readonly DraDeviceTaint[];
+}
+
+/** One device's taint, named with its device, for what the node's health says. */
+export interface DraTaintedGpu {
+  readonly device: string;
+  readonly taint: DraDeviceTaint;
 }
 
 /** A ResourceSlice of NVIDIA's driver reduced to what the inventory reads. */
@@ -53,8 +79,17 @@ export interface DraGpuSlice {
 
 /** What a node's ResourceSlices say about its GPUs. */
 export interface DraNodeGpus {
-  /** Full GPUs in the newest generation of each of the node's pools. */
+  /**
+   * Full GPUs in the newest generation of each of the node's pools that new
+   * pods may get: those with a NoSchedule or NoExecute taint are left out,
+   * as kube-scheduler's allocator leaves them out (DRADeviceTaints, beta
+   * and on by default from Kubernetes 1.36).
+   */
   readonly devices: number;
+  /** The GPUs left out of `devices` for a taint, each with its first such taint. */
+  readonly withheld: readonly DraTaintedGpu[];
+  /** Taints of effect None (or unknown) on the GPUs in `devices`: they still take pods, but the driver says something is wrong. */
+  readonly warnings: readonly DraTaintedGpu[];
   /**
    * Of those, the GPUs allocated to ResourceClaims (see dra-claims.ts), each
    * counted once however many pods share its claim; not the claims
@@ -80,6 +115,18 @@ function attributeString(attributes: unknown, key: string): string | undefined {
 function capacityValue(capacity: unknown, key: string): string | undefined {
   const entry = isRecord(capacity) ? capacity[key] : undefined;
   return isRecord(entry) ? stringField(entry.value) : undefined;
+}
+
+function taintsOf(value: unknown): DraDeviceTaint[] {
+  if (!Array.isArray(value)) return [];
+  const taints: DraDeviceTaint[] = [];
+  for (const taint of value.slice(0, MAX_TAINTS_PER_DEVICE) as unknown[]) {
+    if (!isRecord(taint)) continue;
+    const key = stringField(taint.key);
+    if (key === undefined || key === '') continue;
+    taints.push({ key, value: stringField(taint.value), effect: stringField(taint.effect) ?? 'None', timeAdded: stringField(taint.timeAdded) });
+  }
+  return taints;
 }
 
 /**
@@ -110,6 +157,7 @@ export function draGpuSliceFromKubernetes(slice: unknown): DraGpuSlice | undefin
         name: stringField(device.name) ?? '',
         productName: attributeString(device.attributes, NVIDIA_DRA_DEVICE.productAttribute),
         memory: capacityValue(device.capacity, NVIDIA_DRA_DEVICE.memoryCapacity),
+        taints: taintsOf(device.taints),
       });
     }
   }
@@ -153,7 +201,9 @@ export function draGpusByNode(slices: Iterable<DraGpuSlice>, claims: Iterable<Gp
 function claimedByNode(newest: ReadonlyMap<string, ReadonlyMap<string, readonly DraGpuSlice[]>>, claims: Iterable<GpuClaim>): Map<string, Set<string>> {
   const gpusOfPool = new Map<string, { readonly node: string; readonly names: ReadonlySet<string> }>();
   for (const [node, pools] of newest) {
-    for (const [pool, slices] of pools) gpusOfPool.set(pool, { node, names: new Set(slices.flatMap((s) => s.gpus.map((g) => g.name))) });
+    // A withheld GPU is not among the node's devices: a claim on it takes none of them.
+    const usable = (slices: readonly DraGpuSlice[]) => slices.flatMap((s) => s.gpus.filter((g) => !g.taints.some(taintBlocksDevice)).map((g) => g.name));
+    for (const [pool, slices] of pools) gpusOfPool.set(pool, { node, names: new Set(usable(slices)) });
   }
   const byNode = new Map<string, Set<string>>();
   for (const claim of claims) {
@@ -202,5 +252,13 @@ function readNode(slices: readonly DraGpuSlice[]): Omit<DraNodeGpus, 'claimed'> 
   }
   // One problem per kind is enough to say why; 64 identical lines are not.
   const invalid = problems.length === 0 ? undefined : [...new Set(problems)].slice(0, 3).join('; ');
-  return { devices: invalid === undefined ? gpus.length : 0, model, memoryMiB, invalid };
+  if (invalid !== undefined) return { devices: 0, withheld: [], warnings: [], model, memoryMiB, invalid };
+  const withheld: DraTaintedGpu[] = [];
+  const warnings: DraTaintedGpu[] = [];
+  for (const gpu of gpus) {
+    const blocking = gpu.taints.find(taintBlocksDevice);
+    if (blocking !== undefined) withheld.push({ device: gpu.name, taint: blocking });
+    else for (const taint of gpu.taints) warnings.push({ device: gpu.name, taint });
+  }
+  return { devices: gpus.length - withheld.length, withheld, warnings, model, memoryMiB, invalid };
 }

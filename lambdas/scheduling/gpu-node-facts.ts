@@ -1,4 +1,4 @@
-import type { DraNodeGpus } from './dra-gpus';
+import type { DraNodeGpus, DraTaintedGpu } from './dra-gpus';
 import { canonicalModel, REPORTED_MEMORY_TOLERANCE } from './gpu-model';
 import { AUTO_MODE_LABEL, GFD_LABEL, GPU_RESOURCE, KARPENTER_LABEL, MIG_RESOURCE_PREFIX, NODE_LABEL, NVIDIA_DRA_DRIVER, SHARED_GPU_RESOURCE } from './keys';
 import { parseCount, parseMiB } from './quantity';
@@ -44,7 +44,19 @@ export interface GpuNodeFacts {
   readonly mig: MigLayout | undefined;
   /** Set when a number is outside physical bounds: the node is then rejected for GPU pods (InvalidNodeData), with these problems as the detail. */
   readonly invalid: string | undefined;
+  /**
+   * Physical GPUs the labels name that the device plugin does not hand out
+   * (allocatable below the labelled count: it withholds a GPU it found
+   * unhealthy); 0 on shared, MIG and DRA nodes, where the two do not count
+   * the same things.
+   */
+  readonly unallocatable: number;
+  /** On a node whose GPUs come from its ResourceSlices: the GPUs a NoSchedule taint withholds, and the taints of effect None. */
+  readonly draWithheld: readonly DraTaintedGpu[];
+  readonly draWarnings: readonly DraTaintedGpu[];
 }
+
+const NONE: readonly DraTaintedGpu[] = Object.freeze([]);
 
 
 const MIG_PRODUCT_SUFFIX = /-MIG-(\d+g\.\d+gb)$/i;
@@ -77,7 +89,8 @@ function nonEmpty(text: string | undefined): string | undefined {
  * GPUs from DRA (NVIDIA's driver `gpu.nvidia.com`, see dra-gpus.ts) count
  * only on a node whose allocatable has no `nvidia.com/gpu` (the device
  * plugin, when present, is what hands out `nvidia.com/gpu`). There the
- * ResourceSlices' full GPUs are the devices placed (like allocatable, never
+ * ResourceSlices' full GPUs without a NoSchedule or NoExecute taint are the
+ * devices placed (like allocatable, never
  * compared with the labels' count); their `productName` and `memory` come
  * after every label above (labels name the model the same way on DRA and
  * device-plugin nodes) and must agree with them by the same rules (canonical
@@ -201,6 +214,7 @@ export function readGpuNodeFacts(
   let devices: number;
   let sharing: GpuSharing | undefined;
   let mig: MigLayout | undefined;
+  let unallocatable = 0;
   if (fromDra) {
     devices = dra.devices;
   } else if (migSingle) {
@@ -220,6 +234,7 @@ export function readGpuNodeFacts(
     } else {
       // What the device plugin offers; the labels only when it says nothing.
       devices = allocGpu ?? physical ?? 0;
+      if (allocGpu !== undefined && physical !== undefined && allocGpu < physical) unallocatable = physical - allocGpu;
     }
   }
 
@@ -245,5 +260,8 @@ export function readGpuNodeFacts(
     sharing: invalid === undefined ? sharing : undefined,
     mig: invalid === undefined ? mig : undefined,
     invalid,
+    unallocatable: invalid === undefined ? unallocatable : 0,
+    draWithheld: invalid === undefined && fromDra ? dra.withheld : NONE,
+    draWarnings: invalid === undefined && fromDra ? dra.warnings : NONE,
   };
 }

@@ -4,6 +4,8 @@
  */
 export * from './keys';
 export * from './reasons';
+export * from './gpu-health-reasons';
+export * from './node-health';
 export * from './quantity';
 export * from './duration';
 export * from './gpu-model';
@@ -21,12 +23,14 @@ export * from './snapshot';
 export * from './mirror-snapshots';
 export * from './framework';
 export * from './cluster-outcome';
+export * from './gpu-health-outcome';
 export * from './explain';
 export * from './profile';
 export * from './profiles';
 export { GPU_FIT_NAME, gpuFit } from './plugins/gpu-fit';
 export { CAPACITY_BLOCK_END_NAME, DEFAULT_DRAIN_MARGIN_MS, RESERVED_CAPACITY_NAME, capacityBlockEnd, createCapacityBlockEnd, reservedCapacity } from './plugins/capacity-reservation';
 export type { CapacityBlockEndOptions } from './plugins/capacity-reservation';
+export { GPU_HEALTH_NAME, gpuHealth, isDistributed } from './plugins/gpu-health';
 export { GPU_SCORE_NAME, createGpuScore, gpuScore } from './plugins/gpu-score';
 export type { GpuScoreOptions } from './plugins/gpu-score';
 export { GPU_PACKING_NAME, gpuPacking } from './plugins/gpu-packing';

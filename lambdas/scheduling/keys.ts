@@ -28,7 +28,18 @@ export const NODE_LABEL = {
   /** EC2's manufacturer name, e.g. `NVIDIA`: our labels are read only when it is NVIDIA (or absent). */
   gpuManufacturer: 'gpu.nvidia.com/manufacturer',
   zone: 'topology.kubernetes.io/zone',
+  /**
+   * `degraded` while the node's GPUs gave warnings in the last hour (the node
+   * monitoring agent's warning events) or a DRA device carries a taint of
+   * effect None: written and removed by the metrics reconciler
+   * (lambdas/reconciler/gpu-health-labels.ts), read by the extender's
+   * GpuHealth score.
+   */
+  gpuHealth: 'gpu.nvidia.com/health',
 } as const;
+
+/** The one value of NODE_LABEL.gpuHealth. */
+export const GPU_HEALTH_DEGRADED = 'degraded';
 
 /**
  * EKS's labels for a node's place in the EC2 network hierarchy, top
@@ -112,6 +123,8 @@ export const EKS_CAPACITY_TYPE_LABEL = 'eks.amazonaws.com/capacityType';
 export const NODE_ANNOTATION = {
   /** Mean GPU utilization in percent (0..100), written by the metrics reconciler. Absent = unknown. */
   gpuUtilization: 'gpu.nvidia.com/utilization',
+  /** Beside NODE_LABEL.gpuHealth: what made the node degraded and when, written by the metrics reconciler. */
+  gpuHealthReasons: 'gpu.nvidia.com/health-reasons',
 } as const;
 
 /**

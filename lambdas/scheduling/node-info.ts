@@ -6,6 +6,8 @@ import { GPU_NODE_LIMITS } from './gpu-node-limits';
 import { GPU_MILLI, GPU_RESOURCE, MIG_RESOURCE_PREFIX, NODE_ANNOTATION, NODE_LABEL } from './keys';
 import { metadataOf, isRecord, stringField, stringMap } from './kube-json';
 import { localityKeysOf } from './network-topology';
+import type { NodeHealth } from './node-health';
+import { HEALTHY, readNodeHealth } from './node-health';
 import type { PodInfo } from './pod-info';
 import { parseBytes, parseCount, parseCpuMilli } from './quantity';
 import type { ResourceDemand } from './resources';
@@ -32,6 +34,8 @@ export interface NodeSpec {
   readonly claimedGpus?: number;
   /** Why the node's GPU data cannot be trusted (the problems, without the InvalidNodeData phrase); GPU pods are rejected here. */
   readonly invalid?: string;
+  /** What its health signals say (node-health.ts); healthy when absent. */
+  readonly health?: NodeHealth;
 }
 
 /** A node's GPUs in its ResourceSlices, by node name (see draGpusByNode). */
@@ -84,6 +88,8 @@ export class NodeInfo {
   readonly invalid: string | undefined;
   /** GPUs held by ResourceClaims: devices no pod of ours accounts for, so no unbind frees them. */
   readonly claimedGpus: number;
+  /** Failing, degraded or withholding GPUs, or HEALTHY (node-health.ts); read by the GpuHealth plugin. */
+  readonly health: NodeHealth;
 
   /** Free share of each GPU device, 0..1000. */
   readonly devices: Int32Array;
@@ -119,6 +125,7 @@ export class NodeInfo {
     this.mig = spec.mig;
     this.migFree = new Map(spec.mig?.strategy === 'mixed' ? spec.mig.types.map((t) => [t.resource, t.count]) : []);
     this.invalid = spec.invalid;
+    this.health = spec.health ?? HEALTHY;
     this.gpuMemoryMiB = spec.gpuMemoryMiB;
     this.gpuUsableMemoryMiB = spec.gpuMemoryMiB === undefined ? undefined : usableGpuMemoryMiB(spec.gpuMemoryMiB, this.deviceSizesGiB());
     this.gpuUtilization = spec.gpuUtilization;
@@ -254,6 +261,7 @@ export class NodeInfo {
       ...(this.mig === undefined ? {} : { mig: this.mig }),
       ...(this.claimedGpus === 0 ? {} : { claimedGpus: this.claimedGpus }),
       ...(this.invalid === undefined ? {} : { invalid: this.invalid }),
+      ...(this.health === HEALTHY ? {} : { health: this.health }),
     });
     for (const pod of this.pods) copy.addPod(pod, this.assignments.get(pod.uid));
     return copy;
@@ -328,6 +336,13 @@ export function nodeInfoFromKubernetes(node: unknown, draGpusOf?: DraGpusLookup)
   const cpu = readOr(allocatable.cpu, parseCpuMilli);
   const bytes = readOr(allocatable.memory, parseBytes);
   const pods = readOr(allocatable.pods, parseCount);
+  const health = readNodeHealth({
+    labels,
+    conditions: status?.conditions,
+    unallocatableGpus: gpu.unallocatable,
+    draWithheld: gpu.draWithheld,
+    draWarnings: gpu.draWarnings,
+  });
   return new NodeInfo({
     name,
     labels,
@@ -343,6 +358,7 @@ export function nodeInfoFromKubernetes(node: unknown, draGpusOf?: DraGpusLookup)
     ...(gpu.mig === undefined ? {} : { mig: gpu.mig }),
     ...(gpu.claimed === 0 ? {} : { claimedGpus: gpu.claimed }),
     ...(gpu.invalid === undefined ? {} : { invalid: gpu.invalid }),
+    ...(health === HEALTHY ? {} : { health }),
   });
 }
 

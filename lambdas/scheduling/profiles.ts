@@ -4,6 +4,7 @@ import type { FragmentationOptions } from './plugins/fragmentation';
 import { GPU_SCORE_NAME, createGpuScore } from './plugins/gpu-score';
 import type { GpuScoreOptions } from './plugins/gpu-score';
 import { gpuFit } from './plugins/gpu-fit';
+import { GPU_HEALTH_NAME, gpuHealth } from './plugins/gpu-health';
 import { GPU_PACKING_NAME, gpuPacking } from './plugins/gpu-packing';
 import { NETWORK_LOCALITY_NAME, networkLocality } from './plugins/network-locality';
 import { nodeResourcesFit } from './plugins/node-resources-fit';
@@ -14,14 +15,15 @@ import { Profile } from './profile';
 /**
  * The score plugins the built-in profiles weigh. Their names are also the
  * user-facing weight keys (EXTENDER_WEIGHT_<PLUGIN>, the simulator's
- * --config), so renaming a plugin is a breaking change there.
+ * --weights), so renaming a plugin is a breaking change there.
  */
 export type ScorePluginName =
   | typeof GPU_SCORE_NAME
   | typeof GPU_PACKING_NAME
   | typeof NETWORK_LOCALITY_NAME
   | typeof FRAGMENTATION_NAME
-  | typeof RESERVED_CAPACITY_NAME;
+  | typeof RESERVED_CAPACITY_NAME
+  | typeof GPU_HEALTH_NAME;
 
 export interface ProfileOptions {
   /** Weight of each score plugin by name; 0 disables it. */
@@ -56,6 +58,14 @@ export interface ProfileOptions {
  * within a level the others choose. It skips every other pod (no weight in
  * their mean), so their scale is Fragmentation 20 of 21 (of 26 where some
  * feasible nodes are reserved).
+ *
+ * GpuHealth 30: a degraded node loses 30 × 100 = 3000 > 2600, more than
+ * Fragmentation, GpuScore and ReservedCapacity can make up together, so a
+ * pod goes to a degraded node only when no healthy node fits it at the same
+ * locality level. Across locality levels health and closeness are weighed
+ * together (one level is worth ≥ 2635). It skips every cycle whose feasible
+ * nodes are all healthy (or all degraded), so it changes nothing where no
+ * health signal is set.
  */
 export const DEFAULT_WEIGHTS = {
   [GPU_SCORE_NAME]: 1,
@@ -63,6 +73,7 @@ export const DEFAULT_WEIGHTS = {
   [NETWORK_LOCALITY_NAME]: 170,
   [FRAGMENTATION_NAME]: 20,
   [RESERVED_CAPACITY_NAME]: 5,
+  [GPU_HEALTH_NAME]: 30,
 } as const satisfies Readonly<Record<ScorePluginName, number>>;
 
 /**
@@ -82,15 +93,20 @@ function scorers(options: ProfileOptions): WeightedPlugin[] {
     { plugin: networkLocality, weight: weights[NETWORK_LOCALITY_NAME] },
     { plugin: createFragmentationScore(options.fragmentation), weight: weights[FRAGMENTATION_NAME] },
     { plugin: reservedCapacity, weight: weights[RESERVED_CAPACITY_NAME] },
+    { plugin: gpuHealth, weight: weights[GPU_HEALTH_NAME] },
   ];
 }
 
-/** What the extender runs: kube-scheduler has already checked CPU and memory in-tree. */
+/**
+ * What the extender runs: kube-scheduler has already checked CPU and memory
+ * in-tree. GpuHealth filters first, so a failing node is refused as
+ * unresolvable (never a preemption candidate) whatever else it lacks.
+ */
 export function createExtenderProfile(options: ProfileOptions = {}): Profile {
-  return new Profile({ name: 'extender', filters: [gpuFit, createCapacityBlockEnd(options.capacityBlockEnd)], scorers: scorers(options) });
+  return new Profile({ name: 'extender', filters: [gpuHealth, gpuFit, createCapacityBlockEnd(options.capacityBlockEnd)], scorers: scorers(options) });
 }
 
 /** What the simulator runs: the scheduler's resource fit plus the extender's plugins. */
 export function createSimulatorProfile(options: ProfileOptions = {}): Profile {
-  return new Profile({ name: 'simulator', filters: [nodeResourcesFit, gpuFit, createCapacityBlockEnd(options.capacityBlockEnd)], scorers: scorers(options) });
+  return new Profile({ name: 'simulator', filters: [nodeResourcesFit, gpuHealth, gpuFit, createCapacityBlockEnd(options.capacityBlockEnd)], scorers: scorers(options) });
 }

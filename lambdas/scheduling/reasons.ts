@@ -18,6 +18,8 @@ export const REJECTION_REASONS = [
   'GpuSharingMismatch',
   /** The node's Capacity Block ends before the pod would finish, or within the drain margin. */
   'CapacityBlockEnding',
+  /** A health signal keeps GPU pods off the node: AcceleratedHardwareReady=False, or NetworkingReady=False for a distributed job's pod (GpuHealth). */
+  'NodeUnhealthy',
 ] as const;
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
 
@@ -41,6 +43,7 @@ export const REJECTION_PHRASES: Readonly<Record<RejectionReason, string>> = {
   InvalidNodeData: 'Node reports impossible GPU data',
   GpuSharingMismatch: 'GPU sharing mismatch',
   CapacityBlockEnding: 'Capacity Block ends too soon',
+  NodeUnhealthy: 'Node is unhealthy',
 };
 
 const SEPARATOR = ': ';

@@ -73,6 +73,20 @@ export interface NvidiaSliceOptions {
   devices?: unknown[];
 }
 
+/**
+ * A device taint as the driver's health monitor writes it (behind its
+ * NVMLDeviceHealthCheck gate; cmd/gpu-kubelet-plugin/device_health.go):
+ * `gpu.nvidia.com/xid` with the XID as value, NoSchedule for a critical XID
+ * and None for one it counts as an application error (13, 31, 43, 45, 68,
+ * 109); `gpu.nvidia.com/gpu-lost` NoSchedule; `gpu.nvidia.com/unmonitored`
+ * None. The driver never clears them: a restart of the driver does.
+ */
+export interface DraDeviceTaintSpec {
+  key: string;
+  value?: string;
+  effect: 'NoSchedule' | 'NoExecute' | 'None';
+}
+
 /** The ResourceSlice of one node with `count` GPUs of one model. */
 export function nvidiaResourceSlice(nodeName: string, count: number, gpu: DraGpuModel, options: NvidiaSliceOptions = {}): Record<string, unknown> {
   return {
@@ -92,6 +106,8 @@ export function nvidiaResourceSlice(nodeName: string, count: number, gpu: DraGpu
 export interface DraGpuDriver {
   /** Publishes `count` GPUs of `gpu` on `node`, owned by the Node (deleted with it, as the kubelet plugin's are). */
   publish(node: V1Node, count: number, gpu: DraGpuModel, options?: NvidiaSliceOptions): Promise<void>;
+  /** Adds a taint to device `gpu-<minor>` of the slice it published for `nodeName`, as its health monitor does after an NVML event. */
+  taint(nodeName: string, minor: number, taint: DraDeviceTaintSpec): Promise<void>;
   /** Removes the DeviceClass (slices go with their nodes). */
   uninstall(): Promise<void>;
 }
@@ -102,6 +118,8 @@ export async function installDraGpuDriver(admin: KubeConfig): Promise<DraGpuDriv
   await objects.create(deviceClass).catch((error: unknown) => {
     if (!isKubeConflict(error)) throw error;
   });
+  /** The slice published per node name, to taint its devices later. */
+  const published = new Map<string, string>();
   return {
     async publish(node, count, gpu, options) {
       const name = node.metadata?.name;
@@ -110,6 +128,18 @@ export async function installDraGpuDriver(admin: KubeConfig): Promise<DraGpuDriv
       const slice = nvidiaResourceSlice(name, count, gpu, options);
       const metadata = { ...(slice.metadata as Record<string, unknown>), ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name, uid, controller: true }] };
       await objects.create({ ...slice, metadata } as unknown as KubernetesObject);
+      published.set(name, (slice.metadata as { name: string }).name);
+    },
+    async taint(nodeName, minor, taint) {
+      const sliceName = published.get(nodeName);
+      if (sliceName === undefined) throw new Error(`no ResourceSlice was published for ${nodeName}`);
+      // Read, change, replace: the driver's ResourceSlice controller updates its slices the same way (a conflict is retried by the caller).
+      const current = (await objects.read({ apiVersion: DRA_API, kind: 'ResourceSlice', metadata: { name: sliceName } })) as unknown as { spec: { devices: Record<string, unknown>[] } };
+      const device = current.spec.devices.find((d) => d.name === `gpu-${minor}`);
+      if (device === undefined) throw new Error(`${sliceName} has no device gpu-${minor}`);
+      const taints = Array.isArray(device.taints) ? (device.taints as unknown[]) : [];
+      device.taints = [...taints, { ...taint, timeAdded: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') }];
+      await objects.replace(current as unknown as KubernetesObject);
     },
     async uninstall() {
       await objects.delete(deviceClass).catch((error: unknown) => {

@@ -15,6 +15,31 @@ import { simulate } from '../../simulator/simulate';
 
 const harness = e2eHarness();
 const SEEDS = [101, 202, 303, 404, 505];
+/** Seeds whose dump also carries GPU health signals (withHealthSignals): the GpuHealth filter and score on both paths. */
+const HEALTH_SEEDS = [606];
+
+/**
+ * The dump with the signals docs/health.md reads on its first GPU nodes: one
+ * failing (AcceleratedHardwareReady=False), one labelled degraded by the
+ * reconciler, one whose GPU condition is Unknown, one short of a GPU in
+ * allocatable.
+ */
+function withHealthSignals(nodes: Record<string, unknown>[]): Record<string, unknown>[] {
+  type RawNode = { metadata: { labels?: Record<string, string> }; status: { allocatable?: Record<string, string>; conditions?: unknown[] } };
+  let changed = 0;
+  return nodes.map((raw) => {
+    const node = structuredClone(raw) as RawNode;
+    const gpus = Number(node.status.allocatable?.['nvidia.com/gpu'] ?? '0');
+    if (gpus === 0 || changed > 3) return node as Record<string, unknown>;
+    const condition = (status: string, reason: string, message: string) => ({ type: 'AcceleratedHardwareReady', status, reason, message, lastTransitionTime: '2026-12-01T10:00:00Z' });
+    if (changed === 0) node.status.conditions = [...(node.status.conditions ?? []), condition('False', 'NvidiaXID79Error', 'GPU has fallen off the bus')];
+    if (changed === 1) node.metadata.labels = { ...node.metadata.labels, 'gpu.nvidia.com/health': 'degraded' };
+    if (changed === 2) node.status.conditions = [...(node.status.conditions ?? []), condition('Unknown', 'NodeStatusNeverUpdated', 'the agent stopped reporting')];
+    if (changed === 3 && gpus > 1 && node.status.allocatable) node.status.allocatable['nvidia.com/gpu'] = String(gpus - 1);
+    changed++;
+    return node as Record<string, unknown>;
+  });
+}
 const created: string[] = [];
 /** Nodes each in-tree filter removed on the fast path, over every dump: the dumps must exercise them all. */
 const removed: Record<string, number> = {};
@@ -46,12 +71,14 @@ describe('simulate: the fast path places as the real gpu-scheduler does', () => 
   });
   afterAll(cleanUp);
 
-  for (const seed of SEEDS) {
-    it(`generated dump, seed ${seed}: same placements and reasons, ties reported with the real pick among them`, async () => {
+  for (const seed of [...SEEDS, ...HEALTH_SEEDS]) {
+    const health = HEALTH_SEEDS.includes(seed);
+    it(`generated dump, seed ${seed}${health ? ' with GPU health signals' : ''}: same placements and reasons, ties reported with the real pick among them`, async () => {
       // Under 100 nodes kube-scheduler evaluates every node (percentageOfNodesToScore), as the fast path does.
       await cleanUp();
       const namespaces = [`ml-${seed}`, `web-${seed}`];
-      const dump = generateDump({ nodes: 30, pods: 160, pendingShare: 0.25, seed, namespaces });
+      const generated = generateDump({ nodes: 30, pods: 160, pendingShare: 0.25, seed, namespaces });
+      const dump = health ? { ...generated, nodes: withHealthSignals(generated.nodes) } : generated;
       created.push(...namespaces);
       const exact = await simulateExact(dump.nodes, dump.pods, {}, harness.info.controlPlane, { explain: true });
       const fastFirst = simulate(dump.nodes, dump.pods);
@@ -79,6 +106,13 @@ describe('simulate: the fast path places as the real gpu-scheduler does', () => 
       expect(fast.placed.length).toBeGreaterThan(10);
       expect(fast.unschedulable.length).toBeGreaterThan(0);
       expect(fast.skipped.otherScheduler['default-scheduler']).toBeGreaterThan(0);
+      if (health) {
+        // The failing node takes no GPU pod on either path.
+        // The failing node takes no pending GPU pod on either path (pods bound in the dump stay where they are).
+        const failing = (dump.nodes.find((n) => JSON.stringify(n).includes('NvidiaXID79Error'))?.metadata as { name?: string } | undefined)?.name;
+        expect(failing).toBeDefined();
+        expect(fast.placed.filter((p) => p.node === failing && p.devices.length > 0)).toEqual([]);
+      }
       console.log(`seed ${seed}: ${fast.placed.length} placed (${fast.placed.filter((p) => p.tiedWith.length > 0).length} on a tie), ${fast.unschedulable.length} unschedulable`);
     }, 15 * 60_000);
   }

@@ -10,7 +10,7 @@ import { kubeStatusCode } from '../../lambdas/kube';
 import { GPU_LABEL } from '../../lambdas/labeler/gpu-labels';
 import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view';
 import { KARPENTER_DO_NOT_DISRUPT_ANNOTATION } from '../../lambdas/reconciler/do-not-disrupt';
-import { NODE_ANNOTATION, NODE_TAINT, POD_LABEL } from '../../lambdas/scheduling/keys';
+import { NODE_ANNOTATION, NODE_LABEL, NODE_TAINT, POD_LABEL } from '../../lambdas/scheduling/keys';
 import { e2eHarness } from './support/e2e-context';
 import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
 
@@ -115,18 +115,26 @@ describe('the labeler may change only its own node labels and remove its start-u
   });
 });
 
-describe('the reconciler may change only the deletion cost of pods and the utilization of nodes', () => {
+describe('the reconciler may change only the deletion cost of pods and the utilization and GPU health of nodes', () => {
   const { group } = LAMBDA_WRITE_LIMITS.reconciler;
 
   it('is refused a foreign or own-looking label, a foreign annotation, a taint and a spec field on nodes', async () => {
-    await expectRefused(patchNode(reconciler, { metadata: { labels: { [GPU_LABEL.model]: 'B200' } } }), group, `${group} may change no node labels`);
+    await expectRefused(patchNode(reconciler, { metadata: { labels: { [GPU_LABEL.model]: 'B200' } } }), group, `${group} may change only these node labels: ${NODE_LABEL.gpuHealth}`);
     await expectRefused(
       patchNode(reconciler, { metadata: { annotations: { 'example.com/owner': 'me' } } }),
       group,
-      `${group} may change only these node annotations: ${NODE_ANNOTATION.gpuUtilization}`,
+      `${group} may change only these node annotations: ${NODE_ANNOTATION.gpuUtilization}, ${NODE_ANNOTATION.gpuHealthReasons}`,
     );
     await expectRefused(patchNode(reconciler, { spec: { taints: [] } }), group, `${group} may change no node taints`);
     await expectRefused(patchNode(reconciler, { spec: { unschedulable: true } }), group, `${group} may change no node spec field`);
+  });
+
+  it('may write and remove the GPU health label and its reasons on nodes', async () => {
+    const degraded = await patchNode(reconciler, { metadata: { labels: { [NODE_LABEL.gpuHealth]: 'degraded' }, annotations: { [NODE_ANNOTATION.gpuHealthReasons]: 'NvidiaPCIeError, last 2026-12-01T11:00:00Z' } } });
+    expect(degraded.metadata?.labels?.[NODE_LABEL.gpuHealth]).toBe('degraded');
+    const cleared = await patchNode(reconciler, { metadata: { labels: { [NODE_LABEL.gpuHealth]: null }, annotations: { [NODE_ANNOTATION.gpuHealthReasons]: null } } });
+    expect(cleared.metadata?.labels?.[NODE_LABEL.gpuHealth]).toBeUndefined();
+    expect(cleared.metadata?.annotations?.[NODE_ANNOTATION.gpuHealthReasons]).toBeUndefined();
   });
 
   it('is refused a foreign label, a foreign annotation and a spec field on pods', async () => {

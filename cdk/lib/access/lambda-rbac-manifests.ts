@@ -7,7 +7,8 @@ const copyRule = (rule: PolicyRule): PolicyRule => ({ apiGroups: [...rule.apiGro
 /**
  * The RBAC objects of one Lambda's group: a ClusterRole and its binding, and,
  * when `namespaces` are given, a Role and a RoleBinding in each of them for
- * its namespaced rules (which are then left out of the ClusterRole). kubectl
+ * its namespaced rules (which are then left out of the ClusterRole), and
+ * then a Role to list events in its node-events namespace. kubectl
  * applies a Role only into a namespace that exists.
  */
 export function lambdaRbacManifests(access: LambdaKubernetesAccess, namespaces: readonly string[] = []): KubernetesObject[] {
@@ -28,6 +29,20 @@ export function lambdaRbacManifests(access: LambdaKubernetesAccess, namespaces: 
     },
   ];
   if (!scoped) return objects;
+  const eventsNamespace = access.nodeEventsNamespace;
+  if (eventsNamespace !== undefined && !namespaces.includes(eventsNamespace)) {
+    const name = `${group}-node-events`;
+    objects.push(
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace: eventsNamespace, labels }, rules: [{ apiGroups: [''], resources: ['events'], verbs: ['list'] }] },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name, namespace: eventsNamespace, labels },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+        subjects,
+      },
+    );
+  }
   for (const namespace of new Set(namespaces)) {
     objects.push(
       { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: group, namespace, labels }, rules: namespaced.map(copyRule) },

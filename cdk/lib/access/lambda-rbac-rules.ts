@@ -16,6 +16,12 @@ export interface LambdaKubernetesAccess {
    * RoleBinding per namespace), or cluster-wide when it is limited to none.
    */
   readonly namespacedRules?: readonly PolicyRule[];
+  /**
+   * Where events about Nodes live (event recorders put those of cluster-scoped
+   * objects in `default`): when the namespaced rules are limited to some
+   * namespaces, listing events is granted here too.
+   */
+  readonly nodeEventsNamespace?: string;
 }
 
 /**
@@ -53,7 +59,10 @@ export const LAMBDA_KUBERNETES_ACCESS = {
     // Lists opted-in pods and writes their pod-deletion-cost annotation (and
     // the do-not-disrupt of opted-in training pods), and lists Karpenter's
     // Nominated events of pending pods (waiting for capacity or for a fit),
-    // in the reconciler's POD_NAMESPACES only when that is set.
+    // in the reconciler's POD_NAMESPACES only when that is set; and the
+    // Warning events about Nodes (the node monitoring agent's GPU warnings,
+    // gpu-health-labels.ts), which live in `default`.
+    nodeEventsNamespace: 'default',
     namespacedRules: [
       { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'patch'] },
       { apiGroups: [''], resources: ['events'], verbs: ['list'] },

@@ -8,7 +8,7 @@ import { ownedNodeLabelKeys } from '../../../lambdas/labeler/capacity-labels';
 import { KARPENTER_DO_NOT_DISRUPT_ANNOTATION } from '../../../lambdas/reconciler/do-not-disrupt';
 import { KARPENTER_DISRUPTION_COST_ANNOTATION } from '../../../lambdas/reconciler/karpenter-disruption-cost';
 import { POD_DELETION_COST_ANNOTATION } from '../../../lambdas/reconciler/pod-view';
-import { NODE_ANNOTATION, NODE_TAINT, POD_LABEL } from '../../../lambdas/scheduling/keys';
+import { NODE_ANNOTATION, NODE_LABEL, NODE_TAINT, POD_LABEL } from '../../../lambdas/scheduling/keys';
 import type { KubernetesObject } from '../common/kubernetes-object';
 import type { Validation } from './identity-policy';
 import { identityPolicyManifests } from './identity-policy';
@@ -55,7 +55,7 @@ export const LAMBDA_WRITE_LIMITS = {
   },
   reconciler: {
     group: LAMBDA_KUBERNETES_ACCESS.reconciler.group,
-    nodes: { labels: [], annotations: [NODE_ANNOTATION.gpuUtilization], removableTaints: [] },
+    nodes: { labels: [NODE_LABEL.gpuHealth], annotations: [NODE_ANNOTATION.gpuUtilization, NODE_ANNOTATION.gpuHealthReasons], removableTaints: [] },
     pods: {
       labels: [POD_LABEL.doNotDisruptOwner],
       annotations: [POD_DELETION_COST_ANNOTATION, KARPENTER_DISRUPTION_COST_ANNOTATION, KARPENTER_DO_NOT_DISRUPT_ANNOTATION],

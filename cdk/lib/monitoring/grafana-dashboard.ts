@@ -15,6 +15,7 @@ import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { capacityRows } from '../observability/capacity-widgets';
 import { gpuCostRows } from '../observability/gpu-cost-widgets';
+import { gpuHealthRows } from '../observability/gpu-health-widgets';
 import { outcomeGraphs, outcomeTopRow } from '../observability/outcome-widgets';
 import { readWidget, type WidgetLine, type WidgetView } from './cloudwatch-widget-json';
 import { metricKeyOf, schedulerPromEquivalents, type PromEquivalent, type PromQuery, type SchedulerSeries } from './scheduler-promql';
@@ -128,6 +129,7 @@ export function grafanaDashboard(props: GrafanaDashboardProps): dashboard.Dashbo
     { title: 'Outcome', widgets: outcomeTopRow([]) },
     { title: 'Capacity', widgets: capacityRows().flat() },
     { title: 'GPU cost', widgets: gpuCostRows().flat() },
+    { title: 'GPU health', widgets: gpuHealthRows().flat() },
     { title: 'Outcome over time', widgets: outcomeGraphs().flat() },
   ];
   const builder = new dashboard.DashboardBuilder(`GPU scheduling (${props.clusterName})`)

@@ -14,6 +14,7 @@ import { METRIC } from '../../../lambdas/observability/metric-catalog';
 import type { AlarmsConfig } from '../../app-config/app-config';
 import { catalogMetric, catalogSumParts, dimensionCombinations } from './catalog-metrics';
 import { reservedIdleAlarmProps } from './gpu-cost-alarm';
+import { gpuHealthAlarmProps } from './gpu-health-alarms';
 
 export interface PipelineAlarmsProps {
   readonly config: AlarmsConfig;
@@ -103,6 +104,7 @@ export class PipelineAlarms extends Construct {
     }
     this.outcomeAlarms(config);
     if (props.certificates) this.certificateAlarms(config, props.certificates);
+    for (const [alarmId, alarmProps] of Object.entries(gpuHealthAlarmProps(config))) this.add(alarmId, alarmProps);
     for (const [name, fn] of Object.entries(props.functions)) {
       this.add(`${name}Errors`, {
         metric: fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }),

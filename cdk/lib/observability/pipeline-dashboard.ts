@@ -9,6 +9,7 @@ import { METRIC } from '../../../lambdas/observability/metric-catalog';
 import { catalogMetric, catalogMetricsByDimension } from './catalog-metrics';
 import { CAPACITY_GUIDE, capacityRows } from './capacity-widgets';
 import { GPU_COST_GUIDE, gpuCostRows } from './gpu-cost-widgets';
+import { GPU_HEALTH_GUIDE, gpuHealthRows } from './gpu-health-widgets';
 import { outcomeGraphs, outcomeTopRow, READING_GUIDE } from './outcome-widgets';
 
 export interface PipelineDashboardProps {
@@ -68,6 +69,8 @@ export class PipelineDashboard extends Construct {
     this.dashboard.addWidgets(new cloudwatch.TextWidget({ markdown: CAPACITY_GUIDE, width: 24, height: 3 }));
     for (const row of gpuCostRows()) this.dashboard.addWidgets(...row);
     this.dashboard.addWidgets(new cloudwatch.TextWidget({ markdown: GPU_COST_GUIDE, width: 24, height: 3 }));
+    for (const row of gpuHealthRows()) this.dashboard.addWidgets(...row);
+    this.dashboard.addWidgets(new cloudwatch.TextWidget({ markdown: GPU_HEALTH_GUIDE, width: 24, height: 3 }));
     for (const row of outcomeGraphs()) this.dashboard.addWidgets(...row);
     this.dashboard.addWidgets(new cloudwatch.TextWidget({ markdown: '## Plumbing\nRequests, latencies and errors of the extender, labeler and reconciler.', width: 24, height: 1 }));
     this.dashboard.addWidgets(

@@ -105,11 +105,24 @@ const readPodField: FieldReader<Json> = (field, pod, pbf) => {
   else if (field === 3) pod.status = readEmbedded(pbf, readPodStatus, {});
 };
 
-/** NodeStatus: capacity 1, allocatable 2. */
+/**
+ * NodeCondition: type 1, status 2, reason 5, message 6 (the node monitoring
+ * agent's GPU health; the times are not read, so not kept).
+ */
+const readNodeCondition: FieldReader<Json> = (field, condition, pbf) => {
+  if (pbf.type !== LENGTH_DELIMITED) return;
+  if (field === 1) setSharedText(condition, 'type', pbf);
+  else if (field === 2) setSharedText(condition, 'status', pbf);
+  else if (field === 5) setSharedText(condition, 'reason', pbf);
+  else if (field === 6) setText(condition, 'message', pbf);
+};
+
+/** NodeStatus: capacity 1, allocatable 2, conditions 4. */
 const readNodeStatus: FieldReader<Json> = (field, status, pbf) => {
   if (pbf.type !== LENGTH_DELIMITED) return;
   if (field === 1) readQuantityMapEntry(pbf, (status.capacity ??= {}) as Record<string, string>);
   else if (field === 2) readQuantityMapEntry(pbf, (status.allocatable ??= {}) as Record<string, string>);
+  else if (field === 4) ((status.conditions ??= []) as Json[]).push(readEmbedded(pbf, readNodeCondition, {}));
 };
 
 /** Node: metadata 1, status 3 (the spec's taints and unschedulable are kube-scheduler's to judge, not ours). */

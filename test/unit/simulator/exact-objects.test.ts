@@ -16,6 +16,17 @@ describe('the dump\'s objects as --exact creates them', () => {
     expect(status.conditions.map((c) => [c.type, c.status])).toEqual([['Ready', 'True']]);
   });
 
+  it('keeps the node monitoring agent\'s conditions, which the GpuHealth filter reads, and no other', () => {
+    const failing = { type: 'AcceleratedHardwareReady', status: 'False', reason: 'NvidiaXID79Error', message: 'GPU has fallen off the bus' };
+    const sick = { ...node, status: { ...node.status, conditions: [...node.status.conditions, failing, { type: 'MemoryPressure', status: 'False' }] } };
+    const status = nodeStatus(sick).status as { conditions: { type: string; status: string }[] };
+    expect(status.conditions.map((c) => [c.type, c.status])).toEqual([
+      ['Ready', 'True'],
+      ['AcceleratedHardwareReady', 'False'],
+    ]);
+    expect(status.conditions[1]).toEqual(failing);
+  });
+
   it('drops what the API server would refuse or its controllers remove: owners, computed priority; a pending pod has no node', () => {
     const raw = {
       metadata: { name: 'p', namespace: 'ml', uid: 'x', ownerReferences: [{ kind: 'ReplicaSet' }], labels: { app: 'a' } },

@@ -563,8 +563,8 @@ describe('observability', () => {
 
   it('alarms on extender 5xx, handler errors, p99 latency, each DLQ and each Lambda’s errors', () => {
     const alarms = resourcesOfType(synth.json, 'AWS::CloudWatch::Alarm');
-    // …and, with mutual TLS, the certificate rotation's errors and failed runs, the listener certificate's DaysToExpiry; the scheduler's failed attempts; reserved GPUs idle while pods wait for capacity.
-    expect(alarms).toHaveLength(17);
+    // …and, with mutual TLS, the certificate rotation's errors and failed runs, the listener certificate's DaysToExpiry; the scheduler's failed attempts; reserved GPUs idle while pods wait for capacity; GPU health's (unhealthy GPUs, a node failing too long).
+    expect(alarms).toHaveLength(19);
     synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/CertificateManager',
       MetricName: 'DaysToExpiry',

@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DRA_ABSENT_RECHECK_MS, kubernetesClusterSource } from '../../../../lambdas/cluster-state/kubernetes-cluster-source';
-import { DRA_GPUS, nvidiaGpuClaim, nvidiaResourceSlice } from '../../../../local/addons/dra-gpu-driver';
+import { DRA_GPUS, nvidiaGpuClaim, nvidiaGpuDevice, nvidiaResourceSlice } from '../../../../local/addons/dra-gpu-driver';
 import type { KubeResponseInfo } from '../../../../lambdas/kube/kube-http-client';
 import type { SelfSignedCert, TlsServer } from '../kube/tls-fixture';
 import { selfSignedCert, startTlsServer } from '../kube/tls-fixture';
@@ -238,6 +238,19 @@ describe('kubernetesClusterSource with ResourceSlices', () => {
 
     // Nothing changed: the snapshot is kept.
     expect(await cluster.load()).toBe(second);
+  });
+
+  it('keeps a DRA node\'s health conditions, and withholds the GPUs a NoSchedule device taint keeps pods off', async () => {
+    api.draServed = true;
+    const failing = { ...draNode('d'), status: { allocatable: { cpu: '192' }, conditions: [{ type: 'AcceleratedHardwareReady', status: 'False', reason: 'NvidiaXID79Error', message: 'fell off the bus' }] } };
+    api.change('nodes', 'ADDED', failing);
+    const devices = [0, 1, 2, 3].map((minor) => nvidiaGpuDevice(minor, DRA_GPUS.h100));
+    devices[0] = { ...devices[0], taints: [{ key: 'gpu.nvidia.com/gpu-lost', effect: 'NoSchedule' }] };
+    api.change('resourceslices', 'ADDED', { ...nvidiaResourceSlice('d', 4, DRA_GPUS.h100, { devices }), metadata: { name: 'd-gpu.nvidia.com-1' } });
+    const snapshot = await source().load();
+    expect(snapshot.getNode('d')).toMatchObject({ gpuCount: 3 });
+    expect(snapshot.getNode('d')?.health.failing?.reason).toBe('NvidiaXID79Error');
+    expect(snapshot.getNode('d')?.health.unhealthy).toEqual([{ gpus: 1, class: 'GpuLost' }]);
   });
 
   it('watches ResourceClaims: GPUs a claim is allocated are taken on the node, and freed when the claim goes', async () => {

@@ -28,6 +28,8 @@ function deps(patchError: Error): LabelerDeps {
     },
     listNodes: async () => [NODE],
     readNode: async () => NODE,
+    patchNodeMetadata: async () => ({}),
+    listNodeEvents: async () => [],
     patchNodeLabels: async () => {
       throw patchError;
     },

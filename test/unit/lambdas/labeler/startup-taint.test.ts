@@ -40,6 +40,8 @@ describe('removeStartupTaint', () => {
     listNodePages: async function* () {},
     listNodes: async () => [],
     readNode: async () => undefined,
+    patchNodeMetadata: async () => ({}),
+    listNodeEvents: async () => [],
     patchNodeLabels: async () => ({}),
     patchNodeAnnotations: async () => ({}),
     jsonPatchNode: async () => {

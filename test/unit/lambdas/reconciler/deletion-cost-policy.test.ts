@@ -109,6 +109,7 @@ describe('podDeletionCost: properties', () => {
     warmupSeconds: fc.integer({ min: 0, max: 86_400 }),
     warmupCost: fc.integer({ min: INT32_MIN, max: INT32_MAX }),
     noSignalCost: fc.integer({ min: INT32_MIN, max: INT32_MAX }),
+    unhealthyNodeCost: fc.integer({ min: INT32_MIN, max: INT32_MAX }),
   });
 
   it('always yields an integer inside int32, never above the cap when metric-driven', () => {

@@ -107,6 +107,7 @@ describe('reconcile guards opted-in pods', () => {
         patches.push(`${namespace}/${name} ${JSON.stringify(patch)}`);
         return name.endsWith('gone') ? 'gone' : 'written';
       },
+      patchNodeHealth: async () => 'written',
     };
     const cluster: ClusterReader = {
       listPods: async () => ({ optedIn: options.failMetrics ? [servingPod] : [], all: unfinished }),
@@ -118,6 +119,7 @@ describe('reconcile guards opted-in pods', () => {
         return finished;
       },
       listNominations: async () => [],
+      listNodeWarnings: async () => [],
     };
     const summary = await reconcile(settings, {
       cluster,

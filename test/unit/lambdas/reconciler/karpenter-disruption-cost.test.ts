@@ -56,9 +56,10 @@ describe('reconcile keeps karpenter.sh/disruption-cost in step', () => {
       },
       patchNodeAnnotation: async () => 'written',
       patchPodMetadata: async () => 'written',
+      patchNodeHealth: async () => 'written',
     };
     await reconcile(settings, {
-      cluster: { listPods: async () => ({ optedIn: [pod], all: [pod] }), listNodes: async () => [], listGpuResourceSlices: async () => [], listResourceClaims: async () => [], listFinishedOwnedPods: async () => [], listNominations: async () => [] },
+      cluster: { listPods: async () => ({ optedIn: [pod], all: [pod] }), listNodes: async () => [], listGpuResourceSlices: async () => [], listResourceClaims: async () => [], listFinishedOwnedPods: async () => [], listNominations: async () => [], listNodeWarnings: async () => [] },
       writer,
       metrics: { latestValues: async () => new Map() },
       now: () => now,

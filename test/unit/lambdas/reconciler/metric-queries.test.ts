@@ -15,6 +15,7 @@ const settings = {
 const pods: PodView[] = Array.from({ length: 1000 }, (_, i) => ({
   namespace: `ns-${i % 3}`,
   name: `web-${i}`,
+  nodeName: undefined,
   terminating: false,
   readySince: undefined,
   currentCost: undefined,

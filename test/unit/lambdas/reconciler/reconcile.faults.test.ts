@@ -45,6 +45,10 @@ function recordingWriter(outcome: PatchOutcome = 'written'): AnnotationWriter & 
       calls.push(`${namespace}/${name} ${JSON.stringify(patch)}`);
       return outcome;
     },
+    async patchNodeHealth(name, label, reasons) {
+      calls.push(`${name} health=${String(label)} reasons=${String(reasons)}`);
+      return outcome;
+    },
   };
 }
 
@@ -55,6 +59,7 @@ const cluster = (pods: V1Pod[]): ClusterReader => ({
   listResourceClaims: async () => [],
   listFinishedOwnedPods: async () => [],
   listNominations: async () => [],
+  listNodeWarnings: async () => [],
 });
 
 describe('reconcile under faults', () => {
@@ -136,6 +141,7 @@ describe('reconcile under faults', () => {
         },
         patchNodeAnnotation: async () => 'written',
         patchPodMetadata: async () => 'written',
+        patchNodeHealth: async () => 'written',
       },
       metrics: { latestValues: async () => new Map() },
       now: () => now,

@@ -54,6 +54,17 @@ const NO_COSTS = {
   namespaceCost: { namespaces: [], namespaceCount: 0, idleHourlyCostUsd: 0 },
 };
 const NO_CAPACITY = { gpuNodes: 0, launched: 0, terminating: 0, waitingForCapacity: 0, waitingForFit: 0, hourlyCostUsd: 0, unpriced: 0, unpricedTypes: [] };
+const NO_HEALTH = {
+  unhealthy: 0,
+  degraded: 0,
+  byModel: [],
+  byClass: [],
+  failingNodes: 0,
+  oldestFailingSeconds: 0,
+  failing: [],
+  podsOnDegradedNodes: 0,
+  avoidedNodes: new Set<string>(),
+};
 
 describe('recordReconcile: cluster outcome and deletion costs', () => {
   const gpus = (allocatable: number, allocated: number, stranded: number) => ({ nodes: 1, allocatable, allocated, idle: allocatable - allocated, stranded });
@@ -72,6 +83,7 @@ describe('recordReconcile: cluster outcome and deletion costs', () => {
           invalidNodes: NO_INVALID_NODES,
           capacity: NO_CAPACITY,
           ...NO_COSTS,
+          health: NO_HEALTH,
         },
       }),
     );
@@ -88,7 +100,7 @@ describe('recordReconcile: cluster outcome and deletion costs', () => {
   it('writes pending GPU pods, those awaiting admission apart, the oldest age and the reasons', () => {
     const { telemetry, record } = spiedTelemetry();
     const pending = { count: 3, gated: 8, oldestSeconds: 420, reasons: [{ code: 'InsufficientGpus', pods: 2 } as const, { code: 'Other', pods: 1 } as const] };
-    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(0, 0, 0), byModel: {}, pending, invalidNodes: NO_INVALID_NODES, capacity: NO_CAPACITY, ...NO_COSTS } }));
+    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(0, 0, 0), byModel: {}, pending, invalidNodes: NO_INVALID_NODES, capacity: NO_CAPACITY, ...NO_COSTS, health: NO_HEALTH } }));
     expect([calls(record, 'GpuPodsPending'), calls(record, 'GpuPodsAwaitingAdmission'), calls(record, 'OldestPendingGpuPodAge')]).toEqual([[3], [8], [420]]);
     expect(calls(record, 'GpuPodsPendingByReason')).toEqual([
       [2, { Reason: 'InsufficientGpus' }],
@@ -99,7 +111,7 @@ describe('recordReconcile: cluster outcome and deletion costs', () => {
   it('writes the capacity numbers, and warns about GPU nodes without a price', () => {
     const { telemetry, record, warn } = spiedTelemetry();
     const capacity = { gpuNodes: 3, launched: 1, terminating: 1, waitingForCapacity: 2, waitingForFit: 1, hourlyCostUsd: 11.344, unpriced: 1, unpricedTypes: ['x9.large'] };
-    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(12, 4, 0), byModel: {}, pending: { count: 3, gated: 0, oldestSeconds: 60, reasons: [] }, invalidNodes: NO_INVALID_NODES, capacity, ...NO_COSTS } }));
+    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(12, 4, 0), byModel: {}, pending: { count: 3, gated: 0, oldestSeconds: 60, reasons: [] }, invalidNodes: NO_INVALID_NODES, capacity, ...NO_COSTS, health: NO_HEALTH } }));
     expect(
       ['GpuNodes', 'GpuNodesLaunched', 'GpuNodesTerminating', 'GpuNodesHourlyCostUsd', 'GpuNodesUnpriced', 'GpuPodsWaitingForCapacity', 'GpuPodsWaitingForFit'].map((name) => calls(record, name)),
     ).toEqual([[3], [1], [1], [11.344], [1], [2], [1]]);
@@ -109,10 +121,10 @@ describe('recordReconcile: cluster outcome and deletion costs', () => {
   it('warns once, naming a few, about nodes whose GPUs are left out for invalid data; not when there are none', () => {
     const { telemetry, warn } = spiedTelemetry();
     const pending = { count: 0, gated: 0, oldestSeconds: undefined, reasons: [] };
-    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(8, 0, 0), byModel: {}, pending, invalidNodes: NO_INVALID_NODES, capacity: NO_CAPACITY, ...NO_COSTS } }));
+    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(8, 0, 0), byModel: {}, pending, invalidNodes: NO_INVALID_NODES, capacity: NO_CAPACITY, ...NO_COSTS, health: NO_HEALTH } }));
     expect(warn).not.toHaveBeenCalled();
     const examples = [{ node: 'p5-a', reason: 'ResourceSlices of gpu.nvidia.com: device "gpu-0" has no productName' }];
-    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(8, 0, 0), byModel: {}, pending, invalidNodes: { count: 7, examples }, capacity: NO_CAPACITY, ...NO_COSTS } }));
+    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(8, 0, 0), byModel: {}, pending, invalidNodes: { count: 7, examples }, capacity: NO_CAPACITY, ...NO_COSTS, health: NO_HEALTH } }));
     expect(warn).toHaveBeenCalledTimes(1);
     expect(warn.mock.calls[0]?.[1]).toEqual({ nodes: 7, examples });
   });
@@ -130,5 +142,36 @@ describe('recordReconcile: cluster outcome and deletion costs', () => {
       [3, { Range: '500-999' }],
       [0, { Range: '1000+' }],
     ]);
+  });
+  it('writes GPU health: totals always, by model and class only where there are some, and warns naming failing nodes', () => {
+    const { telemetry, record, warn } = spiedTelemetry();
+    const pending = { count: 0, gated: 0, oldestSeconds: undefined, reasons: [] };
+    const health = {
+      ...NO_HEALTH,
+      unhealthy: 9,
+      degraded: 4,
+      byModel: [
+        { key: 'H100', unhealthy: 8, degraded: 0 },
+        { key: 'unknown', unhealthy: 1, degraded: 4 },
+      ],
+      byClass: [{ key: 'Xid' as const, unhealthy: 8, degraded: 4 }],
+      failingNodes: 1,
+      oldestFailingSeconds: 660,
+      failing: [{ node: 'p5-a', condition: 'AcceleratedHardwareReady=False: NvidiaXID79Error (GPU has fallen off the bus)' }],
+      podsOnDegradedNodes: 2,
+    };
+    recordReconcile(telemetry, summary({ outcome: { gpus: gpus(8, 0, 0), byModel: {}, pending, invalidNodes: NO_INVALID_NODES, capacity: NO_CAPACITY, ...NO_COSTS, health } }));
+    expect(['GpusUnhealthy', 'GpusDegraded', 'GpuNodesFailing', 'OldestFailingGpuNodeAge', 'GpuPodsOnDegradedNodes'].map((name) => calls(record, name))).toEqual([[9], [4], [1], [660], [2]]);
+    expect(calls(record, 'GpuHealthByModel')).toEqual([
+      [8, { GpuModel: 'H100', State: 'Unhealthy' }],
+      [1, { GpuModel: 'Unknown', State: 'Unhealthy' }],
+      [4, { GpuModel: 'Unknown', State: 'Degraded' }],
+    ]);
+    expect(calls(record, 'GpuHealthByClass')).toEqual([
+      [8, { Class: 'Xid', State: 'Unhealthy' }],
+      [4, { Class: 'Xid', State: 'Degraded' }],
+    ]);
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]?.[1]).toEqual({ nodes: 1, examples: health.failing });
   });
 });

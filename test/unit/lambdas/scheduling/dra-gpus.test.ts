@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { draGpusByNode, draGpuSliceFromKubernetes, type DraGpuSlice } from '../../../../lambdas/scheduling/dra-gpus';
+import type { GpuClaim } from '../../../../lambdas/scheduling/dra-claims';
 import { readGpuNodeFacts } from '../../../../lambdas/scheduling/gpu-node-facts';
 import { podInfoFromKubernetes } from '../../../../lambdas/scheduling/pod-info';
 import { snapshotFromKubernetes } from '../../../../lambdas/scheduling/snapshot';
@@ -34,7 +35,7 @@ function pod(name: string, nodeName: string, gpus: number): Record<string, unkno
 describe('draGpusByNode: NVIDIA ResourceSlices', () => {
   it('counts the full GPUs of a node, with the model and NVML memory the driver publishes', () => {
     const gpus = draGpusByNode(reduced(slice('p5', 8)));
-    expect(gpus.get('p5')).toEqual({ devices: 8, claimed: 0, model: 'NVIDIA H100 80GB HBM3', memoryMiB: 81559, invalid: undefined });
+    expect(gpus.get('p5')).toEqual({ devices: 8, withheld: [], warnings: [], claimed: 0, model: 'NVIDIA H100 80GB HBM3', memoryMiB: 81559, invalid: undefined });
   });
 
   it('ignores other drivers, slices without a node, and MIG devices', () => {
@@ -82,6 +83,52 @@ describe('draGpusByNode: NVIDIA ResourceSlices', () => {
     expect(gpus.get('too-many')?.invalid).toMatch(/129 devices/);
     for (const name of ['no-product', 'no-memory', 'huge-memory', 'mixed', 'many', 'too-many']) expect(gpus.get(name)?.devices).toBe(0);
     expect(gpus.get('good')).toMatchObject({ devices: 4, invalid: undefined });
+  });
+});
+
+describe('draGpusByNode: device taints of the driver\'s health monitor', () => {
+  const tainted = (minor: number, taints: unknown[]) => ({ ...nvidiaGpuDevice(minor, DRA_GPUS.h100), taints });
+  const devices = [
+    tainted(0, [{ key: 'gpu.nvidia.com/xid', value: '79', effect: 'NoSchedule', timeAdded: '2026-12-01T10:00:00Z' }]),
+    tainted(1, [{ key: 'gpu.nvidia.com/gpu-lost', effect: 'NoExecute' }]),
+    tainted(2, [{ key: 'gpu.nvidia.com/xid', value: '13', effect: 'None', timeAdded: '2026-12-01T11:00:00Z' }]),
+    tainted(3, [{ key: 'gpu.nvidia.com/unmonitored', effect: 'SomeFutureEffect' }]),
+    nvidiaGpuDevice(4, DRA_GPUS.h100),
+  ];
+  const gpus = draGpusByNode(reduced(slice('n', 0, DRA_GPUS.h100, { devices })));
+
+  it('withholds the GPUs a NoSchedule or NoExecute taint keeps pods off, and keeps the others with their None taints', () => {
+    expect(gpus.get('n')).toMatchObject({
+      devices: 3,
+      withheld: [
+        { device: 'gpu-0', taint: { key: 'gpu.nvidia.com/xid', value: '79', effect: 'NoSchedule' } },
+        { device: 'gpu-1', taint: { key: 'gpu.nvidia.com/gpu-lost', effect: 'NoExecute' } },
+      ],
+      // An effect the inventory does not know counts as None, as the API asks of consumers.
+      warnings: [
+        { device: 'gpu-2', taint: { key: 'gpu.nvidia.com/xid', value: '13', effect: 'None', timeAdded: '2026-12-01T11:00:00Z' } },
+        { device: 'gpu-3', taint: { key: 'gpu.nvidia.com/unmonitored', effect: 'SomeFutureEffect' } },
+      ],
+    });
+  });
+
+  it('counts a claim on a withheld GPU against none of the node\'s devices', () => {
+    const claim: GpuClaim = { key: 'ns/c', requests: [], isAllocated: true, extendedResource: false, allocated: [{ pool: 'n', device: 'gpu-0' }, { pool: 'n', device: 'gpu-4' }] };
+    expect(draGpusByNode(reduced(slice('n', 0, DRA_GPUS.h100, { devices })), [claim]).get('n')).toMatchObject({ devices: 3, claimed: 1 });
+  });
+
+  it('makes the node\'s GPUs those without such a taint, with the withheld ones unhealthy and the None taints degrading it', () => {
+    const snapshot = snapshotFromKubernetes([node('n')], [], [slice('n', 0, DRA_GPUS.h100, { devices })]);
+    const info = snapshot.getNode('n');
+    expect(info).toMatchObject({ gpuCount: 3, freeWholeGpus: 3 });
+    expect(info?.health.unhealthy).toEqual([
+      { gpus: 1, class: 'Xid' },
+      { gpus: 1, class: 'GpuLost' },
+    ]);
+    expect(info?.health.degraded.map((d) => d.text)).toEqual([
+      'DRA device gpu-2: gpu.nvidia.com/xid=13 (None) since 2026-12-01T11:00:00Z',
+      'DRA device gpu-3: gpu.nvidia.com/unmonitored (SomeFutureEffect)',
+    ]);
   });
 });
 

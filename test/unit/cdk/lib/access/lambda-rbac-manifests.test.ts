@@ -32,19 +32,24 @@ describe('lambdaRbacManifests', () => {
     expect(objects[0]?.rules).toEqual([NODES, SLICES_LIST, PODS, EVENTS]);
   });
 
-  it('grants pods only in the listed namespaces, nodes (cluster-scoped) still through the ClusterRole', () => {
+  it('grants pods only in the listed namespaces, nodes (cluster-scoped) still through the ClusterRole, and events about Nodes in default', () => {
     const objects = lambdaRbacManifests(reconciler, ['serving', 'batch', 'serving']);
     expect(summary(objects)).toEqual([
       'ClusterRole gpu-scheduling-reconciler',
       'ClusterRoleBinding gpu-scheduling-reconciler',
+      'Role default/gpu-scheduling-reconciler-node-events',
+      'RoleBinding default/gpu-scheduling-reconciler-node-events',
       'Role serving/gpu-scheduling-reconciler',
       'RoleBinding serving/gpu-scheduling-reconciler',
       'Role batch/gpu-scheduling-reconciler',
       'RoleBinding batch/gpu-scheduling-reconciler',
     ]);
     expect(objects[0]?.rules).toEqual([NODES, SLICES_LIST]);
-    for (const role of objects.filter((o) => o.kind === 'Role')) expect(role.rules).toEqual([PODS, EVENTS]);
-    for (const binding of objects.filter((o) => o.kind === 'RoleBinding')) {
+    const named = (kind: string, name: string) => objects.filter((o) => o.kind === kind && (o.metadata as { name: string }).name === name);
+    for (const role of named('Role', 'gpu-scheduling-reconciler')) expect(role.rules).toEqual([PODS, EVENTS]);
+    expect(named('Role', 'gpu-scheduling-reconciler-node-events').map((role) => role.rules)).toEqual([[EVENTS]]);
+    expect(lambdaRbacManifests(reconciler, ['default', 'serving']).filter((o) => (o.metadata as { name: string }).name === 'gpu-scheduling-reconciler-node-events')).toEqual([]);
+    for (const binding of named('RoleBinding', 'gpu-scheduling-reconciler')) {
       expect(binding).toMatchObject({
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'gpu-scheduling-reconciler' },
         subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'gpu-scheduling-reconciler' }],

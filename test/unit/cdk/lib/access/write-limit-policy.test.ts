@@ -3,7 +3,7 @@ import { LAMBDA_KUBERNETES_ACCESS } from '../../../../../cdk/lib/access/lambda-r
 import { LAMBDA_WRITE_LIMITS, lambdaWriteLimitManifests, writeLimitManifests } from '../../../../../cdk/lib/access/write-limit-policy';
 import { GFD_GPU_LABEL, GPU_LABEL, KARPENTER_GPU_LABEL } from '../../../../../lambdas/labeler/gpu-labels';
 import { POD_DELETION_COST_ANNOTATION } from '../../../../../lambdas/reconciler/pod-view';
-import { NODE_ANNOTATION, NODE_TAINT, POD_LABEL } from '../../../../../lambdas/scheduling/keys';
+import { NODE_ANNOTATION, NODE_LABEL, NODE_TAINT, POD_LABEL } from '../../../../../lambdas/scheduling/keys';
 
 // What the CEL accepts and refuses is proven against the real kube-apiserver
 // in test/e2e/write-limits.test.ts; this file pins what must not drift.
@@ -55,9 +55,14 @@ describe('write-limit policies', () => {
     expect(taintRule?.expression).toContain(`t.key in ["${NODE_TAINT.gpuLabelsPending}"]`);
   });
 
-  it('allow the reconciler the deletion cost (and Karpenter\'s copy of it) and its do-not-disrupt on pods and the utilization on nodes, nothing else', () => {
+  it('allow the reconciler the deletion cost (and Karpenter\'s copy of it) and its do-not-disrupt on pods, the utilization and the GPU health label and reasons on nodes, nothing else', () => {
     const { nodes, pods } = LAMBDA_WRITE_LIMITS.reconciler;
-    expect(nodes).toEqual({ labels: [], annotations: [NODE_ANNOTATION.gpuUtilization], removableTaints: [] });
+    expect(nodes).toEqual({
+      labels: ['gpu.nvidia.com/health'],
+      annotations: [NODE_ANNOTATION.gpuUtilization, 'gpu.nvidia.com/health-reasons'],
+      removableTaints: [],
+    });
+    expect(nodes.labels).toEqual([NODE_LABEL.gpuHealth]);
     expect(pods).toEqual({
       labels: [POD_LABEL.doNotDisruptOwner],
       annotations: [POD_DELETION_COST_ANNOTATION, 'karpenter.sh/disruption-cost', 'karpenter.sh/do-not-disrupt'],

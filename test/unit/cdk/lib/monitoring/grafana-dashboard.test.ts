@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dashboardPromQueries, dashboardTargets, grafanaDashboard } from '../../../../../cdk/lib/monitoring/grafana-dashboard';
 import { readWidget } from '../../../../../cdk/lib/monitoring/cloudwatch-widget-json';
+import { gpuHealthRows } from '../../../../../cdk/lib/observability/gpu-health-widgets';
 import { capacityRows } from '../../../../../cdk/lib/observability/capacity-widgets';
 import { gpuCostRows } from '../../../../../cdk/lib/observability/gpu-cost-widgets';
 import { outcomeGraphs, outcomeTopRow } from '../../../../../cdk/lib/observability/outcome-widgets';
@@ -22,15 +23,17 @@ describe('the Grafana dashboard', () => {
     expect(new Set(first.map((p) => p.gridPos?.y)).size).toBe(1);
   });
 
-  it('then the capacity rows, the GPU cost row, then every graph of the CloudWatch outcome rows', () => {
+  it('then the capacity rows, the GPU cost row, the GPU health row, then every graph of the CloudWatch outcome rows', () => {
     const capacity = panels.slice(rowIndex('Capacity') + 1, rowIndex('GPU cost'));
     expect(capacity.map((p) => p.title)).toEqual(capacityRows().flat().map((w) => readWidget(w).title));
     // A CloudWatch value over the whole time range is Grafana's sum of the periods; the others are the latest.
     const calcs = (title: string) => (capacity.find((p) => p.title === title) as { options?: { reduceOptions?: { calcs?: string[] } } }).options?.reduceOptions?.calcs;
     expect(calcs('Over the time range: launched, idle GPU-hours, $')).toEqual(['sum']);
     expect(calcs('GPU nodes now: count, $ per hour')).toEqual(['lastNotNull']);
-    const cost = panels.slice(rowIndex('GPU cost') + 1, rowIndex('Outcome over time'));
+    const cost = panels.slice(rowIndex('GPU cost') + 1, rowIndex('GPU health'));
     expect(cost.map((p) => p.title)).toEqual(gpuCostRows().flat().map((w) => readWidget(w).title));
+    const health = panels.slice(rowIndex('GPU health') + 1, rowIndex('Outcome over time'));
+    expect(health.map((p) => p.title)).toEqual(gpuHealthRows().flat().map((w) => readWidget(w).title));
     const rest = panels.slice(rowIndex('Outcome over time') + 1);
     expect(rest.map((p) => p.title)).toEqual(outcomeGraphs().flat().map((w) => readWidget(w).title));
   });

@@ -113,6 +113,25 @@ describe('readNode', () => {
     expect(nodeInfoFromKubernetes(decoded)).toEqual(nodeInfoFromKubernetes(node));
   });
 
+  it('gives the health conditions\' type, status, reason and message, and the same health as the JSON form', () => {
+    const conditions = [
+      { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastTransitionTime: '2026-12-01T09:00:00Z' },
+      { type: 'AcceleratedHardwareReady', status: 'False', reason: 'NvidiaXID79Error', message: 'GPU has fallen off the bus', lastTransitionTime: '2026-12-01T10:00:00Z' },
+      { type: 'NetworkingReady', status: 'True', reason: '', message: '', lastTransitionTime: '2026-12-01T10:00:00Z' },
+    ];
+    const node = { metadata: { name: 'n' }, status: { allocatable: { 'nvidia.com/gpu': '8' }, conditions } };
+    const [decoded] = decodeKubeList(encodeList([node], writeNode), readNode).items;
+    // The times are not read; Go's empty strings are left out, as JSON omits them.
+    expect(decoded).toEqual({ ...node, status: { ...node.status, conditions: [
+      { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' },
+      { type: 'AcceleratedHardwareReady', status: 'False', reason: 'NvidiaXID79Error', message: 'GPU has fallen off the bus' },
+      { type: 'NetworkingReady', status: 'True' },
+    ] } });
+    const fromProtobuf = nodeInfoFromKubernetes(decoded);
+    expect(fromProtobuf?.health.failing).toMatchObject({ reason: 'NvidiaXID79Error', message: 'GPU has fallen off the bus' });
+    expect({ ...fromProtobuf?.health.failing, since: undefined }).toEqual({ ...nodeInfoFromKubernetes(node)?.health.failing, since: undefined });
+  });
+
   it('reads a quantity without its text as "0", the zero quantity', () => {
     const status = new PbfWriter();
     status.writeMessage(

@@ -102,6 +102,16 @@ export const writeNode: Writer = (node, pbf) => {
     quantityMap(w, 1, status.capacity);
     quantityMap(w, 2, status.allocatable);
     w.writeStringField(3, '');
+    // NodeCondition: type 1, status 2, lastHeartbeatTime 3 and lastTransitionTime 4 (Time: seconds 1), reason 5, message 6.
+    for (const condition of (status.conditions ?? []) as Json[]) {
+      w.writeMessage(4, (c: Json, cw) => {
+        cw.writeStringField(1, String(c.type));
+        cw.writeStringField(2, String(c.status));
+        for (const field of [3, 4]) cw.writeMessage(field, (_: null, time) => time.writeVarintField(1, Date.parse(String(c.lastTransitionTime)) / 1000), null);
+        cw.writeStringField(5, String(c.reason ?? ''));
+        cw.writeStringField(6, String(c.message ?? ''));
+      }, condition);
+    }
     w.writeMessage(8, (__: null, image) => image.writeStringField(1, 'public.ecr.aws/eks/pause:3.10'), null);
   }, (node.status ?? {}) as Json);
 };
