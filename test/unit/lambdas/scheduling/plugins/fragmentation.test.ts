@@ -166,7 +166,7 @@ describe('Fragmentation lookahead (the filled-node view)', () => {
     ];
     const hosts = () => [nodeWithFree('empty', Array.from({ length: 8 }, () => 1000)), nodeWithFree('busy', [1000, 1000, 1000, 1000, 0, 0, 0, 0])];
     const single = pod({ gpuCount: 1, gpuMilli: 1000 });
-    for (const lookahead of [0, 0.5, 0.75]) {
+    for (const lookahead of [0, 0.5]) {
       const scores = scoresOf(createFragmentationScore({ shapes: jobs, lookahead }), hosts(), single);
       expect(scores.busy, `lookahead ${lookahead}`).toBeGreaterThan(scores.empty ?? 100);
     }
@@ -174,10 +174,10 @@ describe('Fragmentation lookahead (the filled-node view)', () => {
     expect(filled.busy).toBe(filled.empty);
   });
 
-  it('defaults to the blend weighing the filled-node view three times FGD\'s', () => {
-    const blend = scoresOf(createFragmentationScore({ shapes, lookahead: 0.75 }), nodes(), share);
+  it('defaults to the even blend of the two views', () => {
+    const blend = scoresOf(createFragmentationScore({ shapes, lookahead: 0.5 }), nodes(), share);
     expect(scoresOf(createFragmentationScore({ shapes }), nodes(), share)).toEqual(blend);
-    expect(scoresOf(createFragmentationScore({ shapes, lookahead: 0.5 }), nodes(), share)).not.toEqual(blend);
+    expect(scoresOf(createFragmentationScore({ shapes, lookahead: 0 }), nodes(), share)).not.toEqual(blend);
   });
 
   it('rejects a weight outside 0..1', () => {
