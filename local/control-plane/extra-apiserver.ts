@@ -22,6 +22,8 @@ export interface ExtraApiServer {
   start(): Promise<void>;
   /** SIGTERM, as a rolling restart does (SIGKILL after 10 s). */
   stop(): Promise<void>;
+  /** Watches of `resource` (e.g. `pods`) it holds open now, from its own metrics (apiserver_longrunning_requests). */
+  openWatches(resource: string): Promise<number>;
 }
 
 export async function extraApiServer(info: ControlPlaneInfo, name: string): Promise<ExtraApiServer> {
@@ -62,5 +64,22 @@ export async function extraApiServer(info: ControlPlaneInfo, name: string): Prom
       await proc?.stop();
       proc = undefined;
     },
+    async openWatches(resource) {
+      const res = await httpGet(`${url}/metrics`, { bearerToken: adminToken, ca: caPem() });
+      if (res.status !== 200) throw new Error(`${name} /metrics answered ${res.status}`);
+      return longrunningWatches(res.body, resource);
+    },
   };
+}
+
+/** Sums the `apiserver_longrunning_requests` gauge over the WATCH series of one resource (any group, scope, component). */
+export function longrunningWatches(metrics: string, resource: string): number {
+  let open = 0;
+  for (const line of metrics.split('\n')) {
+    if (!line.startsWith('apiserver_longrunning_requests{')) continue;
+    const labels = line.slice(line.indexOf('{') + 1, line.lastIndexOf('}'));
+    if (!labels.includes('verb="WATCH"') || !labels.includes(`resource="${resource}"`)) continue;
+    open += Number(line.slice(line.lastIndexOf('}') + 1).trim()) || 0;
+  }
+  return open;
 }

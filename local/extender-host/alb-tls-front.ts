@@ -2,9 +2,9 @@
 // process for the local ALB adapter, and hands the adapter the refused
 // handshakes the child reports in batches.
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { TLS_FRONT_CONFIG_ENV, type TlsFrontConfig, type TlsFrontMessage } from './alb-tls-front-process';
+import { typescriptProgramArgs } from '../common/typescript-program';
 
 export interface TlsFrontOptions extends TlsFrontConfig {
   /** Called with the handshakes refused since the last report. */
@@ -17,12 +17,10 @@ export interface TlsFront {
 }
 
 const FRONT_PROGRAM = fileURLToPath(new URL('./alb-tls-front-process.ts', import.meta.url));
-/** tsx's loader, so that node runs the TypeScript program as it is. */
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 export function startTlsFront(options: TlsFrontOptions): Promise<TlsFront> {
   const { onRefusedHandshakes, ...config } = options;
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, FRONT_PROGRAM], {
+  const child = spawn(process.execPath, typescriptProgramArgs(FRONT_PROGRAM), {
     env: { ...process.env, [TLS_FRONT_CONFIG_ENV]: JSON.stringify(config satisfies TlsFrontConfig) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -1,13 +1,24 @@
 // The extender Lambda handler behind the local ALB adapter, recording every
 // exchange: its decision log (what it decided, per verb and pod), failures,
-// and the HTTP status of each answer. e2e tests assert on these to show the
+// the HTTP status of each answer and each /filter reply's verdict per node. e2e tests assert on these to show the
 // extender was really asked and always answered, without mocking anything.
 import type { DecisionSummary } from '../../lambdas/extender/decision';
-import { createExtenderHandler } from '../../lambdas/extender/extender-handler';
+import { albHandlerOf, createExtender } from '../../lambdas/extender/extender-handler';
 import type { ExtenderObserver } from '../../lambdas/extender/observer';
 import type { Env } from '../../lambdas/env';
 import { startAlbAdapter, type AlbAdapter, type AlbAdapterOptions } from './alb-adapter';
 import { kubeconfigOverrides } from '../control-plane/kubeconfig-connection';
+import type { Snapshot } from '../../lambdas/scheduling';
+import { waitForExtenderSnapshot, waitForStaleSnapshot } from './extender-snapshot';
+import type { ExtenderFilterResult } from '../../lambdas/extender/wire-types';
+
+/** One /filter answer as kube-scheduler read it (NodeNames mode): the nodes kept, and each rejected node with its reason. */
+export interface FilterReply {
+  /** namespace/name of the pod. */
+  readonly pod: string;
+  readonly kept: readonly string[];
+  readonly failed: Readonly<Record<string, string>>;
+}
 
 export interface RecordingExtender {
   readonly adapter: AlbAdapter;
@@ -17,6 +28,12 @@ export interface RecordingExtender {
   readonly responses: readonly { path: string; status: number; handlerMs: number }[];
   /** The extender's filter decisions for one pod, oldest first. */
   filterDecisionsOf(namespace: string, pod: string): DecisionSummary[];
+  /** The extender's successful /filter replies for one pod, oldest first: which node it rejected, and why. */
+  filterRepliesOf(namespace: string, pod: string): FilterReply[];
+  /** Refreshes the extender's cluster cache until its snapshot satisfies `holds`, e.g. shows a label just written (extender-snapshot.ts). */
+  waitForSnapshot(describe: string, holds: (snapshot: Snapshot) => boolean, timeoutMs?: number): Promise<void>;
+  /** Waits, without a refresh, until the snapshot served is older than the TTL, so the next request refreshes it (extender-snapshot.ts). */
+  waitForStaleSnapshot(ttlMs: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -33,12 +50,14 @@ export async function startRecordingExtender(
   const decisions: { verb: string; summary: DecisionSummary }[] = [];
   const failures: { verb: string | undefined; status: number; message: string }[] = [];
   const responses: { path: string; status: number; handlerMs: number }[] = [];
+  const filterReplies: FilterReply[] = [];
   const observer: ExtenderObserver = {
     decision: (verb, summary) => decisions.push({ verb, summary }),
     failure: (verb, status, message) => failures.push({ verb, status, message }),
     warn: () => undefined,
   };
-  const handler = createExtenderHandler({ env, observer, ...(kubeconfig === undefined ? {} : kubeconfigOverrides(kubeconfig)) });
+  const extender = createExtender({ env, observer, ...(kubeconfig === undefined ? {} : kubeconfigOverrides(kubeconfig)) });
+  const handler = albHandlerOf(extender);
   const adapter = await startAlbAdapter({
     ...albOptions,
     functionName: 'gpu-extender',
@@ -46,6 +65,10 @@ export async function startRecordingExtender(
       const startedAt = performance.now();
       const result = await handler(event, context);
       responses.push({ path: event.path, status: result.statusCode, handlerMs: performance.now() - startedAt });
+      if (event.path.endsWith('/filter') && result.statusCode === 200) {
+        const reply = filterReplyOf(event.body, result.body);
+        if (reply) filterReplies.push(reply);
+      }
       return result;
     },
   });
@@ -56,6 +79,22 @@ export async function startRecordingExtender(
     responses,
     filterDecisionsOf: (namespace, pod) =>
       decisions.filter((d) => d.verb === 'filter' && d.summary.pod === `${namespace}/${pod}`).map((d) => d.summary),
+    filterRepliesOf: (namespace, pod) => filterReplies.filter((r) => r.pod === `${namespace}/${pod}`),
+    waitForSnapshot: (describe, holds, timeoutMs) => waitForExtenderSnapshot(extender, describe, holds, timeoutMs),
+    waitForStaleSnapshot: (ttlMs) => waitForStaleSnapshot(extender, ttlMs),
     stop: () => adapter.stop(),
   };
+}
+
+/** The pod a /filter request named and the reply's verdicts; undefined for a body that is not one (e.g. a flood's). */
+function filterReplyOf(requestBody: string | null, replyBody: string | undefined): FilterReply | undefined {
+  try {
+    const request = JSON.parse(requestBody ?? '') as { Pod?: { metadata?: { namespace?: string; name?: string } } };
+    const reply = JSON.parse(replyBody ?? '') as Partial<ExtenderFilterResult>;
+    const { namespace, name } = request.Pod?.metadata ?? {};
+    if (!namespace || !name) return undefined;
+    return { pod: `${namespace}/${name}`, kept: reply.NodeNames ?? [], failed: { ...reply.FailedNodes, ...reply.FailedAndUnresolvableNodes } };
+  } catch {
+    return undefined;
+  }
 }

@@ -38,21 +38,14 @@ async function stopAndExit(exitCode: number): Promise<never> {
 }
 
 /**
- * One Ctrl-C can arrive more than once: the terminal signals the whole
- * foreground process group and npm also forwards the signal to its child.
- * Signals this close to the first count as the same press.
+ * The first SIGINT or SIGTERM starts the teardown; any later one is ignored,
+ * because the teardown already ends every process. One Ctrl-C often arrives
+ * more than once (the terminal signals the whole foreground process group,
+ * and npm forwards the signal to its child again), at whatever interval a
+ * busy machine makes; a second press while stopping changes nothing either.
  */
-const SAME_PRESS_MS = 1_000;
-let firstSignalAt = 0;
-
 function onSignal(signal: NodeJS.Signals): void {
-  if (phase === 'stopping') {
-    if (Date.now() - firstSignalAt < SAME_PRESS_MS) return;
-    // A second Ctrl-C: leave now; the process-exit hook still kills every child.
-    errorLine(`${signal} again: exiting without waiting`);
-    process.exit(130);
-  }
-  firstSignalAt = Date.now();
+  if (phase === 'stopping') return;
   const cleanExit = phase === 'running';
   out.line('');
   out.step(`${signal} received`);

@@ -9,21 +9,18 @@
 // show the burst really was scored against a stale cache.
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CACHE_TTL_MS } from '../../lambdas/extender/config';
 import { e2eHarness } from './support/e2e-context';
 import { createGpuNode, describeInstanceType, seedGpuLabels, type GpuNode } from '../../local/nodes/gpu-nodes';
 import type { ManagedProcess } from '../../local/common/managed-process';
 import { waitForPodScheduled } from '../../local/nodes/pod-status';
 import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
-import { sleep, waitFor } from '../../local/common/wait';
+import { waitFor } from '../../local/common/wait';
 
 const harness = e2eHarness();
 const { core } = harness;
 
 const JOB_SIZE = 16;
-/** Long enough for the extender's next snapshot to include whatever was bound before. */
-const PAST_TTL_MS = DEFAULT_CACHE_TTL_MS + 500;
 
 let extender: RecordingExtender | undefined;
 let scheduler: ManagedProcess | undefined;
@@ -68,7 +65,7 @@ async function removeJob(prefix: string): Promise<void> {
   await waitFor(`the pods of ${prefix} to be gone`, async () =>
     (await core.listNamespacedPod({ namespace, labelSelector: `job=${prefix}` })).items.length === 0 ? true : undefined,
   );
-  await sleep(PAST_TTL_MS);
+  await extender?.waitForSnapshot(`hold no pod of ${prefix}`, (snapshot) => !snapshot.podsInNamespace(namespace).some((pod) => pod.labels.job === prefix));
 }
 
 beforeAll(async () => {
@@ -92,7 +89,8 @@ describe('a burst of one-GPU pods, through the real kube-scheduler', () => {
     for (let rank = 0; rank < JOB_SIZE; rank++) {
       await core.createNamespacedPod({ namespace, body: member('serial', rank) });
       oneByOne.push(await waitForPodScheduled(core, { namespace, name: `serial-${rank}` }, 60_000));
-      await sleep(PAST_TTL_MS);
+      // One by one: the next member is decided with this one in view.
+      await extender?.waitForSnapshot(`show serial-${rank} bound`, (snapshot) => snapshot.podsInNamespace(namespace).some((pod) => pod.name === `serial-${rank}`));
     }
     await removeJob('serial');
 

@@ -7,8 +7,9 @@
 // kube-scheduler v1.36 (gpu-scheduler profile, DynamicResources on) calls
 // the extender, which must see the DRA nodes' GPUs from their slices, and
 // allocates the devices itself (the pod's extendedResourceClaimStatus names
-// the claim it made). Asserted on what kube-scheduler did: spec.nodeName or
-// the FailedScheduling message, and on the extender's own ranking. Last, the
+// the claim it made, whose devices must be GPUs of the pod's node). Asserted
+// on what kube-scheduler did: spec.nodeName, the claim's devices or the
+// FailedScheduling message, and on the extender's own ranking. Last, the
 // reconciler (its Lambda module, as its least-privilege identity) must count
 // the same GPUs in its outcome metrics: the DRA nodes' devices allocatable,
 // the bound pods' nvidia.com/gpu allocated, per model.
@@ -19,13 +20,14 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtenderRanking } from '../../lambdas/extender/decision';
 import { e2eHarness } from './support/e2e-context';
+import { allocatedDeviceNodes } from './support/dra-allocation';
 import { DRA_GPUS, installDraGpuDriver, nvidiaGpuDevice, type DraGpuDriver } from '../../local/addons/dra-gpu-driver';
 import { describeInstanceType, seedGpuLabels, type GpuNode, type GpuNodeSpec } from '../../local/nodes/gpu-nodes';
 import type { ManagedProcess } from '../../local/common/managed-process';
 import { waitForPodEvent, waitForPodScheduled } from '../../local/nodes/pod-status';
 import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
 import type { LocalLambda } from '../../local/start/local-lambda';
-import { sleep, waitFor } from '../../local/common/wait';
+import { waitFor } from '../../local/common/wait';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
 import { emfByDimension, emfValues } from './emf-records';
 import { KARPENTER_P4D } from './real-node-labels';
@@ -88,6 +90,16 @@ async function extendedResourceClaim(name: string): Promise<string | undefined> 
   return status?.extendedResourceClaimStatus?.resourceClaimName;
 }
 
+/** The nodes of the devices allocated in the pod's extended-resource claim (one entry per device, `node/device`). */
+async function extendedResourceDevices(name: string): Promise<string[]> {
+  const claim = await extendedResourceClaim(name);
+  if (claim === undefined) throw new Error(`pod ${name} has no extendedResourceClaimStatus`);
+  return allocatedDeviceNodes(harness.kubeConfig, namespace, claim);
+}
+
+/** `count` devices, each a GPU of the pod's node. */
+const devicesOn = (node: string, count: number): unknown[] => Array.from({ length: count }, () => expect.stringMatching(new RegExp(`^${node.replace(/\./g, '\\.')}/gpu-\\d+$`)));
+
 /** The extender's ranking in its last /prioritize for the pod. */
 function lastRanking(name: string): ExtenderRanking | undefined {
   const decisions = (extender?.decisions ?? []).filter((d) => d.verb === 'prioritize' && d.summary.pod === `${namespace}/${name}`);
@@ -149,8 +161,9 @@ describe('GPUs from a DRA driver (KEP-5004) under the real kube-scheduler v1.36'
     // NVML's 23028 MiB is the A10G's 24 GiB.
     expect(await scheduledOn('a10g-24gi')).toBe(nodeName('draA10g'));
     expect(await scheduledOn('a100')).toBe(nodeName('pluginA100'));
-    expect(await extendedResourceClaim('h100-80gi')).toEqual(expect.any(String));
-    expect(await extendedResourceClaim('a10g-24gi')).toEqual(expect.any(String));
+    // kube-scheduler allocated the DRA nodes' devices, from the node each pod was bound to.
+    expect(await extendedResourceDevices('h100-80gi')).toEqual(devicesOn(nodeName('draH100'), 1));
+    expect(await extendedResourceDevices('a10g-24gi')).toEqual(devicesOn(nodeName('draA10g'), 1));
     expect(await extendedResourceClaim('a100')).toBeUndefined();
     // No GPU anywhere has 96 GiB: the extender says so for each of the three nodes.
     expect(await failedScheduling('h100-96gi')).toContain('Not enough GPU memory');
@@ -161,15 +174,16 @@ describe('GPUs from a DRA driver (KEP-5004) under the real kube-scheduler v1.36'
   it('counts the nvidia.com/gpu a DRA node already runs, and packs the next pod where the extender ranks first', async () => {
     await createPod(gpuPod('six', 6, onNode('packA'), H100_80GI));
     expect(await scheduledOn('six')).toBe(nodeName('packA'));
-    // Past the cache TTL, so the extender's snapshot holds the bound pod (a younger one may not yet).
-    await sleep(CACHE_TTL_MS + 500);
+    expect(await extendedResourceDevices('six')).toEqual(devicesOn(nodeName('packA'), 6));
+    // The extender's snapshot holds the bound pod before the next one is decided.
+    await extender?.waitForSnapshot('show six bound', (snapshot) => snapshot.podsInNamespace(namespace).some((pod) => pod.name === 'six'));
     // Two GPUs fill packA exactly; on packB they would strand six.
     await createPod(gpuPod('two', 2, inCase('pack'), H100_80GI));
     const placed = await scheduledOn('two');
     expect(placed).toBe(nodeName('packA'));
     // Ranked first, and not by a tie: had the extender missed the six bound GPUs, both nodes would look empty alike.
     expect(lastRanking('two')).toMatchObject({ best: { node: placed }, runnerUp: { node: nodeName('packB') }, tie: false });
-    expect(await extendedResourceClaim('two')).toEqual(expect.any(String));
+    expect(await extendedResourceDevices('two')).toEqual(devicesOn(nodeName('packA'), 2));
   });
 
   it('rejects only the node whose slices contradict its labels or are malformed (InvalidNodeData)', async () => {

@@ -12,15 +12,15 @@
 import { KubernetesObjectApi, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtenderRanking } from '../../lambdas/extender/decision';
-import { DEFAULT_CACHE_TTL_MS } from '../../lambdas/extender/config';
 import { e2eHarness } from './support/e2e-context';
+import { allocatedDeviceNodes } from './support/dra-allocation';
 import { DRA_GPUS, installDraGpuDriver, nvidiaGpuClaimTemplate, productNameIs, type DraGpuDriver } from '../../local/addons/dra-gpu-driver';
 import { describeInstanceType, seedGpuLabels, type GpuNode } from '../../local/nodes/gpu-nodes';
 import type { ManagedProcess } from '../../local/common/managed-process';
 import { waitForPodScheduled } from '../../local/nodes/pod-status';
 import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
-import { sleep, waitFor } from '../../local/common/wait';
+import { waitFor } from '../../local/common/wait';
 import { createCaseNode, inCase } from './case-nodes';
 
 const harness = e2eHarness();
@@ -29,8 +29,6 @@ const objects = KubernetesObjectApi.makeApiClient(harness.kubeConfig);
 
 const WAIT_MS = 90_000;
 const BURST = 16;
-/** Long enough for the extender's next snapshot to include whatever was bound before. */
-const PAST_TTL_MS = DEFAULT_CACHE_TTL_MS + 500;
 
 let extender: RecordingExtender | undefined;
 let scheduler: ManagedProcess | undefined;
@@ -77,15 +75,12 @@ async function createTemplate(name: string, count: number, selectors: readonly s
 const createPod = (pod: V1Pod) => core.createNamespacedPod({ namespace, body: pod });
 const scheduledOn = (name: string): Promise<string> => waitForPodScheduled(core, { namespace, name }, WAIT_MS);
 
-/** The devices kube-scheduler allocated to the pod's claim, as `pool/device`. */
+/** The devices kube-scheduler allocated to the pod's claim, as `node/device` (the node from the slice that publishes each). */
 async function allocatedDevices(pod: string): Promise<string[]> {
   const read = await core.readNamespacedPod({ namespace, name: pod });
   const claimName = read.status?.resourceClaimStatuses?.find((s) => s.name === 'gpus')?.resourceClaimName;
   if (claimName === undefined || claimName === null) return [];
-  const claim = (await objects.read({ apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim', metadata: { name: claimName, namespace } })) as {
-    status?: { allocation?: { devices?: { results?: { pool: string; device: string }[] } } };
-  };
-  return (claim.status?.allocation?.devices?.results ?? []).map((r) => `${r.pool}/${r.device}`);
+  return allocatedDeviceNodes(harness.kubeConfig, namespace, claimName);
 }
 
 function lastRanking(name: string): ExtenderRanking | undefined {
@@ -155,7 +150,7 @@ describe('pods that claim GPUs through ResourceClaims, under the real kube-sched
     await createPod(claimingPod('six', 'six-h100', { 'kubernetes.io/hostname': nodeName('packA') }));
     expect(await scheduledOn('six')).toBe(nodeName('packA'));
     expect(await allocatedDevices('six')).toHaveLength(6);
-    await sleep(PAST_TTL_MS);
+    await extender?.waitForSnapshot('count the six GPUs claimed on packA', (snapshot) => snapshot.dra.gpusByNode.get(nodeName('packA'))?.claimed === 6);
     // Two GPUs fill packA exactly; on packB they would strand six.
     await createPod(claimingPod('two', 'two-h100', inCase('pack')));
     const placed = await scheduledOn('two');

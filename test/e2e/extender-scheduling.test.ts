@@ -11,13 +11,15 @@ import { createGpuNode, deleteGpuNode, seedGpuLabels, describeInstanceType, type
 import type { ManagedProcess } from '../../local/common/managed-process';
 import { markPodRunning, podEvents, waitForPodEvent, waitForPodScheduled } from '../../local/nodes/pod-status';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
-import { sleep, waitFor } from '../../local/common/wait';
+import { waitFor } from '../../local/common/wait';
+import { waitForExtenderToCatchUp } from '../../local/extender-host/extender-snapshot';
+import type { Extender } from '../../lambdas/extender/extender-handler';
 
 const harness = e2eHarness();
 const { core } = harness;
 
 // Set before the handler module loads its config.
-/** How long the extender may serve a cluster snapshot; scenarios wait this long after binding pods. */
+/** How long the extender may serve a cluster snapshot (as short as a test can use: scenarios also refresh it, see settle). */
 const CACHE_TTL_MS = 1_000;
 process.env.EXTENDER_CACHE_TTL = `${CACHE_TTL_MS}ms`;
 
@@ -29,14 +31,16 @@ const filterRequests: FilterRequestShape[] = [];
 const scoresByPod = new Map<string, { Host: string; Score: number }[]>();
 
 let adapter: AlbAdapter;
+let extender: Extender | undefined;
 let namespace = '';
 const created: GpuNode[] = [];
 
 beforeAll(async () => {
   // Imported after the environment is set: the handler reads it when its module loads.
-  const { createHandler } = await import('../../lambdas/extender/handler');
+  const { albHandlerOf, createExtender } = await import('../../lambdas/extender/extender-handler');
   // The extender reads its cluster view (nodes, bound pods) with its own least-privilege identity.
-  const handler = createHandler(kubeconfigOverrides(harness.info.controlPlane.lambdaKubeconfigs.extender));
+  extender = createExtender(kubeconfigOverrides(harness.info.controlPlane.lambdaKubeconfigs.extender));
+  const handler = albHandlerOf(extender);
   adapter = await startAlbAdapter({
     functionName: 'gpu-extender',
     handler: async (event, context) => {
@@ -117,8 +121,12 @@ async function cleanUp(): Promise<void> {
   });
 }
 
-/** Lets the extender's cluster snapshot catch up with pods bound just now. */
-const settle = (): Promise<void> => sleep(CACHE_TTL_MS + 500);
+/** Lets the extender's cluster snapshot catch up with the nodes and pods created just now. */
+const settle = (): Promise<void> => waitForExtenderToCatchUp(extender ?? fail(), core, namespace);
+
+function fail(): never {
+  throw new Error('setup did not finish');
+}
 
 const failedSchedulingMessages = (events: CoreV1Event[]): string[] =>
   events.filter((e) => e.reason === 'FailedScheduling').map((e) => e.message ?? '');

@@ -15,26 +15,27 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_CONFIG_DEFAULTS } from '../../cdk/app-config/app-config-defaults';
 import { gpuIntentManifests, NAMESPACE_OPT_IN } from '../../cdk/lib/admission/gpu-intent-policies';
 import { e2eHarness } from './support/e2e-context';
+import { waitForKarpenterVerdict } from './support/karpenter-events';
 import { createGpuNode } from '../../local/nodes/gpu-nodes';
 import type { Karpenter } from '../../local/addons/karpenter';
 import type { ManagedProcess } from '../../local/common/managed-process';
 import { waitForPodEvent, waitForPodScheduled } from '../../local/nodes/pod-status';
 import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
-import { sleep, waitFor } from '../../local/common/wait';
+import { waitFor } from '../../local/common/wait';
 
 const harness = e2eHarness();
 const { core } = harness;
 const objects = KubernetesObjectApi.makeApiClient(harness.kubeConfig);
 
-/** Karpenter's batch window here (startKarpenter's default) plus its scheduling and our polling. */
-const NO_LAUNCH_WAIT_MS = 15_000;
 const INTENT = { 'gpu.nvidia.com/model': 'H100', 'gpu.nvidia.com/memory': '80Gi' };
 
 let extender: RecordingExtender | undefined;
 let scheduler: ManagedProcess | undefined;
 let karpenter: Karpenter | undefined;
 let namespace = '';
+/** The existing A10G capacity. */
+const a10gNodes: string[] = [];
 
 /** The mutating policies' bindings, as the harness installed them: removing a binding turns its policy off. */
 const mutatingBindings = gpuIntentManifests({
@@ -80,7 +81,7 @@ beforeAll(async () => {
   const a10g = karpenter.instanceTypes.find((type) => type.kwok.name === 'g5.12xlarge');
   if (!a10g) throw new Error('g5.12xlarge is missing from the instance types');
   for (const zone of ['us-east-1a', 'us-east-1b']) {
-    await createGpuNode(harness.nodeClients, { instanceType: 'g5.12xlarge', zone, labels: a10g.labels, taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' }] });
+    a10gNodes.push(await createGpuNode(harness.nodeClients, { instanceType: 'g5.12xlarge', zone, labels: a10g.labels, taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' }] }).then((node) => node.name));
   }
 }, 180_000);
 
@@ -102,8 +103,9 @@ describe('GPU intent translated at admission is what makes Karpenter launch the 
     const event = await waitForPodEvent(core, { namespace, name }, (e) => e.reason === 'FailedScheduling' && e.source?.component !== 'karpenter', 60_000);
     // The extender rejects the A10Gs for the model the pod asks...
     expect(event.message).toMatch(/GPU model mismatch: pod wants H100, node has/);
-    // ...while Karpenter, which never reads annotations, counts the A10Gs' free GPUs as room.
-    await sleep(NO_LAUNCH_WAIT_MS);
+    // ...while Karpenter, which never reads annotations, counts the A10Gs' free GPUs as room: it nominates one of them.
+    const nominated = await waitForKarpenterVerdict(core, { namespace, name }, 'Nominated');
+    expect(nominated.message).toMatch(new RegExp(`Pod should schedule on: node/(${a10gNodes.join('|')})$`));
     expect(await launchedTypes()).toEqual([]);
     expect((await core.readNamespacedPod({ namespace, name })).spec?.nodeName).toBeUndefined();
     await core.deleteNamespacedPod({ namespace, name, gracePeriodSeconds: 0 });

@@ -171,17 +171,19 @@ describe('an opted-in training pod keeps its node while it runs', () => {
 
     // Each node is 1 GPU of 4: without the annotations either could be emptied into the other.
     await karpenter.setDisruption({ consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' });
-    const blocked = await waitFor(
-      `Karpenter to report ${trainer.node} blocked by the trainer`,
-      async () => {
-        const events = await core.listEventForAllNamespaces({ fieldSelector: `involvedObject.kind=Node,involvedObject.name=${trainer.node},reason=DisruptionBlocked` });
-        return events.items.find((e) => (e.message ?? '').includes('do-not-disrupt') && (e.message ?? '').includes(trainer.name));
-      },
-      { timeoutMs: 120_000, intervalMs: 1_000 },
-    );
+    const blockedBy = (node: string, pod: string) =>
+      waitFor(
+        `Karpenter to report ${node} blocked by ${pod}`,
+        async () => {
+          const events = await core.listEventForAllNamespaces({ fieldSelector: `involvedObject.kind=Node,involvedObject.name=${node},reason=DisruptionBlocked` });
+          return events.items.find((e) => (e.message ?? '').includes('do-not-disrupt') && (e.message ?? '').includes(pod));
+        },
+        { timeoutMs: 120_000, intervalMs: 1_000 },
+      );
+    const blocked = await blockedBy(trainer.node, trainer.name);
     expect(blocked.message).toContain(KARPENTER_DO_NOT_DISRUPT_ANNOTATION);
-    // A few more disruption passes (Karpenter's loop runs every few seconds): still both.
-    await new Promise((resolve) => setTimeout(resolve, 20_000));
+    // Karpenter has weighed both nodes and found each blocked (its events): it keeps both, and nothing else would move those pods.
+    await blockedBy(pinnedPod.node, pinnedPod.name);
     expect(await karpenterNodeNames()).toEqual(expect.arrayContaining([trainer.node, pinnedPod.node]));
 
     // The trainer finishes: the next run takes our annotation and label off, and only ours.

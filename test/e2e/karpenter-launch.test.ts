@@ -4,17 +4,18 @@
 // picks the instance type from EC2's real GPU types (labels as its AWS
 // provider writes them) and launches a node; the pod binds there once the
 // extender accepts it. A pod no type can satisfy gets reasons and no launch.
-import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAlbAdapter, type AlbAdapter } from '../../local/extender-host/alb-adapter';
 import { e2eHarness } from './support/e2e-context';
+import { fromKarpenter, isFailedScheduling, waitForKarpenterVerdict } from './support/karpenter-events';
 import { createGpuNode } from '../../local/nodes/gpu-nodes';
 import type { Karpenter, NodeClaim } from '../../local/addons/karpenter';
 import { kubeconfigOverrides } from '../../local/control-plane/kubeconfig-connection';
 import type { ManagedProcess } from '../../local/common/managed-process';
-import { podEvents, waitForPodEvent, waitForPodScheduled } from '../../local/nodes/pod-status';
+import { waitForPodEvent, waitForPodScheduled } from '../../local/nodes/pod-status';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
-import { sleep, waitFor } from '../../local/common/wait';
+import { waitFor } from '../../local/common/wait';
 import { GPU_RESOURCE } from '../../lambdas/scheduling/keys';
 
 const harness = e2eHarness();
@@ -22,8 +23,6 @@ const { core } = harness;
 process.env.EXTENDER_CACHE_TTL = '1000ms';
 
 const GPU_NAME_LABEL = 'karpenter.k8s.aws/instance-gpu-name';
-/** Karpenter's batch window here (startKarpenter's default, 3 s) plus its scheduling and our polling. */
-const NO_LAUNCH_WAIT_MS = 15_000;
 
 let adapter: AlbAdapter | undefined;
 let scheduler: ManagedProcess | undefined;
@@ -89,9 +88,6 @@ function gpuPod(name: string, gpus: number, gpuName: string): V1Pod {
   };
 }
 
-const isFailedScheduling = (event: CoreV1Event): boolean => event.reason === 'FailedScheduling';
-const fromKarpenter = (event: CoreV1Event): boolean => event.source?.component === 'karpenter' || event.reportingComponent === 'karpenter';
-const describeEvents = (events: CoreV1Event[]): string => events.map((e) => `${e.source?.component ?? e.reportingComponent}: ${e.reason}: ${e.message}`).join('\n');
 
 describe('Karpenter launches GPU capacity for the gpu-scheduler', () => {
   it('launches a p5.48xlarge (H100) for a pod that needs an H100 on a cluster of A10G nodes; the pod binds there', async () => {
@@ -160,12 +156,10 @@ describe('Karpenter launches GPU capacity for the gpu-scheduler', () => {
     expect(schedulerReason.message).toMatch(/0\/\d+ nodes are available/);
     expect(schedulerReason.message).toMatch(schedulerSays);
     // Karpenter's own verdict, as an event on the pod.
-    const karpenterReason = await waitForPodEvent(core, { namespace, name }, (e) => isFailedScheduling(e) && fromKarpenter(e), 60_000).catch(async (error: unknown) => {
-      throw new Error(`${String(error)}\nevents:\n${describeEvents(await podEvents(core, { namespace, name }))}`);
-    });
+    const karpenterReason = await waitForKarpenterVerdict(core, { namespace, name }, 'FailedScheduling');
     expect(karpenterReason.message).toMatch(karpenterSays);
 
-    await sleep(NO_LAUNCH_WAIT_MS);
+    // Karpenter's decision is made (its event): it launched nothing.
     expect((await karpenter.listNodeClaims()).map((c) => c.metadata.name)).toEqual(before);
     const pod = await core.readNamespacedPod({ namespace, name });
     expect(pod.spec?.nodeName).toBeUndefined();

@@ -13,25 +13,24 @@
 // - a misspelt annotation key draws the admission warning;
 // - once the label is removed, the Deployment's next pod is left as written
 //   (default scheduler, no toleration): it is opted out, the running pod stays.
-import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AFFINITY_LABELLERS } from '../../cdk/lib/admission/gpu-intent-cel';
 import { GPU_INTENT_POLICY_NAMES, GPU_NODE_TAINT_KEY, NAMESPACE_OPT_IN } from '../../cdk/lib/admission/gpu-intent-policies';
 import { e2eHarness } from './support/e2e-context';
+import { fromKarpenter, isFailedScheduling, waitForKarpenterVerdict } from './support/karpenter-events';
 import { GPU_RESOURCE } from '../../lambdas/scheduling/keys';
 import type { Karpenter } from '../../local/addons/karpenter';
 import type { ManagedProcess } from '../../local/common/managed-process';
-import { podEvents, waitForPodEvent, waitForPodScheduled } from '../../local/nodes/pod-status';
+import { waitForPodEvent, waitForPodScheduled } from '../../local/nodes/pod-status';
 import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
-import { sleep, waitFor } from '../../local/common/wait';
+import { waitFor } from '../../local/common/wait';
 import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
 
 const harness = e2eHarness();
 const { core, apps } = harness;
 
-/** Karpenter's batch window here (startKarpenter's default, 3 s) plus its scheduling and our polling. */
-const NO_LAUNCH_WAIT_MS = 15_000;
 const GPU_TAINT = { key: GPU_NODE_TAINT_KEY, value: 'true', effect: 'NoSchedule' } as const;
 const DEPLOYMENT = 'trainer';
 const APP_LABEL = { app: DEPLOYMENT };
@@ -44,9 +43,6 @@ let namespace = '';
 let firstPod = '';
 let launchedNode = '';
 
-const isFailedScheduling = (event: CoreV1Event): boolean => event.reason === 'FailedScheduling';
-const fromKarpenter = (event: CoreV1Event): boolean => event.source?.component === 'karpenter' || event.reportingComponent === 'karpenter';
-const describeEvents = (events: CoreV1Event[]): string => events.map((e) => `${e.source?.component ?? e.reportingComponent}: ${e.reason}: ${e.message}`).join('\n');
 const ourTolerations = (pod: V1Pod) => (pod.spec?.tolerations ?? []).filter((t) => t.key === GPU_NODE_TAINT_KEY);
 const claimNames = async (): Promise<string[]> => ((await karpenter?.listNodeClaims()) ?? []).map((claim) => claim.metadata.name).sort();
 const deploymentPods = async (): Promise<V1Pod[]> => (await core.listNamespacedPod({ namespace, labelSelector: `app=${DEPLOYMENT}` })).items;
@@ -116,16 +112,14 @@ describe('GPU workloads opted in by a namespace label, with Karpenter launching 
 
     const schedulerReason = await waitForPodEvent(core, { namespace, name }, (e) => isFailedScheduling(e) && !fromKarpenter(e), 60_000);
     expect(schedulerReason.message).toMatch(/0\/\d+ nodes are available: \d+ node\(s\) didn't match Pod's node affinity/);
-    const karpenterReason = await waitForPodEvent(core, { namespace, name }, (e) => isFailedScheduling(e) && fromKarpenter(e), 60_000).catch(async (error: unknown) => {
-      throw new Error(`${String(error)}\nevents:\n${describeEvents(await podEvents(core, { namespace, name }))}`);
-    });
+    const karpenterReason = await waitForKarpenterVerdict(core, { namespace, name }, 'FailedScheduling');
     // Karpenter tries the required terms in order and reports the last one's failure: the last
     // labeller's key (GPU Feature Discovery's), which no instance type of a Karpenter NodePool carries.
     const lastModelKey = AFFINITY_LABELLERS.at(-1)?.modelKey ?? '';
     expect(terms.at(-1)?.matchExpressions?.[0]?.key).toBe(lastModelKey);
     expect(karpenterReason.message).toBe(`Failed to schedule pod, incompatible requirements, label "${lastModelKey}" does not have known values`);
 
-    await sleep(NO_LAUNCH_WAIT_MS);
+    // Karpenter's decision is made (its event): it launched nothing.
     expect(await claimNames()).toEqual(before);
     expect((await core.readNamespacedPod({ namespace, name })).spec?.nodeName).toBeUndefined();
     await core.deleteNamespacedPod({ namespace, name, gracePeriodSeconds: 0 });
@@ -162,7 +156,9 @@ describe('GPU workloads opted in by a namespace label, with Karpenter launching 
     const nextName = next.metadata?.name ?? '';
     const reason = await waitForPodEvent(core, { namespace, name: nextName }, (e) => isFailedScheduling(e) && !fromKarpenter(e), 60_000);
     expect(reason.message).toMatch(/0\/\d+ nodes are available: \d+ node\(s\) had untolerated taint/);
-    await sleep(NO_LAUNCH_WAIT_MS);
+    // Karpenter's own verdict: its NodePool's taint, which the pod does not tolerate.
+    const karpenterReason = await waitForKarpenterVerdict(core, { namespace, name: nextName }, 'FailedScheduling');
+    expect(karpenterReason.message).toMatch(/tolerate/);
     expect(await claimNames()).toEqual(before);
     // Pods created before the change keep what admission gave them, and their node.
     const first = await core.readNamespacedPod({ namespace, name: firstPod });

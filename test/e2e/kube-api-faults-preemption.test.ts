@@ -18,7 +18,7 @@ import type { ManagedProcess } from '../../local/common/managed-process';
 import { finishTerminatingPods, markPodRunning, waitForPodScheduled } from '../../local/nodes/pod-status';
 import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
-import { sleep, waitFor } from '../../local/common/wait';
+import { waitFor } from '../../local/common/wait';
 
 const harness = e2eHarness();
 const { core } = harness;
@@ -83,8 +83,8 @@ describe('a preemption followed within the cache TTL by a /filter', () => {
       await core.createNamespacedPod({ namespace, body: gpuPod(name, LOW.name, { nodeName: node.name }) });
       await markPodRunning(core, { namespace, name });
     }
-    // The extender's snapshot knows both victims before the preemptor arrives.
-    await sleep(6_000);
+    // The extender's snapshot knows both victims before the preemptor arrives (and is served for its TTL).
+    await extender.waitForSnapshot('hold both victims', (snapshot) => ['low-a', 'low-b'].every((name) => snapshot.podsInNamespace(namespace).some((pod) => pod.name === name)));
     await core.createNamespacedPod({ namespace, body: gpuPod('preemptor', HIGH.name, { schedulerName: GPU_SCHEDULER_NAME }) });
     const nominated = await waitFor('the preemptor nominated', async () => (await core.readNamespacedPod({ namespace, name: 'preemptor' })).status?.nominatedNodeName || undefined, {
       timeoutMs: 60_000,
@@ -98,8 +98,8 @@ describe('a preemption followed within the cache TTL by a /filter', () => {
 
     const boundTo = await waitForPodScheduled(core, { namespace, name: 'preemptor' }, 60_000);
     const bindSeconds = (Date.now() - finishedAt) / 1000;
-    // A second preemption would have marked the other pod terminating by now; give it a moment to show.
-    await sleep(3_000);
+    // A second preemption would have been a second /preempt call before the binding (asserted below, from
+    // the extender's own record, complete once the pod is bound), and would have marked the other pod terminating.
     const secondVictim = await deleted(other);
     console.log(`preemptor bound to ${boundTo} ${bindSeconds.toFixed(1)} s after its victim was gone; second victim evicted: ${String(secondVictim)}`);
     const calls = extender.decisions.filter((d) => d.summary.pod === `${namespace}/preemptor`).map((d) => `${d.verb} kept ${d.summary.kept}/${d.summary.candidates}`);

@@ -3,7 +3,8 @@
 // simply go on: the API server restarted in the middle of a watch, with etcd
 // compacted while it was down; a node deleted while its pods are cached; 5,000
 // pod changes between two refreshes. Each ends with the incremental snapshot
-// equal to a fresh list, within a stated number of refreshes and time.
+// equal to a fresh list, within a stated number of refreshes (never a time:
+// a busy machine makes refreshes slower, not fewer).
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +17,7 @@ import { extraApiServer, type ExtraApiServer } from '../../local/control-plane/e
 import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/nodes/gpu-nodes';
 import { kubeConnectionFromKubeconfigFile } from '../../local/control-plane/kubeconfig-connection';
 import { A10G_NODE_TYPE } from './extender-fault-fixtures';
+import { waitFor } from '../../local/common/wait';
 
 const harness = e2eHarness();
 const { core } = harness;
@@ -86,11 +88,13 @@ describe('the cluster source when a watch cannot simply go on', () => {
     if (!a || !b) throw new Error('setup created no nodes');
     await core.createNamespacedPod({ namespace, body: boundPod('before-restart', a.name, {}, 1) });
 
+    const server = extra;
     const during = src.load().then(
       () => 'resolved',
       (error: unknown) => `rejected: ${String(error)}`,
     );
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // The restart lands inside the refresh's watch of pods: the API server says it holds it open.
+    await waitFor('the refresh\'s watch of pods to be open on the API server', async () => ((await server.openWatches('pods')) > 0 ? true : undefined), { intervalMs: 100 });
     const stoppedAt = Date.now();
     await extra.stop();
     const outcome = await during;
@@ -106,6 +110,8 @@ describe('the cluster source when a watch cannot simply go on', () => {
 
     await extra.start();
     const readyAt = Date.now();
+    const relistsBefore = relists.length;
+    // The first refresh after the restart is the one that recovers: no retry, no second refresh.
     const after = view(await src.load());
     const recoveredMs = Date.now() - readyAt;
     console.log(
@@ -117,8 +123,8 @@ describe('the cluster source when a watch cannot simply go on', () => {
     expect(after.pods).toContain(`${namespace}/while-down on ${b.name}`);
     expect(after.nodes.find((n) => n.startsWith(`${a.name} `))).toMatch(/ T4 /);
     // etcd was compacted past the version held: the watch could not resume, the collections were listed again.
-    expect(relists.some((r) => /^pods: .*(410|too old)/i.test(r))).toBe(true);
-    expect(recoveredMs).toBeLessThan(5_000);
+    // That first refresh is the one that relisted (the one in flight was cut, the one while down refused).
+    expect(relists.slice(relistsBefore).some((r) => /^pods: .*(410|too old)/i.test(r)), relists.join(' | ')).toBe(true);
     await core.patchNode({ name: a.name, body: { metadata: { labels: { [MODEL_LABEL]: 'A10G' } } } }, MERGE_PATCH_OPTIONS);
   });
 
@@ -138,7 +144,7 @@ describe('the cluster source when a watch cannot simply go on', () => {
     expect(after.nodes).toEqual(before.nodes.filter((n) => !n.startsWith(`${doomed.name} `)));
   });
 
-  it('5,000 pod changes between two refreshes: caught up within a few 1 s watch reads, equal to a fresh list', async () => {
+  it('5,000 pod changes between two refreshes: caught up within a few refreshes, equal to a fresh list', async () => {
     const [a] = nodes;
     if (!a) throw new Error('setup created no nodes');
     const { src, relists } = source(EXTENDER);
@@ -161,20 +167,17 @@ describe('the cluster source when a watch cannot simply go on', () => {
       caughtUp = JSON.stringify(snapshot) === JSON.stringify(expected);
     }
     console.log(`5,000 changes (written in ${writeSeconds.toFixed(0)} s): caught up after ${refreshes.length} refreshes of ${refreshes.join(', ')} ms; relists: ${relists.join(' | ') || 'none'}`);
-    expect(caughtUp).toBe(true);
-    // Each refresh reads a watch for at most 1 s (DEFAULT_WATCH_LIMITS), a relist of 1,000 pods a little more.
-    for (const ms of refreshes) expect(ms).toBeLessThan(5_000);
+    // Caught up within ten refreshes (each reads a watch for at most 1 s under churn, DEFAULT_WATCH_LIMITS), whatever they took on this machine.
+    expect(caughtUp, `refreshes: ${refreshes.join(', ')} ms`).toBe(true);
     await core.deleteCollectionNamespacedPod({ namespace, gracePeriodSeconds: 0 });
   });
 });
 
 async function waitForCount(count: number): Promise<void> {
-  for (let i = 0; i < 120; i++) {
-    const pods = await core.listNamespacedPod({ namespace, labelSelector: 'gone' });
-    if (pods.items.length === count) return;
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  throw new Error(`the namespace never came down to ${count} churn pods`);
+  await waitFor(`the namespace to come down to ${count} churn pods`, async () => ((await core.listNamespacedPod({ namespace, labelSelector: 'gone' })).items.length === count ? true : undefined), {
+    timeoutMs: 120_000,
+    intervalMs: 500,
+  });
 }
 
 /** etcd's current revision (its v3 JSON gateway). */

@@ -15,8 +15,7 @@ import type { Kueue } from '../../local/addons/kueue';
 import type { ManagedProcess } from '../../local/common/managed-process';
 import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
 import { deployedExtenderSettings } from '../../local/scheduler-config';
-import { sleep } from '../../local/common/wait';
-import { condition, createObjects, finishPods, gpuJob, gpusHeld, jobPods, readJob, runPods, waitForJobBound, waitForWorkloadCondition, workloadOf } from './kueue-fixtures';
+import { condition, createObjects, finishPods, gpuJob, gpusHeld, jobPods, readJob, runPods, waitForJobBound, waitForWorkloadCondition } from './kueue-fixtures';
 
 const harness = e2eHarness();
 const { core, kubeConfig } = harness;
@@ -65,9 +64,9 @@ describe('two 32-GPU Jobs on room for one, through Kueue and the gpu-scheduler',
     await runPods(core, namespace, first);
     await waitForWorkloadCondition(kubeConfig, namespace, 'first', 'PodsReady', 'True');
 
-    // The second waits whole: suspended, no pod created, so none bound and no GPU held.
-    await sleep(5_000);
-    const waiting = await workloadOf(kubeConfig, namespace, 'second');
+    // The second waits whole: Kueue decided it does not fit (QuotaReserved False, with its reason),
+    // so it stays suspended, no pod created, none bound and no GPU held.
+    const waiting = await waitForWorkloadCondition(kubeConfig, namespace, 'second', 'QuotaReserved', 'False');
     expect(condition(waiting, 'QuotaReserved')).toMatchObject({ status: 'False' });
     expect(condition(waiting, 'QuotaReserved')?.message).toMatch(/insufficient (unused )?quota.*nvidia\.com\/gpu/i);
     expect((await readJob(kubeConfig, namespace, 'second')).spec?.suspend).toBe(true);

@@ -26,7 +26,7 @@ import type { ManagedProcess } from '../../local/common/managed-process';
 import { finishTerminatingPods, markPodRunning } from '../../local/nodes/pod-status';
 import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
 import { deployedExtenderSettings } from '../../local/scheduler-config';
-import { sleep, waitFor } from '../../local/common/wait';
+import { waitFor } from '../../local/common/wait';
 import { condition, createObjects, finishPods, gpuJob, gpusHeld, jobPods, readJob, runPods, waitForJobBound, waitForWorkloadCondition, workloadOf } from './kueue-fixtures';
 import { GFD_P5 } from './real-node-labels';
 import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
@@ -129,7 +129,7 @@ describe('Kueue narrows to a network block, the extender packs inside it', () =>
     for (const name of refused) {
       await core.patchNode({ name, body: { metadata: { labels: { 'nvidia.com/gpu.product': GFD_P5['nvidia.com/gpu.product'] } } } }, MERGE_PATCH_OPTIONS);
     }
-    await sleep(5_000);
+    await extender?.waitForSnapshot('find the relabelled nodes\' GPU data impossible', (snapshot) => refused.every((name) => snapshot.getNode(name)?.invalid !== undefined));
     await jobs().createNamespacedJob({ namespace, body: gpuJob({ name: 'half', queue: 'nodes', pods: 2, gpusPerPod: 8, podAnnotations: REQUIRED_BLOCK }) });
     const admitted = await waitForWorkloadCondition(kubeConfig, namespace, 'half', 'Admitted', 'True');
     // To Kueue a block with exactly two free nodes is the best fit: one pod per node, one of them refused.

@@ -17,6 +17,8 @@ import { LOCAL_AWS_REGION } from '../../local/aws/moto';
 import { LOCAL_ACCOUNT_ID, LocalEventBridge, ec2StateChangeEvent, type Delivery, type RetryPolicy } from '../../local/start/event-bridge';
 import { LocalLambda } from '../../local/start/local-lambda';
 import { gpuLabelsOf, labelerEnv, launchInstance, registerNode } from './labeler-support';
+import { waitFor } from '../../local/common/wait';
+import { startAwsFaultProxy, type AwsFaultProxy } from '../../local/proxies/aws-fault-proxy';
 
 const h = e2eHarness();
 const logDir = mkdtempSync(join(tmpdir(), 'labeler-late-'));
@@ -31,7 +33,8 @@ async function startLabeler(name: string, extraEnv: Record<string, string> = {})
   const lambda = await LocalLambda.start({
     functionName: name,
     entry: LAMBDA_ENTRIES.labeler,
-    environment: { PATH: process.env.PATH ?? '/usr/bin:/bin', TZ: 'UTC', ...labelerEnv(h, extraEnv) },
+    // EC2 through a proxy that only counts (no fault): the test waits on the labeler's own DescribeInstances calls.
+    environment: { PATH: process.env.PATH ?? '/usr/bin:/bin', TZ: 'UTC', ...labelerEnv(h, extraEnv), AWS_ENDPOINT_URL: (ec2Proxy ?? fail()).url },
     kubeconfig: h.info.controlPlane.lambdaKubeconfigs.labeler,
     timeoutMs: APP_CONFIG_DEFAULTS.labeler.timeoutSeconds * 1000,
     memoryMiB: APP_CONFIG_DEFAULTS.labeler.memorySizeMiB,
@@ -44,7 +47,12 @@ async function startLabeler(name: string, extraEnv: Record<string, string> = {})
   return lambda;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+let ec2Proxy: AwsFaultProxy | undefined;
+const describeCalls = (): number => (ec2Proxy?.calls ?? []).filter((call) => call.action === 'DescribeInstances').length;
+
+function fail(): never {
+  throw new Error('setup did not finish');
+}
 
 function recordsOf(functionName: string): Record<string, unknown>[] {
   return records.filter((record) => record.functionName === functionName);
@@ -64,6 +72,7 @@ function expectNoErrors(functionName: string, delivery: Delivery): void {
 let defaultLabeler: LocalLambda;
 let shortWaitLabeler: LocalLambda;
 beforeAll(async () => {
+  ec2Proxy = await startAwsFaultProxy({ target: h.info.motoUrl });
   [defaultLabeler, shortWaitLabeler] = await Promise.all([
     startLabeler('labeler-default'),
     // A short window, so a node that never joins is given up on in seconds; the mechanism is the same.
@@ -74,6 +83,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await eventBridge.stop();
   for (const lambda of lambdas) await lambda.stop();
+  await ec2Proxy?.stop();
   for (const node of created) await deleteGpuNode(h.nodeClients, node).catch(() => undefined);
   rmSync(logDir, { recursive: true, force: true });
 });
@@ -82,10 +92,15 @@ describe('a node that registers after its running event', () => {
   it('is labelled once it joins ~30 s later, in the same invocation: no error, no retry, no dead letter; only our start-up taint is lifted', async () => {
     const instance = await launchInstance(h.ec2, 'p4d.24xlarge');
     created.push({ name: instance.privateDnsName, instanceId: instance.instanceId });
+    const described = describeCalls();
     const sent = Date.now();
     const delivery = eventBridge.deliver(defaultLabeler, ec2StateChangeEvent(instance.instanceId, 'running', LOCAL_AWS_REGION), retry);
 
-    await sleep(30_000);
+    // The node joins after the labeler has been waiting for it through one ended-check (a second DescribeInstances, 30 s in).
+    await waitFor('the labeler to check, while waiting, that the instance still runs', () => (describeCalls() >= described + 2 ? true : undefined), {
+      timeoutMs: 120_000,
+      intervalMs: 200,
+    });
     // As a node group with the start-up taint registers it, with the cloud provider's own taint still on.
     const uninitialized = { key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' };
     const registeredAt = Date.now();

@@ -13,7 +13,7 @@ import { createGpuNode, deleteGpuNode, describeInstanceType, seedGpuLabels, type
 import type { ManagedProcess } from '../../local/common/managed-process';
 import { finishTerminatingPods, markPodRunning, podEvents, waitForPodEvent, waitForPodScheduled } from '../../local/nodes/pod-status';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
-import { sleep, waitFor } from '../../local/common/wait';
+import { waitFor } from '../../local/common/wait';
 
 const harness = e2eHarness();
 const { core } = harness;
@@ -200,8 +200,11 @@ describe('preemption through kube-scheduler with the extender’s preempt verb',
     expect(first?.kept[a100.name]).toEqual(a100Victims.map(uidOf).sort());
 
     // With no kubelet the victims stay Terminating, holding their GPUs, so the
-    // preemptor must not bind yet, and t4's pod was never touched.
-    await sleep(2_000);
+    // preemptor must not bind yet, and t4's pod was never touched: the
+    // preemption chose its victims on the nominated node only, all of them
+    // deleted by now (their Preempted events), and no deletion finished, so
+    // nothing has freed a GPU for a binding.
+    expect((await read('trainer')).status?.nominatedNodeName).toBe(a100.name);
     expect((await read('trainer')).spec?.nodeName ?? '').toBe('');
     const untouched = await read('low-t4');
     expect(untouched.metadata?.deletionTimestamp).toBeUndefined();
@@ -234,8 +237,7 @@ describe('preemption through kube-scheduler with the extender’s preempt verb',
     expect(event.message).toMatch(/0\/1 nodes are available: 1 Insufficient nvidia\.com\/gpu/);
     expect(event.message).toContain('preemption: no candidate node for preemption');
 
-    // The decision was made in that cycle; give a deletion, had one been sent, time to show.
-    await sleep(2_000);
+    // The decision was made in that cycle and chose no victim (the extender kept none): nothing to delete, no node to nominate.
     const pod = await read('wants-a100');
     expect(pod.spec?.nodeName ?? '').toBe('');
     expect(pod.status?.nominatedNodeName ?? '').toBe('');

@@ -14,7 +14,9 @@ import { createGpuNode, deleteGpuNode, describeInstanceType, seedGpuLabels, type
 import type { ManagedProcess } from '../../local/common/managed-process';
 import { markPodRunning, waitForPodScheduled } from '../../local/nodes/pod-status';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
-import { sleep, waitFor } from '../../local/common/wait';
+import { waitFor } from '../../local/common/wait';
+import { waitForExtenderToCatchUp } from '../../local/extender-host/extender-snapshot';
+import type { Extender } from '../../lambdas/extender/extender-handler';
 
 const harness = e2eHarness();
 const { core } = harness;
@@ -28,14 +30,16 @@ process.env.EXTENDER_CACHE_TTL = `${CACHE_TTL_MS}ms`;
 const scoresByPod = new Map<string, Map<string, number>>();
 
 let adapter: AlbAdapter;
+let extender: Extender | undefined;
 let scheduler: ManagedProcess | undefined;
 let namespace = '';
 const created: GpuNode[] = [];
 
 beforeAll(async () => {
-  const { createHandler } = await import('../../lambdas/extender/handler');
+  const { albHandlerOf, createExtender } = await import('../../lambdas/extender/extender-handler');
   // The extender reads its cluster view (nodes, bound pods) with its own least-privilege identity.
-  const handler = createHandler(kubeconfigOverrides(harness.info.controlPlane.lambdaKubeconfigs.extender));
+  extender = createExtender(kubeconfigOverrides(harness.info.controlPlane.lambdaKubeconfigs.extender));
+  const handler = albHandlerOf(extender);
   adapter = await startAlbAdapter({
     functionName: 'gpu-extender',
     handler: async (event, context) => {
@@ -124,8 +128,12 @@ async function slightlyDifferentNodes(): Promise<{ cool: GpuNode; warm: GpuNode 
   return { cool: await gpuNode('us-east-1a', 10), warm: await gpuNode('us-east-1b', 60) };
 }
 
-/** Lets the extender's cluster snapshot (and the scheduler's informers) catch up with what was just created. */
-const settle = (): Promise<void> => sleep(CACHE_TTL_MS + 500);
+/** Lets the extender's cluster snapshot catch up with the nodes and pods created just now. */
+const settle = (): Promise<void> => waitForExtenderToCatchUp(extender ?? fail(), core, namespace);
+
+function fail(): never {
+  throw new Error('setup did not finish');
+}
 
 async function scheduledNode(name: string): Promise<string> {
   return waitForPodScheduled(core, { namespace, name }, 90_000);

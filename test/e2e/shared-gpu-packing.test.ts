@@ -13,15 +13,12 @@ import type { ManagedProcess } from '../../local/common/managed-process';
 import { waitForPodScheduled } from '../../local/nodes/pod-status';
 import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
-import { sleep } from '../../local/common/wait';
 import { GFD_G5_RENAMED, RENAMED_RESOURCES } from './real-node-labels';
 
 const harness = e2eHarness();
 const { core } = harness;
 
-/** A little over the extender's cache TTL, so each pod is decided with the previous one bound. */
 const CACHE_TTL_MS = 1_000;
-const BETWEEN_PODS_MS = 1_200;
 
 let extender: RecordingExtender | undefined;
 let scheduler: ManagedProcess | undefined;
@@ -60,7 +57,8 @@ describe('sharers only, through the real kube-scheduler', () => {
       const name = `sharer-${i}`;
       await core.createNamespacedPod({ namespace, body: sharer(name) });
       placed.push(await waitForPodScheduled(core, { namespace, name }, 60_000));
-      await sleep(BETWEEN_PODS_MS);
+      // The next pod is decided with this one bound.
+      await extender?.waitForSnapshot(`show ${name} bound`, (snapshot) => snapshot.podsInNamespace(namespace).some((pod) => pod.name === name));
     }
     expect(nodes.map((n) => n.name)).toContain(placed[0]);
     expect(placed).toEqual(placed.map(() => placed[0]));

@@ -67,8 +67,9 @@ describe('simulate: the fast path places as the real gpu-scheduler does', () => 
       expect(first && { fast: first, exact: firstExact ?? exact.unschedulable.find((u) => u.pod === first.pod) }).toBeUndefined();
 
       const fastNode = new Map(fast.placed.map((p) => [p.pod, p.node]));
+      // The fast path follows the real pick only within a tie it found itself (simulate's breakTie), so equal
+      // placements also mean every tie it reported held the real scheduler's pick.
       expect(fastNode).toEqual(exactNode);
-      for (const p of fast.placed) if (p.tiedWith.length > 0) expect([p.node, ...p.tiedWith]).toContain(exactNode.get(p.pod));
       expect(fast.unschedulable.map((u) => u.pod).sort()).toEqual(exact.unschedulable.map((u) => u.pod).sort());
       // The same reasons. Their node counts may differ: kube-scheduler tries a pod again when an event it
       // cannot rule out arrived during its cycle (the bind before it), and then reports the fuller cluster.

@@ -7,12 +7,21 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { nodeTieKey } from '../../lambdas/extender/extender-scores';
+import { typescriptProgramArgs } from '../../local/common/typescript-program';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const TSX = join(REPO, 'node_modules', '.bin', 'tsx');
 const ENTRY = join(REPO, 'local', 'start', 'cli.ts');
+/** `npm start`'s program as one node process: a signal to its group reaches it once, and nothing in between kills it early. */
+const START = { command: process.execPath, args: typescriptProgramArgs(ENTRY) };
+
+/** A run with the demo, or one stopped by Ctrl-C, takes minutes on a busy machine: each is killed (its whole process group) after this long… */
+const RUN_KILL_MS = 240_000;
+/** …and its test times out only after that, so a run that hangs fails with its output, not with vitest's timeout. */
+const RUN_TEST_TIMEOUT_MS = RUN_KILL_MS + 60_000;
+/** A run that must stop before starting anything. */
+const REJECTED_KILL_MS = 60_000;
 
 interface Run {
   code: number | null;
@@ -28,8 +37,37 @@ function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return env;
 }
 
-function run(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs: number; onStdout?: (all: string) => void; detached?: boolean }): { done: Promise<Run>; pid: number | undefined } {
-  const child = spawn(command, args, { cwd: REPO, env: options.env ?? childEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false });
+/** Process groups started by the current test: each child leads one (as a command run from a terminal does). */
+const groups: number[] = [];
+
+/** Kills the whole process group of a child (its control plane, moto…), whatever is left of it. */
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Nothing is left of that group.
+  }
+}
+
+// A run that failed or timed out must not leave a control plane running into the next test files.
+afterEach(() => {
+  for (const pid of groups.splice(0)) killGroup(pid);
+});
+
+/**
+ * Runs a command as the leader of a new process group. `done` resolves on
+ * 'close' (not 'exit': the last output may still be unread then) with all
+ * the output; after `timeoutMs` the whole group is killed.
+ */
+function run(
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; timeoutMs: number; onStdout?: (all: string) => void },
+): { done: Promise<Run>; pid: number; closeStdout(): void } {
+  const child = spawn(command, args, { cwd: REPO, env: options.env ?? childEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`${command} did not start`);
+  groups.push(pid);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -39,14 +77,34 @@ function run(command: string, args: string[], options: { env?: NodeJS.ProcessEnv
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
+  const timer = setTimeout(() => killGroup(pid), options.timeoutMs);
   const done = new Promise<Run>((resolve) => {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });
   });
-  return { done, pid: child.pid };
+  return { done, pid, closeStdout: () => child.stdout.destroy() };
+}
+
+/**
+ * Starts `npm start -- --no-demo` in its own process group and resolves once
+ * it says it is running (or with its output, if it ended first).
+ */
+async function runUntilRunning(): Promise<{ pid: number; stdout: () => string; done: Promise<Run>; closeStdout(): void; running: boolean }> {
+  let stdout = '';
+  let announce: (running: boolean) => void = () => undefined;
+  const announced = new Promise<boolean>((resolve) => (announce = resolve));
+  const started = run(START.command, [...START.args, '--no-demo'], {
+    timeoutMs: RUN_KILL_MS,
+    onStdout: (all) => {
+      stdout = all;
+      if (all.includes('Ctrl-C stops everything')) announce(true);
+    },
+  });
+  void started.done.then(() => announce(false));
+  const running = await announced;
+  return { ...started, stdout: () => stdout, running };
 }
 
 /** Where the run kept its control plane and which moto port it used, from its own output. */
@@ -105,14 +163,14 @@ function tempFile(name: string, content: string): string {
 
 /** A run that must stop before starting anything: the exit code and the message are the point. */
 async function runRejected(args: string[]): Promise<Run> {
-  const result = await run(TSX, [ENTRY, ...args], { timeoutMs: 60_000 }).done;
+  const result = await run(START.command, [...START.args, ...args], { timeoutMs: REJECTED_KILL_MS }).done;
   expect(result.stdout).not.toContain('moto_server ready');
   return result;
 }
 
 describe('npm start -- --exit-after-demo', () => {
   it('labels the nodes, places GPU pods by model and memory, rejects impossible ones with the extender reason, scales down by deletion cost, and leaves nothing behind', async () => {
-    const { done } = run('npm', ['start', '--', '--exit-after-demo'], { timeoutMs: 290_000 });
+    const { done } = run('npm', ['start', '--', '--exit-after-demo'], { timeoutMs: RUN_KILL_MS });
     const result = await done;
     const { stdout } = result;
     expect(result.stderr, stdout).not.toContain('npm start failed');
@@ -198,71 +256,38 @@ describe('npm start -- --exit-after-demo', () => {
     const where = runLocations(stdout);
     expect(leftovers(where)).toEqual([]);
     expect(existsSync(where.workDir)).toBe(false);
-  });
+  }, RUN_TEST_TIMEOUT_MS);
 });
 
 describe('npm start on Ctrl-C', () => {
   it('keeps running until SIGINT reaches its process group, then stops every process and removes its temp files', async () => {
-    let announceRunning: () => void = () => undefined;
-    const running = new Promise<void>((resolve) => {
-      announceRunning = resolve;
-    });
+    const started = await runUntilRunning();
+    expect(started.running, started.stdout()).toBe(true);
     // Its own process group, as in a terminal: Ctrl-C signals every process in it.
-    const { done, pid } = run(TSX, [ENTRY, '--no-demo'], {
-      timeoutMs: 240_000,
-      detached: true,
-      onStdout: (all) => {
-        if (all.includes('Ctrl-C stops everything')) announceRunning();
-      },
-    });
-    const exited = done.then((r) => {
-      announceRunning();
-      return r;
-    });
-    await running;
-    if (pid === undefined) throw new Error('the child has no pid');
-    process.kill(-pid, 'SIGINT');
-    const result = await exited;
+    process.kill(-started.pid, 'SIGINT');
+    const result = await started.done;
     expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
     expect(result.stdout).toContain('Running. Ctrl-C stops everything.');
     expect(result.stdout).toContain('stopped: every process ended, temporary files removed');
     const where = runLocations(result.stdout);
     expect(leftovers(where)).toEqual([]);
     expect(existsSync(where.workDir)).toBe(false);
-  });
+  }, RUN_TEST_TIMEOUT_MS);
 
   it('still tears down when stdout is a pipe whose reader has gone (npm start | tee, then Ctrl-C)', async () => {
+    const started = await runUntilRunning();
+    expect(started.running, started.stdout()).toBe(true);
+    const where = runLocations(started.stdout());
     // Ctrl-C ends tee too: its read end of the pipe closes before npm start writes "stopping".
-    const child = spawn(TSX, [ENTRY, '--no-demo'], { cwd: REPO, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-      child.on('exit', (code, signal) => resolve({ code, signal }));
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
-    const running = new Promise<boolean>((resolve) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-        if (stdout.includes('Ctrl-C stops everything')) resolve(true);
-      });
-      void exited.then(() => resolve(false));
-    });
-    expect(await running, `${stdout}\n${stderr}`).toBe(true);
-    const where = runLocations(stdout);
-    child.stdout.destroy();
-    if (child.pid === undefined) throw new Error('the child has no pid');
-    process.kill(-child.pid, 'SIGINT');
-    const result = await exited;
-    clearTimeout(timer);
-    expect(result.code, stderr).toBe(0);
+    started.closeStdout();
+    process.kill(-started.pid, 'SIGINT');
+    const result = await started.done;
+    expect(result.code, result.stderr).toBe(0);
     // With stdout gone, the teardown's lines go to stderr (still the terminal under `| tee`).
-    expect(stderr).toContain('stopped: every process ended, temporary files removed');
+    expect(result.stderr).toContain('stopped: every process ended, temporary files removed');
     expect(leftovers(where)).toEqual([]);
     expect(existsSync(where.workDir)).toBe(false);
-  });
+  }, RUN_TEST_TIMEOUT_MS);
 });
 
 describe('npm start fails fast', () => {
@@ -285,7 +310,7 @@ describe('npm start fails fast', () => {
     const path = [dirname(process.execPath), '/usr/bin', '/bin'].join(':');
     const moto = spawnSync('sh', ['-c', 'command -v moto_server'], { env: { PATH: path }, encoding: 'utf8' });
     expect(moto.stdout.trim(), 'this test needs a PATH without moto_server').toBe('');
-    const result = await run(TSX, [ENTRY, '--no-demo'], { env: childEnv({ PATH: path }), timeoutMs: 60_000 }).done;
+    const result = await run(START.command, [...START.args, '--no-demo'], { env: childEnv({ PATH: path }), timeoutMs: REJECTED_KILL_MS }).done;
     expect(result.code).toBe(3);
     expect(result.stderr).toContain("moto[server]");
     expect(result.stdout).not.toContain('moto_server ready');

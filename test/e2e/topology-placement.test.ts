@@ -18,14 +18,11 @@ import type { ManagedProcess } from '../../local/common/managed-process';
 import { markPodRunning, waitForPodScheduled } from '../../local/nodes/pod-status';
 import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
-import { sleep } from '../../local/common/wait';
 
 const harness = e2eHarness();
 const { core } = harness;
 
-/** A little over the extender's cache TTL, so each pod is decided with the previous one bound. */
 const CACHE_TTL_MS = 1_000;
-const BETWEEN_PODS_MS = 1_200;
 const BLOCKS = { small: ['top', 'mid-1', 'bottom-small'], fit: ['top', 'mid-1', 'bottom-fit'], big: ['top', 'mid-2', 'bottom-big'] } as const;
 // The big block has one node more than the job once the running pod holds part of one: best fit picks "fit".
 const BLOCK_SIZES = { small: 2, fit: 3, big: 5 } as const;
@@ -52,7 +49,8 @@ async function schedule(body: V1Pod): Promise<string> {
   const name = body.metadata?.name ?? '';
   await core.createNamespacedPod({ namespace, body });
   const node = await waitForPodScheduled(core, { namespace, name }, 60_000);
-  await sleep(BETWEEN_PODS_MS);
+  // The next pod is decided with this one bound.
+  await extender?.waitForSnapshot(`show ${name} bound`, (snapshot) => snapshot.podsInNamespace(namespace).some((pod) => pod.name === name));
   return node;
 }
 

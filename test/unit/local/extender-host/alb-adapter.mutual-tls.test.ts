@@ -93,11 +93,20 @@ describe('ALB adapter with reserved concurrency', () => {
   });
 
   it('holds a slot for minInvocationMs however fast the handler', async () => {
-    adapter = await startAlbAdapter({ reservedConcurrency: 1, minInvocationMs: 300, handler: async () => ({ statusCode: 200, body: 'fast' }) });
+    let answered = 0;
+    // Far longer than the test: the slot is still held when the second request comes, however slow the machine.
+    adapter = await startAlbAdapter({ reservedConcurrency: 1, minInvocationMs: 600_000, handler: async () => (answered++, { statusCode: 200, body: 'fast' }) });
     const url = `${adapter.url}/filter`;
-    const first = fetch(url, { method: 'POST', body: '{}' });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const caller = new AbortController();
+    const first = fetch(url, { method: 'POST', body: '{}', signal: caller.signal }).catch(() => undefined);
+    await waitFor('the handler to have answered the first request', () => (answered === 1 ? true : undefined), { timeoutMs: 5_000 });
+    // The handler is done, its invocation is not: the second is throttled.
     expect((await fetch(url, { method: 'POST', body: '{}' })).status).toBe(503);
-    expect((await first).status).toBe(200);
+    expect(adapter.completedInvocations).toBe(0);
+    expect(answered).toBe(1);
+    // The first caller gives up; as on Lambda, its invocation still holds the slot until it ends.
+    caller.abort();
+    await first;
+    expect((await fetch(url, { method: 'POST', body: '{}' })).status).toBe(503);
   });
 });
