@@ -1,9 +1,10 @@
 /**
- * `npm run simulate -- --nodes <file> --pods <file> [--config <file>] [--json] [--explain] [--exact]`:
+ * `npm run simulate -- --nodes <file> --pods <file> [--config <file>] [--json] [--explain] [--exact] [--report <file>]`:
  * what-if placement of the gpu-scheduler's pending pods on a cluster, as the
  * deployed gpu-scheduler (kube-scheduler's profile plus the extender) would place them.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { defineCli, isEntryPoint, readCommandLine, UsageError } from '../cli/command-line';
 import { errorMessage } from '../lambdas/common/error-message';
 import { startControlPlane } from '../local/control-plane/control-plane';
@@ -13,9 +14,11 @@ import { InputError, parseKubeList } from './kube-list-file';
 import { formatSimulation } from './placement-table';
 import { simulate } from './simulate';
 import { parseSimulatorConfig } from './simulator-config';
+import { renderReportHtml } from './report/report-html';
+import { buildWhatIfReport } from './report/report-model';
 
 export const SIMULATE_CLI = defineCli({
-  usage: 'npm run simulate -- --nodes <file> --pods <file> [--config <file>] [--json] [--explain] [--exact]',
+  usage: 'npm run simulate -- --nodes <file> --pods <file> [--config <file>] [--json] [--explain] [--exact] [--report <file>]',
   summary: [
     'What-if placement: where the pending pods with schedulerName gpu-scheduler would land on',
     'these nodes, decided as the deployed gpu-scheduler decides: kube-scheduler\'s filters and',
@@ -31,12 +34,18 @@ export const SIMULATE_CLI = defineCli({
     json: { type: 'boolean', description: 'print the result as JSON instead of tables' },
     explain: { type: 'boolean', description: 'for each placement, the points per plugin on the chosen node and the runner-up (with --exact: the extender\'s ranking)' },
     exact: { type: 'boolean', description: 'run the real kube-apiserver, kube-scheduler and extender (builds Kubernetes once; about a minute per 500 nodes)' },
+    report: {
+      type: 'string',
+      value: 'file',
+      description: 'also write the what-if report, one self-contained HTML file: the GPU slots of every node before and after, grouped by GPU model, zone and pool; each pending pod with its node or why not; the outcome (its path goes to stderr)',
+    },
   },
   examples: [
     'kubectl get nodes -o json > nodes.json; kubectl get pods -A -o json > pods.json',
     'npm run simulate -- --nodes nodes.json --pods pods.json',
     'npm run simulate -- --nodes nodes.json --pods pods.json --explain   # why each pod went where it went',
     'npm run simulate -- --nodes nodes.json --pods pods.json --exact     # the real scheduler, same output',
+    'npm run simulate -- --nodes nodes.json --pods pods.json --report report.html   # the same as a page to look at',
   ],
 });
 
@@ -55,17 +64,29 @@ interface SimulateCliOptions {
   json: boolean;
   explain: boolean;
   exact: boolean;
+  report: string | undefined;
 }
 
 async function main(argv: readonly string[]): Promise<number> {
   const options = readCommandLine(SIMULATE_CLI, argv, (values): SimulateCliOptions => {
     if (values.nodes === undefined || values.pods === undefined) throw new UsageError('--nodes and --pods are required');
-    return { nodes: values.nodes, pods: values.pods, config: values.config, json: values.json === true, explain: values.explain === true, exact: values.exact === true };
+    if (values.report !== undefined && values.report.trim() === '') throw new UsageError('--report needs a file path');
+    return {
+      nodes: values.nodes,
+      pods: values.pods,
+      config: values.config,
+      json: values.json === true,
+      explain: values.explain === true,
+      exact: values.exact === true,
+      report: values.report,
+    };
   });
   let result;
+  let nodes: unknown[];
+  let pods: unknown[];
   try {
-    const nodes = parseKubeList(readInput(options.nodes), options.nodes, 'Node');
-    const pods = parseKubeList(readInput(options.pods), options.pods, 'Pod');
+    nodes = parseKubeList(readInput(options.nodes), options.nodes, 'Node');
+    pods = parseKubeList(readInput(options.pods), options.pods, 'Pod');
     const profileOptions = options.config === undefined ? {} : parseSimulatorConfig(readInput(options.config), options.config);
     result = options.exact ? await runExact(nodes, pods, profileOptions, options.explain) : simulate(nodes, pods, profileOptions, { explain: options.explain });
   } catch (error) {
@@ -75,6 +96,17 @@ async function main(argv: readonly string[]): Promise<number> {
     throw error;
   }
   process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatSimulation(result)}\n`);
+  if (options.report !== undefined) {
+    const file = path.resolve(options.report);
+    try {
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, renderReportHtml(buildWhatIfReport(nodes, pods, result)));
+    } catch (error) {
+      process.stderr.write(`error: cannot write the report ${file}: ${errorMessage(error)}\n`);
+      return 1;
+    }
+    process.stderr.write(`report: ${file}\n`);
+  }
   return 0;
 }
 

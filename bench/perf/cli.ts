@@ -14,6 +14,9 @@ import { formatTable } from './report-table';
 import { SECTION_GROUPS, SECTION_NAMES, SECTIONS, type SectionName, type SectionRun } from './sections';
 import { defineCli, isEntryPoint, readCommandLine, UsageError, type CliOptions, type CliValues } from '../../cli/command-line';
 import { errorMessage } from '../../lambdas/common/error-message';
+import type { ScaleResult } from './scale-bench';
+import type { ThroughputResult } from './scheduler-throughput';
+import { recordSystemFigures, RECORDED_SYSTEM_PATH, systemFiguresOf } from './system-record';
 
 const GENERAL_OPTIONS = {
   only: {
@@ -25,6 +28,7 @@ const GENERAL_OPTIONS = {
   },
   out: { type: 'string', value: 'file', default: '.bench-out/bench.json', description: 'where the JSON results go' },
   json: { type: 'boolean', description: "print only each section's figures as JSON on stdout ({\"scaleFromZero\": {…}}, …) instead of the table" },
+  record: { type: 'boolean', description: 'also merge the cold first answer (scale) and the throughput (e2e) into docs/data/system-bench.json, by cluster size: the system chart\'s data (npm run charts)' },
 } as const satisfies CliOptions;
 
 export const BENCH_CLI = defineCli({
@@ -54,6 +58,7 @@ export interface BenchPlan {
   readonly out: string;
   /** Stdout gets the sections' figures as JSON instead of the table. */
   readonly json: boolean;
+  readonly record: boolean;
   readonly runs: ReadonlyMap<SectionName, SectionRun>;
 }
 
@@ -65,7 +70,7 @@ export function benchPlan(values: CliValues<typeof BENCH_CLI.options>): BenchPla
     for (const name of names) only.add(name);
   }
   const runs = new Map(SECTION_NAMES.map((name) => [name, SECTIONS[name].prepare(values)] as const));
-  return { only, out: resolve(values.out), json: values.json === true, runs };
+  return { only, out: resolve(values.out), json: values.json === true, record: values.record === true, runs };
 }
 
 const log = (message: string): void => {
@@ -87,7 +92,7 @@ async function main(): Promise<void> {
     { section: 'Machine', measurement: 'CPU', value: `${machine.cpuModel} × ${machine.cores}, ${machine.memoryGiB} GiB, Node ${machine.node}, load ${machine.loadAverageAtStart.toFixed(1)}` },
   ];
   const json: Record<string, unknown> = { machine, startedAt: new Date(started).toISOString(), sections: [...plan.only] };
-  const figures: Record<string, unknown> = {};
+  const sectionFigures: Record<string, unknown> = {};
   const failures: string[] = [];
   const attempt = async (section: string, run: () => Promise<void>): Promise<void> => {
     try {
@@ -104,7 +109,7 @@ async function main(): Promise<void> {
       const outcome = await plan.runs.get(name)!({ log, outDir: dirname(plan.out), harness });
       rows.push(...outcome.rows);
       json[SECTIONS[name].jsonKey ?? name] = outcome.json;
-      figures[SECTIONS[name].jsonKey ?? name] = outcome.json;
+      sectionFigures[SECTIONS[name].jsonKey ?? name] = outcome.json;
     });
 
   const selected = SECTION_NAMES.filter((name) => plan.only.has(name));
@@ -126,9 +131,14 @@ async function main(): Promise<void> {
   json.durationMs = Date.now() - started;
   json.rows = rows;
   json.failures = failures;
-  console.log(plan.json ? JSON.stringify(figures) : formatTable(rows));
+  console.log(plan.json ? JSON.stringify(sectionFigures) : formatTable(rows));
   mkdirSync(dirname(plan.out), { recursive: true });
   writeFileSync(plan.out, `${JSON.stringify(json, null, 2)}\n`);
+  if (plan.record) {
+    const figures = systemFiguresOf({ scale: json.scale as ScaleResult | undefined, e2e: json.e2e as ThroughputResult | undefined }, new Date().toISOString().slice(0, 10));
+    recordSystemFigures(RECORDED_SYSTEM_PATH, figures);
+    log(`[bench] recorded ${figures.coldFirstAnswer?.length ?? 0} cold-start and ${figures.throughput?.length ?? 0} throughput figure(s) in ${RECORDED_SYSTEM_PATH}`);
+  }
   log(`[bench] ${((Date.now() - started) / 1000).toFixed(0)} s; JSON in ${plan.out}`);
   process.exitCode = failures.length > 0 ? 1 : 0;
 }

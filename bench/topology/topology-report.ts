@@ -1,6 +1,7 @@
 import type { TopologyMetrics } from './topology-metrics';
 import type { TopologyPolicy } from './topology-policies';
 import { POLICY_LABELS } from './topology-policies';
+import type { TopologyResults } from '../../charts/topology-results';
 
 export interface PolicyRow {
   readonly policy: TopologyPolicy;
@@ -23,42 +24,10 @@ export function toJson(rows: readonly PolicyRow[]): Record<string, TopologyMetri
   return Object.fromEntries(rows.map((r) => [r.policy, r.metrics]));
 }
 
-const BAR_METRICS: readonly { label: string; value: (m: TopologyMetrics) => number; max: (rows: readonly PolicyRow[]) => number; unit: string }[] = [
-  { label: 'fitting jobs in one bottom block', value: (m) => m.oneBlockPercent, max: () => 100, unit: '%' },
-  { label: 'bottom blocks per job', value: (m) => m.blocksPerJob, max: (rows) => Math.max(1, ...rows.map((r) => r.metrics.blocksPerJob)), unit: '' },
-  { label: 'mean hops between ranks', value: (m) => m.meanHops, max: (rows) => Math.max(1, ...rows.map((r) => r.metrics.meanHops)), unit: '' },
-  { label: 'GPU allocation', value: (m) => m.allocation, max: () => 100, unit: '%' },
-];
-
-const COLORS = ['#9e9e9e', '#ff9800', '#2196f3', '#4caf50'];
-
-/** One panel per metric, one bar per policy. */
-export function renderSvg(rows: readonly PolicyRow[], title: string): string {
-  const panelWidth = 260;
-  const barArea = 150;
-  const width = panelWidth * BAR_METRICS.length + 20;
-  const height = 300;
-  const parts = [`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="11">`, `<text x="10" y="18" font-size="14">${escape(title)}</text>`];
-  BAR_METRICS.forEach((metric, p) => {
-    const x0 = 10 + p * panelWidth;
-    const max = metric.max(rows);
-    parts.push(`<text x="${x0}" y="44">${escape(metric.label)}</text>`);
-    rows.forEach((row, i) => {
-      const value = metric.value(row.metrics);
-      const h = (barArea * Math.max(0, value)) / max;
-      const x = x0 + 10 + i * 55;
-      parts.push(`<rect x="${x}" y="${60 + barArea - h}" width="40" height="${h}" fill="${COLORS[i % COLORS.length] ?? '#000'}"/>`);
-      parts.push(`<text x="${x}" y="${55 + barArea - h}">${value.toFixed(metric.unit === '%' ? 1 : 2)}</text>`);
-    });
-  });
-  rows.forEach((row, i) => {
-    parts.push(`<rect x="${10 + i * 230}" y="${height - 30}" width="12" height="12" fill="${COLORS[i % COLORS.length] ?? '#000'}"/>`);
-    parts.push(`<text x="${26 + i * 230}" y="${height - 20}">${escape(POLICY_LABELS[row.policy])}</text>`);
-  });
-  parts.push('</svg>');
-  return `${parts.join('\n')}\n`;
-}
-
-function escape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** What `npm run bench:topology` records (the topology chart's data). */
+export function toTopologyResults(
+  rows: readonly PolicyRow[],
+  run: { readonly seeds: number; readonly jobs: number; readonly load: number; readonly command: string; readonly measured: string },
+): TopologyResults {
+  return { ...run, policies: rows.map(({ policy, metrics }) => ({ policy, label: POLICY_LABELS[policy], metrics })) };
 }

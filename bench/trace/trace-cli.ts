@@ -16,7 +16,8 @@ import { MAX_PERCENT } from './trace-job';
 import type { PolicyName } from './trace-policies';
 import { ABLATION_NAMES, ABLATIONS, DEFAULT_POLICIES, isPolicyName, POLICIES } from './trace-policies';
 import type { PolicyResult } from './trace-report';
-import { formatAblationTable, formatTable, renderSvg, sampleSd, toJson } from './trace-report';
+import { formatAblationTable, formatTable, sampleSd, toJson, toTraceResults } from './trace-report';
+import { renderTraceChart } from '../../charts/trace-chart';
 import type { TieBreak } from './trace-simulation';
 import type { WorkerJob } from './trace-worker';
 import { defineCli, isEntryPoint, readCommandLine, UsageError, type CliValues } from '../../cli/command-line';
@@ -37,7 +38,9 @@ export const TRACE_CLI = defineCli({
     'Placement quality on the Alibaba openb GPU trace with the FGD paper\'s method: replays',
     'the trace for each policy and seed and reports the GPU allocation ratio at 100 % and',
     '130 % arrived workload (mean over seeds), beside the paper\'s published values. Prints',
-    'a table (or JSON with --json) and the path of an SVG plot; per-seed progress goes to stderr.',
+    'a table (or JSON with --json) and the path of an SVG plot, whose figures go to a JSON file',
+    'beside it (--record: also to docs/data/, where npm run charts reads them); per-seed progress',
+    'goes to stderr.',
     'The trace is the cluster-trace-gpu-v2023/csv/ folder of the public alibaba/clusterdata',
     'repository; it is read at run time, never copied into this one.',
   ].join('\n'),
@@ -54,7 +57,8 @@ export const TRACE_CLI = defineCli({
     seeds: { type: 'string', value: 'n', description: `seeds ${FIRST_SEED}..${FIRST_SEED}+n-1, the paper's seeds (default 10)` },
     policy: { type: 'string', value: 'a,b', description: `policies, from ${POLICIES.join(', ')} (default ${DEFAULT_POLICIES.join(',')})` },
     json: { type: 'boolean', description: 'print {policy: {alloc100, alloc130}} (percent) and nothing else on stdout' },
-    plot: { type: 'string', value: 'file', description: 'the SVG plot of allocation vs arrived workload (default .bench-out/trace/<workload>.svg)' },
+    plot: { type: 'string', value: 'file', description: 'the SVG plot of allocation vs arrived workload (default .bench-out/trace/<workload>.svg); its figures go beside it as <name>.json' },
+    record: { type: 'boolean', description: 'also write each workload\'s figures to docs/data/trace-<workload>.json, the docs\' charts\' data (npm run charts)' },
     workers: { type: 'string', value: 'n', description: 'worker threads running seeds (default: the number of CPUs)' },
     ablation: { type: 'boolean', description: 'add extender and each of its ablations (one design choice of the default profile undone) to the policies, with a table of what each choice is worth' },
     'tie-break': { type: 'string', value: 'order|random', description: 'among equal scores: the first node (order, default) or a fresh uniform pick (random)' },
@@ -75,6 +79,8 @@ interface Workload {
   readonly podsPath: string;
   readonly publishedPath: string;
   readonly plotPath: string;
+  /** The plot's figures (the chart's data), beside it. */
+  readonly resultsPath: string;
 }
 
 interface Options {
@@ -85,6 +91,9 @@ interface Options {
   readonly json: boolean;
   readonly workers: number;
   readonly tieBreak: TieBreak;
+  readonly record: boolean;
+  /** The command line, as recorded with the figures. */
+  readonly command: string;
 }
 
 function positiveInt(text: string | undefined, flag: string, fallback: number): number {
@@ -167,17 +176,31 @@ function readOptions(values: CliValues<typeof TRACE_CLI.options>): Options {
   });
   return {
     nodesPath,
-    workloads: podsPaths.map((podsPath) => ({
-      podsPath,
-      publishedPath: path.join(path.dirname(podsPath), 'published_alloc_summary.csv'),
-      plotPath: path.resolve(values.plot ?? path.join(repoRoot, '.bench-out', 'trace', `${workloadKey(podsPath)}.svg`)),
-    })),
+    workloads: podsPaths.map((podsPath) => {
+      const plotPath = path.resolve(values.plot ?? path.join(repoRoot, '.bench-out', 'trace', `${workloadKey(podsPath)}.svg`));
+      return { podsPath, publishedPath: path.join(path.dirname(podsPath), 'published_alloc_summary.csv'), plotPath, resultsPath: plotPath.replace(/(\.svg)?$/i, '.json') };
+    }),
     seeds,
     policies: policies as PolicyName[],
     json: values.json ?? false,
     workers,
     tieBreak,
+    record: values.record === true,
+    command: commandLine(values),
   };
+}
+
+/** The options as given, in a form that runs again (paths as given too). */
+function commandLine(values: CliValues<typeof TRACE_CLI.options>): string {
+  const flags = Object.entries(values)
+    .filter(([key, value]) => value !== undefined && value !== false && !['json', 'plot', 'record', 'data-dir', 'workers'].includes(key))
+    .map(([key, value]) => (value === true ? `--${key}` : `--${key} ${String(value)}`));
+  return ['npm run bench:trace --', ...flags].join(' ');
+}
+
+/** Where --record puts a workload's figures: the data of the docs' trace charts. */
+export function recordedTracePath(workload: string): string {
+  return path.join(repoRoot, 'docs', 'data', `trace-${workload.replace(/^openb_pod_list_/, 'openb-')}.json`);
 }
 
 /** Bundles the worker so the hot loop runs plain ESM (no loader hooks or export getters). */
@@ -247,13 +270,19 @@ async function runWorkload(options: Options, workload: Workload, workerFile: str
     process.stderr.write(`  ${workloadKey(workload.podsPath)} ${r.policy} seed ${r.seed}: alloc@130% ${a130?.toFixed(2) ?? '-'} (${r.seconds.toFixed(1)} s)\n`);
   });
   const results = options.policies.map((p) => aggregate(p, (byPolicy.get(p) ?? []).sort((a, b) => a.seed - b.seed)));
-  mkdirSync(path.dirname(workload.plotPath), { recursive: true });
   const key = workloadKey(workload.podsPath);
   const published: PublishedRow[] = existsSync(workload.publishedPath) ? parsePublishedCsv(readFileSync(workload.publishedPath, 'utf8')) : [];
+  const recorded = toTraceResults(results, published, { workload: key, seeds: options.seeds, tieBreak: options.tieBreak, command: options.command, measured: new Date().toISOString().slice(0, 10) });
   // The paper's counterparts of the policies run, and FGD, its best.
-  const shown = new Set(['FGD', ...options.policies.flatMap((p) => PAPER_POLICY[p] ?? [])]);
-  const marks = published.filter((row) => row.workload === key && shown.has(row.policy)).map((row) => ({ policy: row.policy, at100: row.alloc100, at130: row.alloc130 }));
-  writeFileSync(workload.plotPath, renderSvg(results, `GPU allocation vs arrived workload — ${key}, ${options.seeds} seeds`, MAX_PERCENT, marks));
+  const paper = ['FGD', ...options.policies.flatMap((p) => PAPER_POLICY[p] ?? [])];
+  const text = `${JSON.stringify(recorded, null, 2)}\n`;
+  mkdirSync(path.dirname(workload.plotPath), { recursive: true });
+  writeFileSync(workload.resultsPath, text);
+  if (options.record) {
+    mkdirSync(path.dirname(recordedTracePath(key)), { recursive: true });
+    writeFileSync(recordedTracePath(key), text);
+  }
+  writeFileSync(workload.plotPath, await renderTraceChart(recorded, { paper }));
   return results;
 }
 
@@ -272,7 +301,7 @@ async function main(): Promise<void> {
     // One workload: {policy: …} as always; several: keyed by workload.
     const json = done.length === 1 ? toJson(done[0]?.results ?? []) : Object.fromEntries(done.map((d) => [workloadKey(d.workload.podsPath), toJson(d.results)]));
     process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
-    process.stderr.write(`${done.map((d) => `plot: ${d.workload.plotPath}`).join('\n')}\nwall time: ${wall.toFixed(1)} s\n`);
+    process.stderr.write(`${done.map((d) => `plot: ${d.workload.plotPath} (figures: ${d.workload.resultsPath})`).join('\n')}\nwall time: ${wall.toFixed(1)} s\n`);
     return;
   }
   for (const { workload, results } of done) {
@@ -281,7 +310,7 @@ async function main(): Promise<void> {
     process.stdout.write(`workload ${key}: ${options.seeds} seeds (${FIRST_SEED}..${FIRST_SEED + options.seeds - 1}), tie-break ${options.tieBreak}, ${options.workers} workers\n\n`);
     process.stdout.write(`${formatTable(results, published, key)}\n\n`);
     if (results.some((r) => r.policy in ABLATIONS)) process.stdout.write(`${formatAblationTable(results, ABLATIONS)}\n\n`);
-    process.stdout.write(`plot: ${workload.plotPath}\n\n`);
+    process.stdout.write(`plot: ${workload.plotPath} (figures: ${workload.resultsPath}${options.record ? `, recorded in ${recordedTracePath(key)}` : ''})\n\n`);
   }
   process.stdout.write(`wall time: ${wall.toFixed(1)} s\n`);
 }

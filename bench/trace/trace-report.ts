@@ -1,6 +1,7 @@
 import type { PublishedRow } from './published-results';
 import { PAPER_POLICY } from './published-results';
 import { alignColumns } from '../../simulator/placement-table';
+import type { TraceResults } from '../../charts/trace-results';
 
 /** One policy's result: mean allocation (percent) at each arrived-percent checkpoint. */
 export interface PolicyResult {
@@ -96,73 +97,22 @@ export function pairedDifference(a: readonly number[], b: readonly number[]): st
   return `${mean >= 0 ? '+' : ''}${mean.toFixed(2)}${se}`;
 }
 
-const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2'];
-
-const escapeXml = (s: string): string => s.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c] ?? c);
-
-/** SVG line plot of allocation (y, %) against arrived workload (x, % of GPU capacity). */
-/** A published value to mark on the plot: the paper's policy and its allocation at 100 % and 130 % arrived. */
-export interface PublishedMark {
-  readonly policy: string;
-  readonly at100: number;
-  readonly at130: number;
-}
-
-/**
- * The allocation curves from 80 % arrived on, over 85..100 % allocation, where
- * the policies differ (below, every policy places everything), with the
- * paper's published values marked at 100 % and 130 %.
- */
-export function renderSvg(results: readonly PolicyResult[], title: string, maxPercent: number, marks: readonly PublishedMark[] = []): string {
-  const width = 760;
-  const height = 460;
-  const m = { left: 60, right: 150, top: 40, bottom: 50 };
-  const plotW = width - m.left - m.right;
-  const plotH = height - m.top - m.bottom;
-  // Below ~85 % every policy places everything (allocation = arrivals): show where they differ.
-  const yMin = 85;
-  const xMin = 80;
-  const x = (p: number): number => m.left + ((p - xMin) / (maxPercent - xMin)) * plotW;
-  const y = (v: number): number => m.top + plotH - ((Math.max(v, yMin) - yMin) / (100 - yMin)) * plotH;
-  const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
-    `<rect width="${width}" height="${height}" fill="white"/>`,
-    `<text x="${m.left}" y="22" font-size="14">${escapeXml(title)}</text>`,
-  ];
-  for (let p = xMin; p <= maxPercent; p += 10) {
-    parts.push(`<line x1="${x(p)}" y1="${m.top}" x2="${x(p)}" y2="${m.top + plotH}" stroke="#eee"/>`);
-    parts.push(`<text x="${x(p)}" y="${m.top + plotH + 16}" text-anchor="middle">${p}</text>`);
-  }
-  for (let v = yMin; v <= 100; v += 5) {
-    parts.push(`<line x1="${m.left}" y1="${y(v)}" x2="${m.left + plotW}" y2="${y(v)}" stroke="#eee"/>`);
-    parts.push(`<text x="${m.left - 6}" y="${y(v) + 4}" text-anchor="end">${v}</text>`);
-  }
-  parts.push(`<line x1="${m.left}" y1="${y(yMin)}" x2="${x(maxPercent)}" y2="${y(yMin)}" stroke="black"/>`);
-  parts.push(`<line x1="${m.left}" y1="${m.top}" x2="${m.left}" y2="${y(yMin)}" stroke="black"/>`);
-  parts.push(`<line x1="${x(xMin)}" y1="${y(yMin)}" x2="${x(100)}" y2="${y(100)}" stroke="#999" stroke-dasharray="4 4"/>`);
-  parts.push(`<text x="${m.left + plotW / 2}" y="${height - 10}" text-anchor="middle">arrived GPU requests (% of cluster GPU capacity)</text>`);
-  parts.push(`<text transform="translate(16 ${m.top + plotH / 2}) rotate(-90)" text-anchor="middle">GPU allocation (%)</text>`);
-  results.forEach((r, i) => {
-    const color = PALETTE[i % PALETTE.length] ?? 'black';
-    const points: string[] = [];
-    r.curve.forEach((v, p) => {
-      if (!Number.isNaN(v) && p >= xMin && p <= maxPercent) points.push(`${x(p).toFixed(1)},${y(v).toFixed(1)}`);
-    });
-    parts.push(`<polyline fill="none" stroke="${color}" stroke-width="1.8" points="${points.join(' ')}"/>`);
-    const ly = m.top + 10 + i * 18;
-    parts.push(`<line x1="${m.left + plotW + 12}" y1="${ly}" x2="${m.left + plotW + 32}" y2="${ly}" stroke="${color}" stroke-width="2"/>`);
-    parts.push(`<text x="${m.left + plotW + 38}" y="${ly + 4}">${escapeXml(r.policy)} ${fmt(valueAt(r, maxPercent))}</text>`);
-  });
-  marks.forEach((mark, i) => {
-    for (const [at, value] of [[100, mark.at100], [130, mark.at130]] as const) {
-      if (at > maxPercent) continue;
-      parts.push(`<path d="M${(x(at) - 5).toFixed(1)},${y(value).toFixed(1)} l10,0 M${x(at).toFixed(1)},${(y(value) - 5).toFixed(1)} l0,10" stroke="black" stroke-width="1.5"/>`);
-      if (at === maxPercent) parts.push(`<text x="${(x(at) - 8).toFixed(1)}" y="${(y(value) - 6).toFixed(1)}" font-size="10" text-anchor="end">${escapeXml(`paper ${mark.policy}`)}</text>`);
-    }
-    const ly = m.top + 10 + (results.length + i) * 18;
-    parts.push(`<path d="M${m.left + plotW + 17},${ly} l10,0 M${m.left + plotW + 22},${ly - 5} l0,10" stroke="black" stroke-width="1.5"/>`);
-    parts.push(`<text x="${m.left + plotW + 38}" y="${ly + 4}">paper ${escapeXml(mark.policy)} ${fmt(mark.at130)}</text>`);
-  });
-  parts.push('</svg>');
-  return parts.join('\n');
+/** What `npm run bench:trace` records of one workload (the trace chart's data): curves rounded to two decimals, NaN as null. */
+export function toTraceResults(
+  results: readonly PolicyResult[],
+  published: readonly PublishedRow[],
+  run: { readonly workload: string; readonly seeds: number; readonly tieBreak: string; readonly command: string; readonly measured: string },
+): TraceResults {
+  const percent = (v: number | undefined): number | null => (v === undefined || Number.isNaN(v) ? null : round2(v));
+  return {
+    ...run,
+    policies: results.map((r) => ({
+      policy: r.policy,
+      alloc100: percent(valueAt(r, 100)),
+      alloc130: percent(valueAt(r, 130)),
+      sd130: percent(r.sd130),
+      curve: r.curve.map(percent),
+    })),
+    published: published.filter((row) => row.workload === run.workload).map(({ policy, alloc100, alloc130 }) => ({ policy, alloc100, alloc130 })),
+  };
 }

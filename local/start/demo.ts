@@ -17,6 +17,7 @@ import { functionEnvironment } from './function-environment';
 import type { Output } from './output';
 import type { LocalPipeline } from './pipeline';
 import { outcomeTable, pendingLine, readOutcomeReport } from './outcome-report';
+import { writeDemoReport } from './demo-report';
 import { placementWhy, utilizationNote } from './placement-notes';
 import { DEMO_NODE_ID_LABEL, DEMO_POD_KIND_LABEL, type Scenario, type ScenarioJob, type ScenarioScaleUp } from './scenario';
 import { NAMESPACE_OPT_IN } from '../../cdk/lib/admission/gpu-intent-policies';
@@ -401,6 +402,8 @@ export class Demo {
     out.table(header, rows);
     out.step(pendingLine(report, schedulerName));
     this.check(report.outcome.allocatable > 0 && report.outcome.allocated > 0, `the outcome counts ${report.outcome.allocated} of ${report.outcome.allocatable} GPUs allocated`);
+    const whatIf = await writeDemoReport(pipeline.clients.core);
+    out.step(`what-if report of this cluster (its ${whatIf.nodes} nodes' GPUs, the ${whatIf.pending} pending gpu-scheduler pod(s) and why): ${whatIf.file}`);
   }
 
   // 4. + 5. Deletion cost from per-pod metrics, then a scale-down.

@@ -3,7 +3,7 @@
 // assertions read the demo's tables (what it read back from the cluster), not
 // only its own verdict, and then look for anything left behind.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -246,6 +246,13 @@ describe('npm start -- --exit-after-demo', () => {
     expect(allocated).toBeGreaterThan(0);
     expect(Number(total?.[4])).toBeCloseTo(gpus - allocated, 2);
     expect(stdout).toMatch(/GPU pods pending for gpu-scheduler: \d+, the oldest for \d+ s/);
+
+    // The what-if report of the same cluster: every node, and the jobs that stayed pending with why.
+    const reportPath = /what-if report of this cluster \(.*\): (\S+\.html)$/m.exec(stdout)?.[1];
+    expect(reportPath, stdout).toBeDefined();
+    const report = readFileSync(reportPath ?? '', 'utf8');
+    expect(report.match(/ data-node="/g)?.length).toBeGreaterThanOrEqual(12);
+    for (const job of ['pretrain-8xh100', 'a100-160g']) expect(report).toMatch(new RegExp(`data-pod="[^"]+/${job}" data-state="unschedulable"`));
 
     // Scale from zero: the node Karpenter launched is an EC2 instance the labeler labelled from its running event.
     expect(stdout).toMatch(/the labeler, woken by the instance's EC2 running event \(aws:\/\/\/us-east-1[a-z]\/i-[0-9a-f]+\), labelled it \d+ × \S+, \d+ MiB each beside Karpenter's instance-gpu-name=\S+/);

@@ -16,6 +16,7 @@ import { START_CLI } from '../../local/start/options';
 import { SIMULATE_CLI } from '../../simulator/cli';
 import { MONITORING_CLI } from '../../cdk/tools/monitoring-cli';
 import { CONFIG_DOCS_CLI } from '../../cdk/tools/config-docs-cli';
+import { CHARTS_CLI } from '../../charts/charts-cli';
 
 const root = join(import.meta.dirname, '..', '..');
 const TSX = join(root, 'node_modules', '.bin', 'tsx');
@@ -31,6 +32,7 @@ const SPECS: Record<string, CliSpec<CliOptions>> = {
   'bench:topology': TOPOLOGY_CLI,
   monitoring: MONITORING_CLI,
   'config:docs': CONFIG_DOCS_CLI,
+  charts: CHARTS_CLI,
 };
 
 /** npm scripts that run a TypeScript entry point: name → file. */

@@ -143,6 +143,20 @@ describe('npm run simulate (CLI)', () => {
     expect(parsed.unschedulable.map((u) => u.pod)).toEqual(['default/bad-memory']);
   }, SPAWN_TIMEOUT_MS);
 
+  it('--report writes the what-if report as one HTML file and names it on stderr, stdout unchanged', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'simulate-'));
+    const file = path.join(dir, 'out', 'report.html');
+    const { code, stdout, stderr } = runCli(['--nodes', fixture('nodes.json'), '--pods', fixture('pods.yaml'), '--json', '--report', file]);
+    expect(code, stderr).toBe(0);
+    expect(JSON.parse(stdout)).toHaveProperty('placed');
+    expect(stderr).toContain(`report: ${file}`);
+    const html = readFileSync(file, 'utf8');
+    expect(html).toMatch(/^<!doctype html>[\s\S]*data-pod="ml\/huge" data-state="unschedulable"[\s\S]*data-node="a100-b"[\s\S]*<\/html>\n$/);
+    const empty = runCli(['--nodes', fixture('nodes.json'), '--pods', fixture('pods.yaml'), '--report', ' ']);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/--report needs a file path/);
+  }, SPAWN_TIMEOUT_MS);
+
   it('fails with a clear message on malformed input, a missing file and missing flags', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'simulate-'));
     const broken = path.join(dir, 'broken.json');

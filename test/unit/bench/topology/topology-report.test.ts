@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TopologyMetrics } from '../../../../bench/topology/topology-metrics';
-import { formatTable, renderSvg, toJson } from '../../../../bench/topology/topology-report';
+import { formatTable, toJson, toTopologyResults } from '../../../../bench/topology/topology-report';
+import { TOPOLOGY_RESULTS_SCHEMA } from '../../../../charts/topology-results';
 
 const metrics: TopologyMetrics = { oneBlockPercent: 97.5, blocksPerJob: 1.234, meanHops: 2.5, allocation: 93.456, pendingMinutes: 12.4, multiNodePendingMinutes: 40.6, neverStarted: 0 };
 
@@ -11,10 +12,14 @@ describe('topology report', () => {
     expect(table).toContain('| ours (default profile) | 97.5 % | 1.23 | 2.50 | 93.46 % | 12 min | 41 min |');
   });
 
-  it('keys JSON by policy and draws a bar per policy and metric', () => {
+  it('keys JSON by policy', () => {
     expect(toJson([{ policy: 'fgd', metrics }])).toEqual({ fgd: metrics });
-    const svg = renderSvg([{ policy: 'fgd', metrics }, { policy: 'ours', metrics }], 'T & <x>');
-    expect(svg.match(/<rect /g)).toHaveLength(2 * 4 + 2);
-    expect(svg).toContain('T &amp; &lt;x&gt;');
+  });
+
+  it('records each policy with its label and metrics, as the topology chart reads them', () => {
+    const recorded = toTopologyResults([{ policy: 'fgd', metrics }, { policy: 'ours', metrics }], { seeds: 5, jobs: 2000, load: 0.95, command: 'npm run bench:topology', measured: '2026-12-05' });
+    expect(TOPOLOGY_RESULTS_SCHEMA.parse(recorded)).toEqual(recorded);
+    expect(recorded.policies.map((p) => p.label)).toEqual(['FGD alone', 'ours (default profile)']);
+    expect(recorded.policies[1]?.metrics).toEqual(metrics);
   });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { parseTraceResults } from '../../../../charts/trace-results';
 
 // Each test starts node processes (tsx, esbuild, workers); a loaded machine makes that slow.
 const SPAWN_TIMEOUT_MS = 180_000;
@@ -31,7 +32,7 @@ function tinyTrace(): string {
 }
 
 describe('npm run bench:trace (CLI)', () => {
-  it('--json prints {policy: {alloc100, alloc130}} and writes the SVG plot', () => {
+  it('--json prints {policy: {alloc100, alloc130}} and writes the SVG plot and its figures beside it', () => {
     const dir = tinyTrace();
     const plot = path.join(dir, 'plot.svg');
     const { code, stdout, stderr } = run(['--data-dir', dir, '--seeds', '2', '--policy', 'bestfit,random', '--json', '--plot', plot, '--workers', '1']);
@@ -42,8 +43,14 @@ describe('npm run bench:trace (CLI)', () => {
       expect(v.alloc130).toBeGreaterThan(0);
       expect(v.alloc130).toBeLessThanOrEqual(100);
     }
-    expect(stderr).toContain(`plot: ${plot}`);
-    expect(readFileSync(plot, 'utf8')).toMatch(/^<svg [^>]*>[\s\S]*<polyline[\s\S]*bestfit[\s\S]*<\/svg>$/);
+    expect(stderr).toContain(`plot: ${plot} (figures: ${path.join(dir, 'plot.json')})`);
+    const svg = readFileSync(plot, 'utf8');
+    expect(svg).toMatch(/^<svg [^>]*>[\s\S]*class="mark-line[\s\S]*BestFit [\d.]+<\/text>[\s\S]*<\/svg>\n$/);
+    expect(svg).toContain('paper BestFit 91.00');
+    const figures = parseTraceResults(readFileSync(path.join(dir, 'plot.json'), 'utf8'), 'plot.json');
+    expect(figures.policies.map((p) => [p.policy, p.alloc130])).toEqual(Object.entries(json).map(([policy, v]) => [policy, v.alloc130]));
+    expect(figures).toMatchObject({ workload: 'openb_pod_list_default', seeds: 2, published: [{ policy: 'BestFit', alloc100: 90, alloc130: 91 }] });
+    expect(figures.command).toBe('npm run bench:trace -- --seeds 2 --policy bestfit,random');
   }, SPAWN_TIMEOUT_MS);
 
   it('prints a table beside the published values', () => {

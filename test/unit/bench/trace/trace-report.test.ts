@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parsePublishedCsv, workloadKey } from '../../../../bench/trace/published-results';
 import type { PolicyResult } from '../../../../bench/trace/trace-report';
-import { formatAblationTable, formatTable, pairedDifference, renderSvg, sampleSd, toJson } from '../../../../bench/trace/trace-report';
+import { formatAblationTable, formatTable, pairedDifference, sampleSd, toJson, toTraceResults } from '../../../../bench/trace/trace-report';
+import { TRACE_RESULTS_SCHEMA } from '../../../../charts/trace-results';
 
 const curve = (at100: number, at130: number) => Array.from({ length: 131 }, (_, p) => (p === 100 ? at100 : p === 130 ? at130 : p < 100 ? p * 0.9 : Number.NaN));
 const results: PolicyResult[] = [
@@ -42,22 +43,24 @@ describe('trace report', () => {
     expect(pairedDifference([2], [1])).toBe('+1.00');
   });
 
-  it('the SVG draws one line per policy with a legend', () => {
-    const svg = renderSvg(results, 'title <&>', 130);
-    expect(svg.match(/<polyline/g)).toHaveLength(2);
-    expect(svg).toContain('title &lt;&amp;&gt;');
-    expect(svg).toContain('default 94.70');
-    expect(svg).not.toContain('paper');
-  });
-
-  it('marks the published values at 100 % and 130 % arrived, over the 85..100 % region', () => {
-    const svg = renderSvg(results, 't', 130, [{ policy: 'FGD', at100: 95.23, at130: 95.39 }]);
-    // Two crosses (100 % and 130 %) and one legend cross, each a short horizontal and vertical stroke.
-    expect(svg.match(/<path d="M[\d.]+,[\d.]+ l10,0 M/g)).toHaveLength(3);
-    expect(svg).toContain('paper FGD 95.39');
-    // The y axis starts at 85 % allocation, in steps of 5.
-    expect(svg).toMatch(/>85<\/text>[\s\S]*>90<\/text>[\s\S]*>95<\/text>[\s\S]*>100<\/text>/);
-    expect(svg).not.toMatch(/>50<\/text>/);
+  it("records each policy's curve, its figures and the workload's published values as the trace chart reads them", () => {
+    const recorded = toTraceResults(results, [...published, { workload: 'openb_pod_list_gpuspec33', policy: 'FGD', alloc100: 1, alloc130: 2 }], {
+      workload: 'openb_pod_list_default',
+      seeds: 10,
+      tieBreak: 'order',
+      command: 'npm run bench:trace --',
+      measured: '2026-12-05',
+    });
+    expect(TRACE_RESULTS_SCHEMA.parse(JSON.parse(JSON.stringify(recorded)))).toEqual(recorded);
+    expect(recorded.policies[0]).toMatchObject({ policy: 'bestfit', alloc100: 92.86, alloc130: 93.08, sd130: 0.12 });
+    expect(recorded.policies[0]?.curve[50]).toBe(45);
+    // No seed reached 101..129 %: null, not NaN (which JSON cannot hold).
+    expect(recorded.policies[0]?.curve[110]).toBeNull();
+    expect(recorded.policies[1]?.sd130).toBeNull();
+    expect(recorded.published).toEqual([
+      { policy: 'BestFit', alloc100: 92.86, alloc130: 93.08 },
+      { policy: 'FGD', alloc100: 95.23, alloc130: 95.39 },
+    ]);
   });
 
   it('rejects a published file without the expected columns', () => {
