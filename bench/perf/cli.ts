@@ -27,6 +27,7 @@ const GENERAL_OPTIONS = {
       .join(', ')}; default all`,
   },
   out: { type: 'string', value: 'file', default: '.bench-out/bench.json', description: 'where the JSON results go' },
+  json: { type: 'boolean', description: "print only each section's figures as JSON on stdout ({\"scaleFromZero\": {…}}, …) instead of the table" },
   record: { type: 'boolean', description: 'also merge the cold first answer (scale) and the throughput (e2e) into docs/data/system-bench.json, by cluster size: the system chart\'s data (npm run charts)' },
 } as const satisfies CliOptions;
 
@@ -55,6 +56,8 @@ export const BENCH_CLI = defineCli({
 export interface BenchPlan {
   readonly only: ReadonlySet<SectionName>;
   readonly out: string;
+  /** Stdout gets the sections' figures as JSON instead of the table. */
+  readonly json: boolean;
   readonly record: boolean;
   readonly runs: ReadonlyMap<SectionName, SectionRun>;
 }
@@ -67,7 +70,7 @@ export function benchPlan(values: CliValues<typeof BENCH_CLI.options>): BenchPla
     for (const name of names) only.add(name);
   }
   const runs = new Map(SECTION_NAMES.map((name) => [name, SECTIONS[name].prepare(values)] as const));
-  return { only, out: resolve(values.out), record: values.record === true, runs };
+  return { only, out: resolve(values.out), json: values.json === true, record: values.record === true, runs };
 }
 
 const log = (message: string): void => {
@@ -89,6 +92,7 @@ async function main(): Promise<void> {
     { section: 'Machine', measurement: 'CPU', value: `${machine.cpuModel} × ${machine.cores}, ${machine.memoryGiB} GiB, Node ${machine.node}, load ${machine.loadAverageAtStart.toFixed(1)}` },
   ];
   const json: Record<string, unknown> = { machine, startedAt: new Date(started).toISOString(), sections: [...plan.only] };
+  const sectionFigures: Record<string, unknown> = {};
   const failures: string[] = [];
   const attempt = async (section: string, run: () => Promise<void>): Promise<void> => {
     try {
@@ -105,6 +109,7 @@ async function main(): Promise<void> {
       const outcome = await plan.runs.get(name)!({ log, outDir: dirname(plan.out), harness });
       rows.push(...outcome.rows);
       json[SECTIONS[name].jsonKey ?? name] = outcome.json;
+      sectionFigures[SECTIONS[name].jsonKey ?? name] = outcome.json;
     });
 
   const selected = SECTION_NAMES.filter((name) => plan.only.has(name));
@@ -126,8 +131,7 @@ async function main(): Promise<void> {
   json.durationMs = Date.now() - started;
   json.rows = rows;
   json.failures = failures;
-  const table = formatTable(rows);
-  console.log(table);
+  console.log(plan.json ? JSON.stringify(sectionFigures) : formatTable(rows));
   mkdirSync(dirname(plan.out), { recursive: true });
   writeFileSync(plan.out, `${JSON.stringify(json, null, 2)}\n`);
   if (plan.record) {

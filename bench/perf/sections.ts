@@ -10,6 +10,7 @@ import type { ClusterHarness, LabelerResult, ReconcilerResult } from './cluster-
 import { benchLabeler, benchReconciler } from './cluster-bench';
 import { invalidVcpu } from './cpu-quota';
 import { benchScale } from './scale-bench';
+import { benchScaleFromZero, type ScaleFromZeroResult, type ScaleFromZeroStages } from './scale-from-zero';
 import { benchSimulateExact, benchSimulateFast, type SimulateBenchResult } from '../simulate/simulate-bench';
 import { scaleRows } from './scale-rows';
 import type { ThroughputResult } from './scheduler-throughput';
@@ -183,6 +184,21 @@ export const SECTIONS = {
       return { rows: scaleRows(r), json: r };
     },
   }),
+  'scale-from-zero': benchSection({
+    options: {
+      'scale-from-zero-runs': { type: 'string', value: 'n', default: '5', description: 'GPU pods no node fits, one after the other, for scale-from-zero (as many again for its control)' },
+    },
+    jsonKey: 'scaleFromZero',
+    read: (values) => positive('scale-from-zero-runs', values['scale-from-zero-runs']),
+    run: async (runs, { log }) => {
+      log(`[bench] scale-from-zero: ${runs} pods through Karpenter, kube-scheduler, the extender and the labeler, and ${runs} for the control`);
+      const r = await benchScaleFromZero({ runs }, log);
+      return {
+        rows: scaleFromZeroRows(r),
+        json: { runs, pendingToBoundMedianS: r.ours.medians.pendingToBoundS, addedOverControlMedianS: r.addedOverControlMedianS, stages: stagesJson(r.ours.medians) },
+      };
+    },
+  }),
   simulate: benchSection({
     options: {
       'simulate-nodes': { type: 'string', value: 'n', default: '5000', description: 'nodes of the generated dump for simulate (the fast path)' },
@@ -218,7 +234,7 @@ export const SECTION_GROUPS: ReadonlyMap<string, readonly SectionName[]> = new M
  * latency at 5,000 nodes, a bundle a cold start reads quickly). The other
  * ratios are printed to watch, not to chase.
  */
-const GUARD = { nodeNames5000RatioToJson: 3, extenderBundleBytes: 1_000_000, deployedThroughputRatio: 0.95 } as const;
+const GUARD = { nodeNames5000RatioToJson: 3, extenderBundleBytes: 1_000_000, deployedThroughputRatio: 0.95, scaleFromZeroAddedS: 2 } as const;
 
 async function extenderLatency(iterations: number, log: (message: string) => void): Promise<{ rows: BenchRow[]; results: LatencyResult[] }> {
   const maxFull = largestFullNodesCount(MAX_BODY_BYTES);
@@ -357,6 +373,34 @@ function throughputRows(r: ThroughputResult): BenchRow[] {
   }
   rows.push({ section, measurement: `creating ${count(r.nodes)} nodes + instances (setup)`, value: ms(r.nodeCreationMs) });
   return rows;
+}
+
+/** The stages of ours, named as the JSON names them (the total is beside them). */
+function stagesJson(m: ScaleFromZeroStages): Omit<ScaleFromZeroStages, 'pendingToBoundS'> {
+  const { pendingToBoundS: _total, ...stages } = m;
+  return stages;
+}
+
+function scaleFromZeroRows(r: ScaleFromZeroResult): BenchRow[] {
+  const section = `Scale from zero (Karpenter launching ${r.instanceType ?? 'an H100 type'} in moto; medians of ${r.ours.runs.length} pods, control ${r.control.runs.length})`;
+  const s = (value: number | undefined): string => (value === undefined ? '–' : `${value.toFixed(2)} s`);
+  const o = r.ours.medians;
+  const c = r.control.medians;
+  return [
+    { section, measurement: 'pending → NodeClaim', value: `${s(o.pendingToNodeClaimS)} (control ${s(c.pendingToNodeClaimS)})` },
+    { section, measurement: 'NodeClaim → node registered', value: `${s(o.nodeClaimToRegisteredS)} (control ${s(c.nodeClaimToRegisteredS)})` },
+    { section, measurement: 'registered → our labels', value: s(o.registeredToLabelsS) },
+    { section, measurement: 'labels → start-up taint lifted', value: s(o.labelsToTaintRemovedS) },
+    { section, measurement: '→ bound (ours: after the taint; control: after registration)', value: `${s(o.toBoundS)} (control ${s(c.toBoundS)})` },
+    { section, measurement: 'pending → bound', value: `${s(o.pendingToBoundS)} (control, the default scheduler without start-up taint: ${s(c.pendingToBoundS)})` },
+    {
+      section,
+      measurement: 'what ours adds over the control, at the median',
+      value: s(r.addedOverControlMedianS),
+      target: `≤ ${GUARD.scaleFromZeroAddedS} s`,
+      ok: r.addedOverControlMedianS <= GUARD.scaleFromZeroAddedS,
+    },
+  ];
 }
 
 function simulateRows(r: SimulateBenchResult, targetMs: number): BenchRow[] {

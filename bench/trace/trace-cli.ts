@@ -25,7 +25,7 @@ import { errorMessage, errorStack } from '../../lambdas/common/error-message';
 import { createRng } from './seeded-rng';
 import type { TracePod } from './trace-csv';
 import { parsePodCsv } from './trace-csv';
-import { generateVariant, parseVariantName, toPodCsv } from './trace-variants';
+import { generateVariant, parseVariantName, toPodCsv, variantSource } from './trace-variants';
 import type { VariantSpec } from './trace-variants';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -52,7 +52,9 @@ export const TRACE_CLI = defineCli({
     pods: {
       type: 'string',
       value: 'a,b',
-      description: 'pod lists, comma-separated, each a path, a file in the data dir, or a short name: default, gpuspec33, multigpu50, … (default default); several run one after the other',
+      description:
+        'pod lists, comma-separated, each a path, a file in the data dir, or a short name: default, gpuspec33, multigpu50, … (default default); ' +
+        'gen-cpuNNN, gen-gpushareNN, gen-multigpuNN, gen-gpuspecNN (optionally -sSEED) generate a lookalike of that public list; several run one after the other',
     },
     seeds: { type: 'string', value: 'n', description: `seeds ${FIRST_SEED}..${FIRST_SEED}+n-1, the paper's seeds (default 10)` },
     policy: { type: 'string', value: 'a,b', description: `policies, from ${POLICIES.join(', ')} (default ${DEFAULT_POLICIES.join(',')})` },
@@ -70,7 +72,8 @@ export const TRACE_CLI = defineCli({
     'npm run bench:trace -- --seeds 3 --policy bestfit,default --json',
     'npm run bench:trace -- --pods default,gpuspec33 --policy fgd,default   # several workloads in one run',
     'npm run bench:trace -- --pods default,gpuspec33 --ablation             # what each design choice of the default profile is worth',
-    'npm run bench:trace -- --pods gen-cpu250,gen-share80,gen-multigpu30 --policy fgd,extender   # held-out variants generated from the default list',
+    'npm run bench:trace -- --pods gen-multigpu50,gen-gpushare80,gen-cpu250 --policy fgd,extender   # lookalikes of public lists, generated from the shared ones',
+    'npm run bench:trace -- --pods gen-multigpu35-s7 --policy fgd,extender   # the same recipe, another share and generator seed',
   ],
 });
 
@@ -119,14 +122,11 @@ function parseVariantSpec(name: string): VariantSpec | undefined {
   }
 }
 
-/** Seed of the held-out variants: fixed, and not one of the run seeds, so a variant is the same file on every run. */
-const VARIANT_SEED = 2023;
-
-/** Writes the variant of the source pods under .bench-out/trace/generated and returns its path. */
+/** Writes the variant of the source pods under .bench-out/trace/generated and returns its path: the same file on every run. */
 function writeVariant(spec: VariantSpec, source: readonly TracePod[]): string {
   const file = path.join(repoRoot, '.bench-out', 'trace', 'generated', `${spec.name}.csv`);
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, toPodCsv(generateVariant(source, spec, createRng(VARIANT_SEED))));
+  writeFileSync(file, toPodCsv(generateVariant(source, spec, createRng(spec.seed))));
   return file;
 }
 
@@ -143,15 +143,16 @@ export function readOptions(values: CliValues<typeof TRACE_CLI.options>): Option
 
   const dataDir = path.resolve(values['data-dir'] ?? path.resolve(repoRoot, DEFAULT_DATA_DIR));
   const nodesPath = resolveTraceFile(values.nodes, dataDir, 'openb_node_list_gpu_node.csv', 'openb_node_list_');
-  // A gen- name is generated from the default list in the data dir (its `path`); any other name is a pod list.
-  const sourcePath = path.join(dataDir, 'openb_pod_list_default.csv');
+  // A gen- name is generated from a list in the data dir (its `path`: gen-gpuspec from gpuspec33, the others
+  // from default); any other name is a pod list.
   const podLists = (values.pods ?? 'default')
     .split(',')
     .map((p) => p.trim())
     .filter((p) => p !== '')
     .map((name) => {
       const variant = parseVariantSpec(name);
-      return { variant, path: variant === undefined ? resolveTraceFile(name, dataDir, 'openb_pod_list_default.csv', 'openb_pod_list_') : sourcePath };
+      const file = variant === undefined ? name : `openb_pod_list_${variantSource(variant.kind)}.csv`;
+      return { variant, path: resolveTraceFile(file, dataDir, 'openb_pod_list_default.csv', 'openb_pod_list_') };
     });
   if (podLists.length === 0) throw new UsageError('--pods names no pod list');
   if (values.plot !== undefined && podLists.length > 1) throw new UsageError('--plot takes one file: use it with one --pods workload (each workload gets its own plot by default)');
@@ -165,11 +166,17 @@ export function readOptions(values: CliValues<typeof TRACE_CLI.options>): Option
       );
     }
   }
-  let source: TracePod[] | undefined;
+  const sources = new Map<string, TracePod[]>();
   const podsPaths = podLists.map(({ variant, path: file }) => {
     if (variant === undefined) return file;
-    source ??= parsePodCsv(readFileSync(sourcePath, 'utf8'), sourcePath);
-    return writeVariant(variant, source);
+    let source = sources.get(file);
+    if (source === undefined) sources.set(file, (source = parsePodCsv(readFileSync(file, 'utf8'), file)));
+    try {
+      return writeVariant(variant, source);
+    } catch (error) {
+      if (error instanceof RangeError) throw new UsageError(error.message);
+      throw error;
+    }
   });
   return {
     nodesPath,

@@ -8,6 +8,7 @@ import { LabelerError, step } from './labeler-errors';
 import { findNodeForInstance, instanceIdFromProviderId, isTaggedForCluster } from './node-match';
 import { unlessNodeGone } from './node-gone';
 import { waitForNode } from './node-registration';
+import { waitForKarpenterRegistration } from './karpenter-registration';
 import { removeStartupTaint } from './startup-taint';
 
 export type InstanceOutcome =
@@ -78,7 +79,11 @@ export async function labelInstance(deps: LabelerDeps, instanceId: string, deadl
   const current =
     patch === undefined ? node : await step('Kubernetes', `patching labels of node ${nodeName}`, () => unlessNodeGone(() => deps.nodes.patchNodeLabels(nodeName, patch)));
   if (current === undefined) return { result: 'ignored', reason: 'nodeGone', detail: `node ${nodeName} of instance ${instanceId} was deleted before its labels were written` };
-  const startupTaintRemoved = await step('Kubernetes', `removing the start-up taint of node ${nodeName}`, () => removeStartupTaint(deps.nodes, current));
+  // Karpenter's registration puts the NodePool's start-up taints back: lift ours after it.
+  const registered = await step('Kubernetes', `waiting for Karpenter to register node ${nodeName}`, () =>
+    waitForKarpenterRegistration(() => deps.nodes.readNode(nodeName), current, deadline, deps.clock),
+  );
+  const startupTaintRemoved = registered !== undefined && (await step('Kubernetes', `removing the start-up taint of node ${nodeName}`, () => removeStartupTaint(deps.nodes, registered)));
   if (patch === undefined) return { result: 'alreadyCorrect', nodeName, waitedMs, startupTaintRemoved };
   return { result: 'labeled', nodeName, patch, waitedMs, startupTaintRemoved };
 }

@@ -39,6 +39,8 @@ export interface NodePoolOptions {
   requirements?: NodeSelectorRequirement[];
   labels?: Record<string, string>;
   taints?: { key: string; value?: string; effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute' }[];
+  /** Taints a launched node starts with until something lifts them (the stack's `gpuNodeStartupTaint`, which our labeler lifts). */
+  startupTaints?: { key: string; value?: string; effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute' }[];
   /** e.g. `{ 'nvidia.com/gpu': '16' }`. */
   limits?: Record<string, string>;
   /** Default none (`WhenEmpty` after `Never`): a test that asserts what was launched must not see it replaced. */
@@ -68,6 +70,7 @@ export function nodePoolBody(name: string, nodeClassName: string, options: NodeP
             ...(options.requirements ?? []),
           ],
           taints: options.taints ?? [],
+          ...(options.startupTaints ? { startupTaints: options.startupTaints } : {}),
           expireAfter: 'Never',
         },
       },

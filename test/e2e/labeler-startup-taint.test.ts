@@ -6,11 +6,12 @@ import { TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import { KubeConfig, type V1Taint } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createNodeGateway, JSON_PATCH_OPTIONS, type NodeGateway } from '../../lambdas/kube';
-import { STARTUP_TAINT, removeStartupTaint } from '../../lambdas/labeler/startup-taint';
+import { KARPENTER_UNREGISTERED_TAINT_KEY, STARTUP_TAINT, removeStartupTaint } from '../../lambdas/labeler/startup-taint';
 import { METRIC } from '../../lambdas/observability/metric-catalog';
 import { e2eHarness } from './support/e2e-context';
 import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/nodes/gpu-nodes';
 import { buildLabeler, gpuLabelsOf, scheduledEvent, stateChangeEvent } from './labeler-support';
+import { waitFor } from '../../local/common/wait';
 
 const h = e2eHarness();
 const created: GpuNode[] = [];
@@ -62,6 +63,25 @@ describe('the start-up taint', () => {
     const after = await h.core.readNode({ name: node.name });
     expect(after.spec?.taints).toEqual([gpuOnly]);
     expect(after.metadata?.labels).toEqual(before.metadata?.labels);
+  });
+
+  it('is lifted only after Karpenter registered the node, whose registration puts the NodePool\'s start-up taints back', async () => {
+    const labeler = buildLabeler(h);
+    const unregistered: V1Taint = { key: KARPENTER_UNREGISTERED_TAINT_KEY, effect: 'NoExecute' };
+    const node = await taintedNode('g5.12xlarge', [unregistered, ours]);
+
+    const invocation = labeler.handler(stateChangeEvent(node.instanceId));
+    // The labels are written while Karpenter has not registered the node; our taint stays meanwhile.
+    const labelled = await waitFor(`labels on ${node.name}`, async () => {
+      const current = await h.core.readNode({ name: node.name });
+      return gpuLabelsOf(current)['gpu.nvidia.com/model'] === undefined ? undefined : current;
+    });
+    expect(labelled.spec?.taints).toEqual([unregistered, ours]);
+    // Karpenter's registration, as registration.go patches it: its own taint off, the NodePool's start-up taints merged in.
+    await h.core.patchNode({ name: node.name, body: [{ op: 'replace', path: '/spec/taints', value: [ours] }] }, JSON_PATCH_OPTIONS);
+
+    expect(await invocation).toMatchObject({ result: 'labeled', startupTaintRemoved: true });
+    expect((await taintsOf(node.name)) ?? []).toEqual([]);
   });
 
   it('stays on a node the labeler cannot label (its instance is gone)', async () => {

@@ -11,7 +11,7 @@ describe('npm run bench: the command dispatches from the section table', () => {
     const owners = new Map<string, string[]>();
     for (const name of SECTION_NAMES) for (const option of Object.keys(SECTIONS[name].options)) owners.set(option, [...(owners.get(option) ?? []), name]);
     expect([...owners].filter(([, names]) => names.length > 1)).toEqual([]);
-    expect(Object.keys(BENCH_CLI.options).sort()).toEqual(['only', 'out', 'record', 'help', ...owners.keys()].sort());
+    expect(Object.keys(BENCH_CLI.options).sort()).toEqual(['only', 'out', 'json', 'record', 'help', ...owners.keys()].sort());
     for (const name of SECTION_NAMES) expect(BENCH_CLI.options.only.description).toContain(name);
   });
 
@@ -20,6 +20,7 @@ describe('npm run bench: the command dispatches from the section table', () => {
     expect([...plan('--only', 'scale, extender').only]).toEqual(['scale', 'extender']);
     expect([...plan('--only', 'cluster').only]).toEqual(['reconciler', 'labeler']);
     expect(plan().out).toBe(resolve('.bench-out/bench.json'));
+    expect([plan().json, plan('--only', 'scale-from-zero', '--json').json]).toEqual([false, true]);
     expect([...plan().runs.keys()]).toEqual(SECTION_NAMES);
     expect(plan().record).toBe(false);
     expect(plan('--only', 'scale', '--record').record).toBe(true);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { V1Node } from '@kubernetes/client-node';
 import type { NodeGateway } from '../../../../lambdas/kube';
-import { removeStartupTaint, STARTUP_TAINT, startupTaintRemoval } from '../../../../lambdas/labeler/startup-taint';
+import { awaitsKarpenterRegistration, KARPENTER_UNREGISTERED_TAINT_KEY, removeStartupTaint, STARTUP_TAINT, startupTaintRemoval } from '../../../../lambdas/labeler/startup-taint';
 import { NODE_TAINT } from '../../../../lambdas/scheduling/keys';
 
 const gpu = { key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' };
@@ -51,6 +51,14 @@ describe('removeStartupTaint', () => {
 
   it('lifts nothing, without an error, from a node deleted meanwhile (404)', async () => {
     await expect(removeStartupTaint(gateway(Object.assign(new Error('HTTP 404'), { code: 404 })), tainted)).resolves.toBe(false);
+  });
+
+  it('leaves it on a node Karpenter has not registered yet, whose registration would put it back', async () => {
+    const held: V1Node = { metadata: { name: 'gpu-1' }, spec: { taints: [{ key: KARPENTER_UNREGISTERED_TAINT_KEY, effect: 'NoExecute' }, { ...STARTUP_TAINT }] } };
+    expect(awaitsKarpenterRegistration(held)).toBe(true);
+    expect(awaitsKarpenterRegistration(tainted)).toBe(false);
+    // The gateway would fail any patch: none is sent.
+    await expect(removeStartupTaint(gateway(new Error('no patch expected')), held)).resolves.toBe(false);
   });
 
   it('still fails on anything else', async () => {
