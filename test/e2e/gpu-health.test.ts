@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
 import { KARPENTER_DISRUPTION_COST_ANNOTATION } from '../../lambdas/reconciler/karpenter-disruption-cost';
 import { NODE_ANNOTATION, NODE_LABEL } from '../../lambdas/scheduling/keys';
+import type { NodeHealth } from '../../lambdas/scheduling/node-health';
 import type { ManagedProcess } from '../../local/common/managed-process';
 import { waitFor } from '../../local/common/wait';
 import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
@@ -88,8 +89,14 @@ function gpuPod(name: string, nodeName?: string): V1Pod {
   };
 }
 
-/** The extender's cache is at most EXTENDER_CACHE_TTL old: past it, a request sees what the API server holds. */
-const cacheCaughtUp = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, CACHE_TTL_MS + 500));
+/** Refreshes the extender's cluster cache until it shows what `holds` checks of the node (its health as the library reads it). */
+function extenderSees(describe: string, node: string, holds: (health: NodeHealth) => boolean): Promise<void> {
+  if (!extender) throw new Error('setup failed: no extender');
+  return extender.waitForSnapshot(describe, (snapshot) => {
+    const info = snapshot.getNode(node);
+    return info !== undefined && holds(info.health);
+  });
+}
 
 /** One reconciler run: its records once it logged its end. */
 async function reconcile(id: string): Promise<Record<string, unknown>[]> {
@@ -133,7 +140,7 @@ describe('GPU health in placement and scale-down', () => {
 
     // Failing: the pod pinned to the sick node waits, and its event names the condition, reason and message.
     await setGpuCondition(sick.name, 'False');
-    await cacheCaughtUp();
+    await extenderSees(`see ${sick.name} failing`, sick.name, (health) => health.failing !== undefined);
     await core.createNamespacedPod({ namespace, body: gpuPod('pinned', sick.name) });
     const refused = await waitForPodEvent(core, { namespace, name: 'pinned' }, (e) => e.reason === 'FailedScheduling', 90_000);
     expect(refused.message).toContain('AcceleratedHardwareReady=False: NvidiaXID79Error (GPU has fallen off the bus)');
@@ -148,7 +155,7 @@ describe('GPU health in placement and scale-down', () => {
     // takes up to its 5-minute flush of unschedulable pods.)
     await setGpuCondition(sick.name, 'True');
     await core.deleteNamespacedPod({ namespace, name: 'pinned', gracePeriodSeconds: 0 });
-    await cacheCaughtUp();
+    await extenderSees(`see ${sick.name} repaired`, sick.name, (health) => health.failing === undefined);
     await core.createNamespacedPod({ namespace, body: gpuPod('repaired', sick.name) });
     expect(await waitForPodScheduled(core, { namespace, name: 'repaired' }, 90_000)).toBe(sick.name);
     await markPodRunning(core, { namespace, name: 'repaired' }, '10.7.0.10', new Date(Date.now() - 3_600_000));
@@ -164,7 +171,7 @@ describe('GPU health in placement and scale-down', () => {
     expect((await core.readNode({ name: healthy.name })).metadata?.labels?.[NODE_LABEL.gpuHealth]).toBeUndefined();
 
     // Placement moves to the healthy node, although packing prefers the node already holding a pod.
-    await cacheCaughtUp();
+    await extenderSees(`see ${sick.name} degraded`, sick.name, (health) => health.degraded.length > 0);
     await core.createNamespacedPod({ namespace, body: gpuPod('free') });
     expect(await waitForPodScheduled(core, { namespace, name: 'free' }, 90_000)).toBe(healthy.name);
     await markPodRunning(core, { namespace, name: 'free' }, '10.7.0.11', new Date(Date.now() - 3_600_000));
