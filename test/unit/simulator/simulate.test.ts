@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { InputError, parseKubeList } from '../../../simulator/kube-list-file';
+import { explanationLines } from '../../../simulator/placement-table';
 import { simulate } from '../../../simulator/simulate';
 import { parseSimulatorConfig } from '../../../simulator/simulator-config';
 
@@ -86,6 +87,30 @@ describe('simulate (library placement of pending pods)', () => {
     expect(result.placed.map((p) => [p.pod, p.node])).toEqual([['default/cpu-heavy', 'big']]);
     expect(result.unschedulable[0]?.pod).toBe('default/bad-memory');
     expect(result.unschedulable[0]?.rejectedByExtender[0]?.example).toMatch(/Invalid pod: annotation gpu.nvidia.com\/memory="lots"/);
+  });
+
+  it('honours and explains Capacity Blocks: a 30-minute job takes the block (reserved first), a 6-hour one is refused there, naming the end', () => {
+    const now = Date.parse('2026-06-01T08:00:00Z');
+    const blockEnd = Math.floor((now + 3 * 3_600_000) / 1000);
+    const gpuNode = (name: string, labels: Record<string, string>) => ({
+      metadata: { name, labels: { 'gpu.nvidia.com/model': 'H100', 'gpu.nvidia.com/memory': '81559', 'gpu.nvidia.com/count': '8', 'node.kubernetes.io/instance-type': 'p5.48xlarge', ...labels } },
+      status: { allocatable: { cpu: '96', memory: '1000Gi', pods: '50', 'nvidia.com/gpu': '8' } },
+    });
+    const block = gpuNode('block', { 'karpenter.sh/capacity-type': 'reserved', 'karpenter.k8s.aws/capacity-reservation-type': 'capacity-block', 'gpu.nvidia.com/capacity-reservation-end': String(blockEnd) });
+    const onDemand = gpuNode('on-demand', { 'karpenter.sh/capacity-type': 'on-demand' });
+    const job = (name: string, runtime: string) => ({
+      metadata: { name, namespace: 'ml', annotations: { 'gpu.nvidia.com/expected-runtime': runtime } },
+      spec: { schedulerName: 'gpu-scheduler', containers: [{ name: 'c', resources: { requests: { cpu: '1', 'nvidia.com/gpu': '1' }, limits: { 'nvidia.com/gpu': '1' } } }] },
+    });
+    const result = simulate([onDemand, block], [job('short', '30m'), job('long', '6h')], { capacityBlockEnd: { now: () => now } }, { explain: true });
+    expect(result.placed.map((p) => [p.pod, p.node])).toEqual([
+      ['ml/short', 'block'],
+      ['ml/long', 'on-demand'],
+    ]);
+    const long = result.placed.find((p) => p.pod === 'ml/long');
+    expect(long?.refusedByExtender?.map((r) => r.code)).toEqual(['CapacityBlockEnding']);
+    expect(long?.refusedByExtender?.[0]?.example).toContain(new Date(blockEnd * 1000).toISOString().replace('.000Z', 'Z'));
+    expect(long === undefined ? [] : explanationLines(long).at(-1)).toMatch(/refused by the extender: 1 × CapacityBlockEnding/);
   });
 
   it('rejects inputs that are not Kubernetes lists of the expected kind', () => {
