@@ -57,7 +57,9 @@ function keptOfPod(pod: Json): Json {
 
 function keptOfNode(node: Json): Json {
   const status = (node.status ?? {}) as Json;
-  return pick({ metadata: keptMeta((node.metadata ?? {}) as Json), status: pick({ capacity: status.capacity, allocatable: status.allocatable }) });
+  // Conditions keep what the health model reads (the node monitoring agent's type, status, reason and message).
+  const conditions = Array.isArray(status.conditions) ? (status.conditions as Json[]).map((c) => pick({ type: c.type, status: c.status, reason: c.reason, message: c.message })) : undefined;
+  return pick({ metadata: keptMeta((node.metadata ?? {}) as Json), status: pick({ capacity: status.capacity, allocatable: status.allocatable, conditions }) });
 }
 
 function keptMeta(metadata: Json): Json {

@@ -10,7 +10,7 @@ export { ProtobufDecodeError } from './protobuf-fields';
  * "k8s\0", then a runtime.Unknown whose `raw` (field 2) is the object's own
  * message. Lists are about two thirds of their JSON size and the API server
  * encodes them in half the time; decoding only the fields we read skips the
- * rest (managedFields, status conditions, images) by length, unparsed.
+ * rest (managedFields, images, conditions' timestamps) by length, unparsed.
  * See k8s.io/apimachinery/pkg/runtime/serializer/protobuf.
  */
 export const KUBE_PROTOBUF_CONTENT_TYPE = 'application/vnd.kubernetes.protobuf';
