@@ -11,6 +11,7 @@
 // allocation) and on the extender's own decisions for the pod.
 import { KubernetesObjectApi, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UNSEEN_CLAIM_REFRESH_MS } from '../../lambdas/extender/candidate-nodes';
 import type { ExtenderRanking } from '../../lambdas/extender/decision';
 import { e2eHarness } from './support/e2e-context';
 import { allocatedDeviceNodes } from './support/dra-allocation';
@@ -151,6 +152,10 @@ describe('pods that claim GPUs through ResourceClaims, under the real kube-sched
     expect(await scheduledOn('six')).toBe(nodeName('packA'));
     expect(await allocatedDevices('six')).toHaveLength(6);
     await extender?.waitForSnapshot('count the six GPUs claimed on packA', (snapshot) => snapshot.dra.gpusByNode.get(nodeName('packA'))?.claimed === 6);
+    // The next pod's claim is made from its template just before kube-scheduler asks: a snapshot younger
+    // than UNSEEN_CLAIM_REFRESH_MS is not refreshed for it, as in a cluster where the last refresh was that
+    // recent. Past that age the request refreshes for the claim, the path this test is about.
+    await extender?.waitForStaleSnapshot(UNSEEN_CLAIM_REFRESH_MS);
     // Two GPUs fill packA exactly; on packB they would strand six.
     await createPod(claimingPod('two', 'two-h100', inCase('pack')));
     const placed = await scheduledOn('two');

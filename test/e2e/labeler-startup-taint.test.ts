@@ -53,6 +53,8 @@ describe('the start-up taint', () => {
       'gpu.nvidia.com/count': '1',
       'gpu.nvidia.com/manufacturer': 'NVIDIA',
       'gpu.nvidia.com/total-memory': '16384',
+      // What the labeler writes on an instance outside any reservation that neither Karpenter nor EKS labelled.
+      'gpu.nvidia.com/capacity-type': 'on-demand',
     });
     const before = await h.core.readNode({ name: node.name });
 
