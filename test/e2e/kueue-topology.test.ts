@@ -19,6 +19,7 @@ import { BatchV1Api, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTNAME_LABEL, kueueClusterQueue, kueueLocalQueue, kueueResourceFlavor, kueueTopology, NETWORK_TOPOLOGY_LEVELS } from '../../cdk/lib/kueue/kueue-objects';
 import { unschedulableMessage } from '../../lambdas/scheduling/pending-gpu-pods';
+import { POD_ANNOTATION } from '../../lambdas/scheduling/keys';
 import { e2eHarness } from './support/e2e-context';
 import { createGpuNode, describeInstanceType, seedGpuLabels } from '../../local/nodes/gpu-nodes';
 import type { Kueue } from '../../local/addons/kueue';
@@ -88,8 +89,8 @@ function podsPerNode(pods: readonly V1Pod[]): number[] {
 }
 
 /** Runs a block-bound Job to completion through `queue`; returns its admission and its bound pods. */
-async function runToCompletion(name: string, queue: 'blocks' | 'nodes', pods: number, gpusPerPod: number) {
-  await jobs().createNamespacedJob({ namespace, body: gpuJob({ name, queue, pods, gpusPerPod, podAnnotations: REQUIRED_BLOCK }) });
+async function runToCompletion(name: string, queue: 'blocks' | 'nodes', pods: number, gpusPerPod: number, podAnnotations: Record<string, string> = {}) {
+  await jobs().createNamespacedJob({ namespace, body: gpuJob({ name, queue, pods, gpusPerPod, podAnnotations: { ...REQUIRED_BLOCK, ...podAnnotations } }) });
   const admitted = await waitForWorkloadCondition(kubeConfig, namespace, name, 'Admitted', 'True');
   const bound = await waitForJobBound(core, namespace, name, pods);
   await runPods(core, namespace, bound);
@@ -101,11 +102,14 @@ async function runToCompletion(name: string, queue: 'blocks' | 'nodes', pods: nu
 
 describe('Kueue narrows to a network block, the extender packs inside it', () => {
   it('block-level topology: Kueue picks the smallest block that holds the job, the extender packs its pods onto the fewest nodes', async () => {
-    const { assignment, bound } = await runToCompletion('packed-blocks', 'blocks', 4, 2);
+    // The job names its pods as peers (docs/kueue.md, "Both compose"): without that, Fragmentation judges each
+    // pod alone and, on a snapshot that already holds two of them, may put the third on an empty node.
+    const peers = { [POD_ANNOTATION.peerSelector]: 'batch.kubernetes.io/job-name=packed-blocks', [POD_ANNOTATION.groupSize]: '4' };
+    const { assignment, bound } = await runToCompletion('packed-blocks', 'blocks', 4, 2, peers);
     expect(assignment?.levels).toEqual([...NETWORK_TOPOLOGY_LEVELS]);
     for (const pod of bound) expect(pod.spec?.nodeSelector?.[BLOCK_LEVEL]).toBe('bottom-small');
     expect(new Set(bound.map((p) => blockOf.get(p.spec?.nodeName ?? '')))).toEqual(new Set(['small']));
-    // Four 2-GPU pods on one node: the extender's packing, not kube-scheduler's spreading (off in the GPU profile).
+    // Four 2-GPU pods on one node: the extender's NetworkLocality, not kube-scheduler's spreading (off in the GPU profile).
     expect(podsPerNode(bound)).toEqual([4]);
     const ranked = extender?.decisions.filter((d) => d.verb === 'prioritize' && d.summary.pod.startsWith(`${namespace}/packed-blocks-`)) ?? [];
     expect(ranked.length).toBeGreaterThanOrEqual(4);
