@@ -169,6 +169,7 @@ export async function startExtenderContainer(bundles: ContainerBundles, env: Rec
     };
   } catch (error) {
     child.kill('SIGKILL');
-    throw error;
+    // What the container said on its way out (a missing setting, a failed import) is the useful part.
+    throw stderrTail === '' ? error : new Error(`${error instanceof Error ? error.message : String(error)}; its stderr ends:\n${stderrTail}`);
   }
 }

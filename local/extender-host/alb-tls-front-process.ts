@@ -11,7 +11,7 @@
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 
@@ -113,7 +113,11 @@ export function serveTlsFront(config: TlsFrontConfig, send: (message: TlsFrontMe
   };
 }
 
-const runAsFront = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+// Bundled into another program (the benchmark's extender container imports the
+// adapter, which imports this file's constants), import.meta.url is that
+// program's own file: the name check keeps the bundle from starting a front.
+const thisFile = fileURLToPath(import.meta.url);
+const runAsFront = process.argv[1] !== undefined && resolve(process.argv[1]) === thisFile && basename(thisFile).startsWith('alb-tls-front-process.');
 if (runAsFront) {
   const config = JSON.parse(process.env[TLS_FRONT_CONFIG_ENV] ?? 'null') as TlsFrontConfig | null;
   const send = (message: TlsFrontMessage): void => {
