@@ -89,7 +89,7 @@ export const extenderFunctionSchema = settings({
     .meta({
       allowed: '1–100,000; with `expectedPods`',
       description:
-        'The most nodes the cluster will have. With `expectedPods`, the stack checks that a cold extender instance can list them within `timeoutSeconds` at `memorySizeMiB` (from the measured listing, with a margin of 1.5): a Lambda that times out is reset, so an instance that cannot finish its first listing in time never warms and every call fails. It refuses the configuration and names the memory that fits, or asks for `provisionedConcurrency` (which lists at INIT, before any request).',
+        'The most nodes the cluster will have. With `expectedPods`, the stack checks that a cold extender instance can list them within `timeoutSeconds` at `memorySizeMiB` (from the measured listing, with a margin of 1.5): a call answers 503 before its timeout and leaves the listing running for the next one, so such an instance warms only after several failed calls, and every new instance pays it again. It refuses the configuration and names the memory that fits, or asks for `provisionedConcurrency` (which lists at INIT, before any request).',
     }),
   expectedPods: integer(1, 2_000_000)
     .optional()
@@ -162,7 +162,7 @@ function checkColdStart(
   report(
     ctx,
     ['memorySizeMiB'],
-    `is too small for ${expectedNodes} nodes and ${expectedPods} pods: a cold extender instance's first listing takes about ${seconds.toFixed(1)} s at ${memorySizeMiB} MiB (× ${COLD_LIST_MARGIN} margin), not within extender.timeoutSeconds (${timeoutSeconds} s); a timed-out Lambda is reset, so the extender would never warm and every call would fail: ${remedy}`,
+    `is too small for ${expectedNodes} nodes and ${expectedPods} pods: a cold extender instance's first listing takes about ${seconds.toFixed(1)} s at ${memorySizeMiB} MiB (× ${COLD_LIST_MARGIN} margin), not within extender.timeoutSeconds (${timeoutSeconds} s); each cold instance would fail its calls until a listing spread over several of them finishes: ${remedy}`,
     memorySizeMiB,
   );
 }

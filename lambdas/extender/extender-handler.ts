@@ -1,6 +1,7 @@
 import type { ALBEvent, ALBResult } from 'aws-lambda';
 import { errorMessage } from '../common/error-message';
 import { lazy } from '../common/lazy';
+import { callBudgetMs } from './call-budget';
 import type { Env } from '../env';
 import type { LambdaHandler } from '../observability/instrument-handler';
 import { instrumentHandler } from '../observability/instrument-handler';
@@ -59,9 +60,9 @@ export function createExtenderHandler(options: ExtenderHandlerOptions = {}): Lam
  * carries the invocation's Lambda context.
  */
 export function albHandlerOf({ route, telemetry }: Extender): LambdaHandler<ALBEvent, ALBResult> {
-  return instrumentHandler(telemetry, async (event: ALBEvent) => {
+  return instrumentHandler(telemetry, async (event: ALBEvent, context) => {
     try {
-      return toAlbResult(await route(routerRequestOf(event)));
+      return toAlbResult(await route({ ...routerRequestOf(event), budgetMs: callBudgetMs(context.getRemainingTimeInMillis()) }));
     } catch (error) {
       return toAlbResult({ status: 500, body: { Error: `internal error: ${errorMessage(error)}` } });
     }

@@ -1,5 +1,6 @@
 import type { ExtenderVerb } from '../observability/metric-catalog';
 import type { Profile } from '../scheduling';
+import { createCallBudgets } from './call-budget';
 import { createCandidateResolver } from './candidate-nodes';
 import type { ClusterCache } from '../cluster-state/cluster-cache';
 import { FilterMemo } from './filter-memo';
@@ -15,6 +16,12 @@ export interface RouterRequest {
   readonly method: string;
   readonly path: string;
   readonly body: string | undefined;
+  /**
+   * How long the call may wait for the cluster cache before answering
+   * (call-budget.ts): the Lambda's remaining time less a margin. Unbounded
+   * when unset.
+   */
+  readonly budgetMs?: number;
 }
 
 /** Always a JSON-serialisable body. */
@@ -48,15 +55,19 @@ const VERB_PATHS: Readonly<Record<string, ExtenderVerb>> = { '/filter': 'filter'
 export function createRouter(deps: RouterDeps): Router {
   const now = deps.now ?? (() => performance.now());
   const basePath = normaliseBase(deps.basePath ?? '');
+  const budgets = createCallBudgets(now);
+  const cache = deps.cache === undefined ? undefined : budgets.bound(deps.cache);
   const ctx: ExtenderContext = {
     profile: deps.profile,
-    cache: deps.cache,
-    candidates: createCandidateResolver(deps.cache),
+    cache,
+    candidates: createCandidateResolver(cache),
     filterMemo: new FilterMemo(),
     warn: (m, d) => deps.observer.warn(m, d),
   };
 
-  return async function route(request: RouterRequest): Promise<RouterResponse> {
+  return (request) => budgets.run(request.budgetMs, () => handle(request));
+
+  async function handle(request: RouterRequest): Promise<RouterResponse> {
     const started = now();
     let verb: ExtenderVerb | undefined;
     const fail = (status: number, message: string, headers?: Record<string, string>): RouterResponse => {
@@ -101,7 +112,7 @@ export function createRouter(deps: RouterDeps): Router {
     } catch (error) {
       return fail(500, `internal error: ${errorMessage(error)}`);
     }
-  };
+  }
 }
 
 function normaliseBase(base: string): string {

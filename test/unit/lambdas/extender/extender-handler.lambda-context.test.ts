@@ -1,5 +1,8 @@
-import type { ALBEvent } from 'aws-lambda';
+import type { ALBEvent, ALBResult } from 'aws-lambda';
+import { Snapshot } from '../../../../lambdas/scheduling';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { localLambdaContext } from '../../../../local/aws/lambda-context';
+import { ANSWER_MARGIN_MS } from '../../../../lambdas/extender/call-budget';
 import { createExtenderHandler } from '../../../../lambdas/extender/extender-handler';
 import { METRICS_NAMESPACE } from '../../../../lambdas/observability/metric-catalog';
 import { expectInvocationContext, invocationContext, logLines, onDemandContainer } from '../observability/lambda-invocation';
@@ -69,5 +72,21 @@ describe('the extender ALB handler with a Lambda context', () => {
     const lines = logLines(await invocation(() => handler(albEvent('GET', '/healthz', null), context)));
     expect(lines).toEqual([expect.objectContaining({ level: 'ERROR', message: expect.stringContaining('EXTENDER_CACHE_TTL') })]);
     expectInvocationContext(lines, context, true);
+  });
+
+  it('answers 503 before the Lambda timeout while the first cluster listing runs, instead of being stopped with it', async () => {
+    onDemandContainer();
+    // A listing that finishes only when the test ends: without the call's budget the call would wait for it.
+    let finish = (): void => undefined;
+    const listing = new Promise<Snapshot>((resolve) => (finish = () => resolve(new Snapshot([]))));
+    const handler = createExtenderHandler({ env: {}, cache: { snapshot: () => listing } });
+    // 40 ms of the Lambda's time left beyond the answer margin.
+    const nearTimeout = localLambdaContext({ functionName: 'gpu-extender', timeoutMs: ANSWER_MARGIN_MS + 40, requestId: 'req-cold' });
+    let result: ALBResult | undefined;
+    const lines = logLines(await invocation(async () => (result = await handler(albEvent('POST', '/filter', fixture('extender-args-node-names.json')), nearTimeout))));
+    finish();
+    expect(result?.statusCode).toBe(503);
+    expect(lines).toEqual([expect.objectContaining({ level: 'ERROR', status: 503, error: expect.stringContaining("did not finish within this call's") })]);
+    expectInvocationContext(lines, nearTimeout, true);
   });
 });
