@@ -109,10 +109,10 @@ export const alarmsSchema = settings({
     .default(8)
     .meta({ description: 'Unhealthy GPUs (`GpusUnhealthy`: of failing nodes, or withheld by the device plugin or the DRA driver) at or above this, 2 of 3 one-minute runs ([health.md](health.md)).' }),
   gpuNodeFailingMinutes: integer(5, 1440)
-    .default(30)
+    .default(45)
     .meta({
       description:
-        'A GPU node has had `AcceleratedHardwareReady=False` longer than this (`OldestFailingGpuNodeAge`): node repair should have replaced it by then ([health.md](health.md)).',
+        'A GPU node has had `AcceleratedHardwareReady=False` longer than this (`OldestFailingGpuNodeAge`): node repair should have replaced it by then. Karpenter 1.15 waits up to 30 minutes for a fault reason it does not know and then drains for up to 10, hence 45 ([health.md](health.md#how-this-composes-with-repair-and-cordoning)).',
     }),
 }).check(crossField((ctx) => {
   const { createSnsTopic, email, topicArn } = ctx.value;
