@@ -8,6 +8,9 @@
 // node. The control runs the same with the copy turned off: Karpenter reads
 // pod-deletion-cost as 1 + cost / 2^27 per pod, so it counts pods, not how
 // busy they are, and takes the busy pod's node, the one with fewer pods.
+// A last case turns that around with GPU health: when the busy pod's node
+// has GPU warnings (the node monitoring agent's events), the reconciler gives
+// its pod the lowest cost and Karpenter consolidates that node first.
 import type { V1Deployment } from '@kubernetes/client-node';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +18,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KARPENTER_DISRUPTION_COST_ANNOTATION } from '../../lambdas/reconciler/karpenter-disruption-cost';
 import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view';
+import { NODE_LABEL } from '../../lambdas/scheduling/keys';
 import { e2eHarness } from './support/e2e-context';
 import type { Karpenter } from '../../local/addons/karpenter';
 import type { ManagedProcess } from '../../local/common/managed-process';
@@ -211,5 +215,69 @@ describe('Karpenter consolidates the node whose pods the reconciler found idle',
     expect(emfValues(run, 'GpusAllocatable').map((v) => v.value)).toEqual([4]);
     expect(emfValues(run, 'GpusAllocated').map((v) => v.value)).toEqual([3]);
     expect(emfValues(run, 'ReconcilerErrors')).toEqual([]);
+  }, 420_000);
+});
+
+describe('Karpenter consolidates the degraded node first, busy pods and all', () => {
+  it('a busy pod on a node with GPU warnings goes before an idle pod on a healthy node', async () => {
+    if (!karpenter) throw new Error('setup failed');
+    const lambda = await reconcilerLambda(true);
+    await karpenter.setDisruption({ consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: 'Never' });
+    // As in the first case, one busy pod on one node and an idle one on another: without health, the idle pod's node goes.
+    const sickNode = await launch('busy-sick', 1);
+    await hold(sickNode, true);
+    const healthyNode = await launch('idle-healthy', 1);
+    await hold(sickNode, false);
+    expect(healthyNode).not.toBe(sickNode);
+    const [busyPod] = await podNames('busy-sick');
+    const [idlePod] = await podNames('idle-healthy');
+    await publishPodMetrics(cloudWatch(harness.info), namespace, new Map([[busyPod ?? '', BUSY], [idlePod ?? '', IDLE]]));
+
+    // The node monitoring agent's warning about the busy pod's node: a Warning event about the Node, in default.
+    const now = new Date();
+    await core.createNamespacedEvent({
+      namespace: 'default',
+      body: {
+        metadata: { name: `${sickNode}.${now.getTime().toString(16)}`, namespace: 'default' },
+        involvedObject: { kind: 'Node', name: sickNode, apiVersion: 'v1' },
+        type: 'Warning',
+        reason: 'AcceleratedHardwareReady',
+        message: 'NvidiaXID13Warning: Graphics SM Warp Exception',
+        source: { component: 'eks-node-monitoring-agent', host: sickNode },
+        firstTimestamp: now,
+        lastTimestamp: now,
+        count: 1,
+      },
+    });
+    try {
+      await lambda.invoke({ id: 'consolidation-degraded', time: new Date().toISOString() });
+      const annotations = async (name: string) => (await core.readNamespacedPod({ namespace, name })).metadata?.annotations ?? {};
+      const busy = await waitFor('the busy pod on the degraded node to cost least', async () => {
+        const read = await annotations(busyPod ?? '');
+        return read[POD_DELETION_COST_ANNOTATION] === '-100' ? read : undefined;
+      });
+      const idle = await annotations(idlePod ?? '');
+      // To Karpenter: the degraded node 1 + 0.2, the healthy one 1 + 1.
+      expect(Number(busy[KARPENTER_DISRUPTION_COST_ANNOTATION])).toBeLessThan(Number(idle[KARPENTER_DISRUPTION_COST_ANNOTATION] ?? '0'));
+      expect((await core.readNode({ name: sickNode })).metadata?.labels?.[NODE_LABEL.gpuHealth]).toBe('degraded');
+
+      await karpenter.setDisruption({ consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' });
+      const left = await waitFor(
+        `Karpenter to consolidate ${sickNode} or ${healthyNode}`,
+        async () => {
+          const names = (await karpenter?.listNodes())?.map((n) => n.metadata?.name ?? '') ?? [];
+          return names.includes(sickNode) && names.includes(healthyNode) ? undefined : names;
+        },
+        { timeoutMs: 150_000, intervalMs: 500 },
+      );
+      expect(left).toContain(healthyNode);
+      expect(left).not.toContain(sickNode);
+      await waitFor('the busy pod bound again, on the healthy node', async () => {
+        const pods = (await core.listNamespacedPod({ namespace, labelSelector: 'app=busy-sick' })).items.filter((p) => !p.metadata?.deletionTimestamp);
+        return pods.length === 1 && pods[0]?.spec?.nodeName === healthyNode ? true : undefined;
+      }, { timeoutMs: 60_000 });
+    } finally {
+      await core.deleteCollectionNamespacedEvent({ namespace: 'default', fieldSelector: `involvedObject.kind=Node,involvedObject.name=${sickNode}` }).catch(() => undefined);
+    }
   }, 420_000);
 });
