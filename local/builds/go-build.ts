@@ -26,6 +26,8 @@ export interface GoBuildSpec {
   readonly packages: readonly string[];
   /** `-ldflags` for the pinned version (default `-s -w`). */
   readonly ldflags?: (version: string) => string;
+  /** Build tags (`-tags`), e.g. to leave out parts the tests never run. */
+  readonly tags?: readonly string[];
   /** Files or folders of the pinned module's source, copied into the cache folder (`to`, relative to it). */
   readonly copies?: readonly { readonly from: string; readonly to: string }[];
 }
@@ -76,7 +78,8 @@ export const binaryName = (goPackage: string): string => goPackage.slice(goPacka
 /** `go build`'s arguments, writing the binaries into `outDir`. */
 export function buildArgs(spec: GoBuildSpec, version: string, outDir: string): string[] {
   if (spec.packages.length === 0) return [];
-  return ['build', '-v', '-trimpath', `-ldflags=${spec.ldflags?.(version) ?? '-s -w'}`, '-o', `${outDir}/`, ...spec.packages];
+  const tags = spec.tags === undefined || spec.tags.length === 0 ? [] : [`-tags=${spec.tags.join(',')}`];
+  return ['build', '-v', '-trimpath', ...tags, `-ldflags=${spec.ldflags?.(version) ?? '-s -w'}`, '-o', `${outDir}/`, ...spec.packages];
 }
 
 /** Everything the build is made from, or undefined when there is no Go to say which release builds it. */

@@ -53,6 +53,11 @@ describe('pinOf and buildArgs', () => {
     expect(buildArgs(spec({ ldflags: (v) => `-X main.v=${v}` }), 'v1.6.0', 'out')).toEqual(['build', '-v', '-trimpath', '-ldflags=-X main.v=v1.6.0', '-o', 'out/', './hello']);
     expect(buildArgs(spec({ packages: [] }), 'v1.6.0', 'out')).toEqual([]);
   });
+
+  it('passes the spec build tags to go build, and none when the list is empty', () => {
+    expect(buildArgs(spec({ tags: ['remove_all_sd', 'enable_kubernetes_sd'] }), 'v1.6.0', 'out')).toEqual(['build', '-v', '-trimpath', '-tags=remove_all_sd,enable_kubernetes_sd', '-ldflags=-s -w', '-o', 'out/', './hello']);
+    expect(buildArgs(spec({ tags: [] }), 'v1.6.0', 'out')).not.toContainEqual(expect.stringMatching(/^-tags/));
+  });
 });
 
 describe('ensureGoBuild', () => {
