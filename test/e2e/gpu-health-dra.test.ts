@@ -2,9 +2,10 @@
 // (DRADeviceTaints beta and on), the extender and the reconciler as
 // deployed. The driver's health monitor taints a device of its
 // ResourceSlice after an NVML event: `gpu.nvidia.com/xid` NoSchedule for a
-// fatal XID, effect None for one that only warns. A NoSchedule taint takes
-// the GPU out of its node's count, for the extender's placement and for the
-// reconciler's outcome; a None taint leaves the GPU counted and makes the
+// fatal XID, effect None for one that only warns. kube-scheduler's
+// allocator skips a NoSchedule device; the extender and the reconciler take
+// it out of its node's count too, so the next claim fills the node's healthy
+// GPUs exactly and GpusUnhealthy counts it; a None taint leaves the GPU counted and makes the
 // reconciler label the node degraded, and placement then prefers an equal
 // healthy node. The taints are written the way the driver writes them: the slice
 // read, changed and replaced (local/addons/dra-gpu-driver.ts).
@@ -13,6 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UNSEEN_CLAIM_REFRESH_MS } from '../../lambdas/extender/candidate-nodes';
 import { NODE_ANNOTATION, NODE_LABEL } from '../../lambdas/scheduling/keys';
 import { DRA_GPUS, installDraGpuDriver, nvidiaGpuClaimTemplate, type DraGpuDriver } from '../../local/addons/dra-gpu-driver';
 import type { ManagedProcess } from '../../local/common/managed-process';
@@ -42,12 +44,12 @@ let scheduler: ManagedProcess | undefined;
 let reconciler: LocalLambda | undefined;
 const nodes: GpuNode[] = [];
 
-function claimingPod(name: string, template: string): V1Pod {
+function claimingPod(name: string, template: string, nodeSelector: Record<string, string> = inCase(CASE)): V1Pod {
   return {
     metadata: { name },
     spec: {
       schedulerName: GPU_SCHEDULER_NAME,
-      nodeSelector: inCase(CASE),
+      nodeSelector,
       resourceClaims: [{ name: 'gpus', resourceClaimTemplateName: template }],
       containers: [{ name: 'main', image: 'cuda', resources: { claims: [{ name: 'gpus' }] } }],
     },
@@ -84,8 +86,9 @@ beforeAll(async () => {
     await driver.publish(node.node, 4, DRA_GPUS.a10g);
     nodes.push(node);
   }
-  const template = nvidiaGpuClaimTemplate('two-gpus', 2);
-  await objects.create({ ...template, metadata: { name: 'two-gpus', namespace } } as unknown as KubernetesObject);
+  for (const [name, count] of [['one-gpu', 1], ['two-gpus', 2]] as const) {
+    await objects.create({ ...nvidiaGpuClaimTemplate(name, count), metadata: { name, namespace } } as unknown as KubernetesObject);
+  }
   extender = await startRecordingExtender(h.info.controlPlane.lambdaKubeconfigs.extender, { EXTENDER_CACHE_TTL: '1s' });
   scheduler = await h.startGpuScheduler(deployedExtenderSettings(extender.adapter.url));
   reconciler = await startReconcilerLambda(h.info, {
@@ -108,19 +111,27 @@ describe("GPU health from the DRA driver's device taints", () => {
     const [tainted] = nodes;
     if (!tainted) throw new Error('setup failed');
     await driver?.taint(tainted.name, 0, { key: 'gpu.nvidia.com/xid', value: '79', effect: 'NoSchedule' });
-    await driver?.taint(tainted.name, 1, { key: 'gpu.nvidia.com/gpu-lost', effect: 'NoSchedule' });
-    await extender?.waitForSnapshot(`count 2 of ${tainted.name}'s 4 GPUs`, (snapshot) => snapshot.dra.gpusByNode.get(tainted.name)?.devices === 2);
+    await extender?.waitForSnapshot(`count 3 of ${tainted.name}'s 4 GPUs`, (snapshot) => snapshot.dra.gpusByNode.get(tainted.name)?.devices === 3);
 
-    // Two GPUs fill the tainted node's two healthy ones exactly; on another node they would strand two.
-    // Had the taints not counted, every node would offer 4 and rank alike.
+    // One GPU claimed on the tainted node: kube-scheduler's allocator skips the tainted device.
+    await core.createNamespacedPod({ namespace, body: claimingPod('one', 'one-gpu', { 'kubernetes.io/hostname': tainted.name }) });
+    expect(await waitForPodScheduled(core, { namespace, name: 'one' }, WAIT_MS)).toBe(tainted.name);
+    expect(await allocatedDevices('one')).toEqual([expect.stringMatching(new RegExp(`^${tainted.name}/gpu-[1-3]$`))]);
+    await extender?.waitForSnapshot(`count the claimed GPU on ${tainted.name}`, (snapshot) => snapshot.dra.gpusByNode.get(tainted.name)?.claimed === 1);
+    // The next pod's claim is made just before kube-scheduler asks; past this age the request refreshes for it (as in dra-resource-claims).
+    await extender?.waitForStaleSnapshot(UNSEEN_CLAIM_REFRESH_MS);
+
+    // Two GPUs fill the tainted node's two free healthy ones exactly. Counted with the tainted one, it
+    // would have three free and strand one, and an empty node would do as well.
     await core.createNamespacedPod({ namespace, body: claimingPod('two', 'two-gpus') });
-    expect(await waitForPodScheduled(core, { namespace, name: 'two' }, WAIT_MS)).toBe(tainted.name);
-    expect(lastRanking('two')).toMatchObject({ best: { node: tainted.name }, tie: false });
-    // kube-scheduler's allocator gave it the untainted devices.
-    expect((await allocatedDevices('two')).sort()).toEqual([`${tainted.name}/gpu-2`, `${tainted.name}/gpu-3`]);
+    const placed = await waitForPodScheduled(core, { namespace, name: 'two' }, WAIT_MS);
+    // kube-scheduler's own DRA filter kept every node (two untainted devices are enough), so the choice was the extender's.
+    expect({ filter: extender?.filterDecisionsOf(namespace, 'two').at(-1), ranking: lastRanking('two') }).toMatchObject({ filter: { candidates: 3, kept: 3 }, ranking: { best: { node: tainted.name }, tie: false } });
+    expect(placed).toBe(tainted.name);
+    expect((await allocatedDevices('two')).every((device) => device !== `${tainted.name}/gpu-0`)).toBe(true);
 
     const run = await reconcile('no-schedule');
-    expect(emfValues(run, 'GpusUnhealthy').map((v) => v.value)).toEqual([2]);
+    expect(emfValues(run, 'GpusUnhealthy').map((v) => v.value)).toEqual([1]);
     // Withheld, not degraded: the node's other GPUs are fine, and its label stays unset.
     expect((await core.readNode({ name: tainted.name })).metadata?.labels?.[NODE_LABEL.gpuHealth]).toBeUndefined();
   }, 240_000);
@@ -144,6 +155,8 @@ describe("GPU health from the DRA driver's device taints", () => {
 
     // Two empty 4-GPU nodes, alike but for health: the healthy one wins, and not by a tie.
     await extender?.waitForSnapshot(`see ${warned.name} degraded`, (snapshot) => (snapshot.getNode(warned.name)?.health.degraded.length ?? 0) > 0);
+    // As above: old enough that the request refreshes for the pod's new claim, so its GPUs are known.
+    await extender?.waitForStaleSnapshot(UNSEEN_CLAIM_REFRESH_MS);
     await core.createNamespacedPod({ namespace, body: claimingPod('prefers-healthy', 'two-gpus') });
     expect(await waitForPodScheduled(core, { namespace, name: 'prefers-healthy' }, WAIT_MS)).toBe(healthy.name);
     expect(lastRanking('prefers-healthy')).toMatchObject({ best: { node: healthy.name }, runnerUp: { node: warned.name }, tie: false });
