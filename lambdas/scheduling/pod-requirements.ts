@@ -43,6 +43,12 @@ export interface PodRequirements {
   readonly expectedRuntimeMs: number | undefined;
   /** Set when the pod asks for something we cannot parse; the pod then fits nowhere. */
   readonly invalid: InvalidRequirement | undefined;
+  /**
+   * ResourceClaims the pod names that the snapshot does not hold yet (made
+   * from a template moments before the request): they may ask for GPUs the
+   * demand does not count. Unset when there are none.
+   */
+  readonly unseenClaims?: number;
 }
 
 /** Plain description of a pod, for callers that do not start from Kubernetes JSON. */
@@ -164,6 +170,7 @@ export function parsePodRequirements(pod: KubePod | unknown, claimOf?: GpuClaimL
     groupSize,
     expectedRuntimeMs,
     invalid,
+    ...(claimed.unseen > 0 ? { unseenClaims: claimed.unseen } : {}),
   };
 }
 

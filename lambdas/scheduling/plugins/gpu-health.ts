@@ -26,6 +26,15 @@ function rejectionFor(cache: WeakMap<HealthCondition, FilterRejection>, conditio
   return status;
 }
 
+/**
+ * The pod asks for GPUs, or names ResourceClaims the snapshot does not hold
+ * yet: those may claim GPUs, and a failing node is refused for them too
+ * rather than let a DRA pod through in the moments before its claim is seen.
+ */
+function mayUseGpus(pod: PodRequirements): boolean {
+  return pod.demand.gpuCount > 0 || (pod.unseenClaims ?? 0) > 0;
+}
+
 function degraded(health: NodeHealth, pod: PodRequirements): boolean {
   return health !== HEALTHY && isDegradedFor(health, isDistributed(pod));
 }
@@ -52,7 +61,7 @@ export const gpuHealth: FilterPlugin & ScorePlugin = {
 
   filter(_state: CycleState, pod: PodRequirements, node: NodeInfo): FilterStatus {
     const health = node.health;
-    if (health === HEALTHY || pod.demand.gpuCount <= 0) return PASS;
+    if (health === HEALTHY || !mayUseGpus(pod)) return PASS;
     if (health.failing !== undefined) return rejectionFor(failingRejections, health.failing, '');
     if (health.networkFailing !== undefined && isDistributed(pod)) {
       return rejectionFor(networkRejections, health.networkFailing, '; pods of distributed jobs are kept off this node');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createExtenderProfile, createPodRequirements, parseLabelSelector, selectNode, snapshotFromKubernetes } from '../../../../../lambdas/scheduling';
+import { createExtenderProfile, createPodRequirements, parseLabelSelector, parsePodRequirements, selectNode, snapshotFromKubernetes } from '../../../../../lambdas/scheduling';
 import { gpuHealth } from '../../../../../lambdas/scheduling/plugins/gpu-health';
 import { gpuNode } from '../kube-objects';
 
@@ -44,6 +44,19 @@ describe('GpuHealth filter', () => {
   it('lets a pod without GPUs pass a failing node', () => {
     const state = profile.startCycle(snapshot, createPodRequirements({ name: 'cpu' }));
     expect(gpuHealth.filter(state, state.pod, snapshot.getNode('bad') as never)).toEqual({ ok: true });
+  });
+
+  it('refuses a failing node to a pod whose ResourceClaims the snapshot does not hold yet (they may claim GPUs), and lets it pass a healthy one', () => {
+    const pod = {
+      metadata: { name: 'dra', namespace: 'ml' },
+      spec: { resourceClaims: [{ name: 'gpus', resourceClaimTemplateName: 'one-gpu' }], containers: [{ name: 'main', resources: { claims: [{ name: 'gpus' }] } }] },
+      status: { resourceClaimStatuses: [{ name: 'gpus', resourceClaimName: 'dra-gpus-x7k2p' }] },
+    };
+    const unseen = parsePodRequirements(pod, () => undefined);
+    expect(unseen.demand.gpuCount).toBe(0);
+    expect(unseen.unseenClaims).toBe(1);
+    expect(filter(unseen).bad).toMatchObject({ ok: false, code: 'NodeUnhealthy', unresolvable: true });
+    expect(filter(unseen).ok?.ok).toBe(true);
   });
 });
 
