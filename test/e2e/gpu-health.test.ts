@@ -9,7 +9,7 @@
 // scale-down takes it first. Conditions are written through the status subresource and
 // events in the agent's shape (source eks-node-monitoring-agent, type
 // Warning, reason the condition type, message `<Reason>: <detail>`).
-import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +28,7 @@ import type { LocalLambda } from '../../local/start/local-lambda';
 import { emfValues } from './emf-records';
 import { deletionCost, OPT_IN, PAUSE_IMAGE, reconcilerEnv, startReconcilerLambda } from './reconciler-fixtures';
 import { e2eHarness } from './support/e2e-context';
+import { agentWarning } from './support/node-monitoring-agent';
 
 const h = e2eHarness();
 const { core } = h;
@@ -60,22 +61,6 @@ async function setGpuCondition(node: string, status: 'True' | 'False', fault = X
     },
     MERGE_PATCH_OPTIONS,
   );
-}
-
-/** A warning-level GPU fault as the agent records it: a Warning event about the Node, in `default`. */
-function agentWarning(node: string, message: string): CoreV1Event {
-  const now = new Date();
-  return {
-    metadata: { name: `${node}.${now.getTime().toString(16)}`, namespace: 'default' },
-    involvedObject: { kind: 'Node', name: node, apiVersion: 'v1' },
-    type: 'Warning',
-    reason: 'AcceleratedHardwareReady',
-    message,
-    source: { component: 'eks-node-monitoring-agent', host: node },
-    firstTimestamp: now,
-    lastTimestamp: now,
-    count: 1,
-  };
 }
 
 function gpuPod(name: string, nodeName?: string): V1Pod {

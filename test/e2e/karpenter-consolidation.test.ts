@@ -20,6 +20,7 @@ import { KARPENTER_DISRUPTION_COST_ANNOTATION } from '../../lambdas/reconciler/k
 import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view';
 import { NODE_LABEL } from '../../lambdas/scheduling/keys';
 import { e2eHarness } from './support/e2e-context';
+import { agentWarning } from './support/node-monitoring-agent';
 import type { Karpenter } from '../../local/addons/karpenter';
 import type { ManagedProcess } from '../../local/common/managed-process';
 import { finishTerminatingPods, markPodRunning } from '../../local/nodes/pod-status';
@@ -234,21 +235,7 @@ describe('Karpenter consolidates the degraded node first, busy pods and all', ()
     await publishPodMetrics(cloudWatch(harness.info), namespace, new Map([[busyPod ?? '', BUSY], [idlePod ?? '', IDLE]]));
 
     // The node monitoring agent's warning about the busy pod's node: a Warning event about the Node, in default.
-    const now = new Date();
-    await core.createNamespacedEvent({
-      namespace: 'default',
-      body: {
-        metadata: { name: `${sickNode}.${now.getTime().toString(16)}`, namespace: 'default' },
-        involvedObject: { kind: 'Node', name: sickNode, apiVersion: 'v1' },
-        type: 'Warning',
-        reason: 'AcceleratedHardwareReady',
-        message: 'NvidiaXID13Warning: Graphics SM Warp Exception',
-        source: { component: 'eks-node-monitoring-agent', host: sickNode },
-        firstTimestamp: now,
-        lastTimestamp: now,
-        count: 1,
-      },
-    });
+    await core.createNamespacedEvent({ namespace: 'default', body: agentWarning(sickNode, 'NvidiaXID13Warning: Graphics SM Warp Exception') });
     try {
       await lambda.invoke({ id: 'consolidation-degraded', time: new Date().toISOString() });
       const annotations = async (name: string) => (await core.readNamespacedPod({ namespace, name })).metadata?.annotations ?? {};
