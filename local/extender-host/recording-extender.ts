@@ -2,7 +2,7 @@
 // exchange: its decision log (what it decided, per verb and pod), failures,
 // the HTTP status of each answer and each /filter reply's verdict per node. e2e tests assert on these to show the
 // extender was really asked and always answered, without mocking anything.
-import type { DecisionSummary } from '../../lambdas/extender/decision';
+import type { DecisionSummary, ExtenderRanking } from '../../lambdas/extender/decision';
 import { albHandlerOf, createExtender } from '../../lambdas/extender/extender-handler';
 import type { ExtenderObserver } from '../../lambdas/extender/observer';
 import type { Env } from '../../lambdas/env';
@@ -30,6 +30,8 @@ export interface RecordingExtender {
   filterDecisionsOf(namespace: string, pod: string): DecisionSummary[];
   /** The extender's successful /filter replies for one pod, oldest first: which node it rejected, and why. */
   filterRepliesOf(namespace: string, pod: string): FilterReply[];
+  /** How the extender's latest /prioritize for one pod ranked the nodes (best, runner-up); undefined before one. */
+  lastRankingOf(namespace: string, pod: string): ExtenderRanking | undefined;
   /** Refreshes the extender's cluster cache until its snapshot satisfies `holds`, e.g. shows a label just written (extender-snapshot.ts). */
   waitForSnapshot(describe: string, holds: (snapshot: Snapshot) => boolean, timeoutMs?: number): Promise<void>;
   /** Waits, without a refresh, until the snapshot served is older than the TTL, so the next request refreshes it (extender-snapshot.ts). */
@@ -80,6 +82,7 @@ export async function startRecordingExtender(
     filterDecisionsOf: (namespace, pod) =>
       decisions.filter((d) => d.verb === 'filter' && d.summary.pod === `${namespace}/${pod}`).map((d) => d.summary),
     filterRepliesOf: (namespace, pod) => filterReplies.filter((r) => r.pod === `${namespace}/${pod}`),
+    lastRankingOf: (namespace, pod) => decisions.filter((d) => d.verb === 'prioritize' && d.summary.pod === `${namespace}/${pod}`).at(-1)?.summary.ranking,
     waitForSnapshot: (describe, holds, timeoutMs) => waitForExtenderSnapshot(extender, describe, holds, timeoutMs),
     waitForStaleSnapshot: (ttlMs) => waitForStaleSnapshot(extender, ttlMs),
     stop: () => adapter.stop(),

@@ -18,7 +18,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExtenderRanking } from '../../lambdas/extender/decision';
 import { e2eHarness } from './support/e2e-context';
 import { allocatedDeviceNodes } from './support/dra-allocation';
 import { DRA_GPUS, installDraGpuDriver, nvidiaGpuDevice, type DraGpuDriver } from '../../local/addons/dra-gpu-driver';
@@ -100,12 +99,6 @@ async function extendedResourceDevices(name: string): Promise<string[]> {
 /** `count` devices, each a GPU of the pod's node. */
 const devicesOn = (node: string, count: number): unknown[] => Array.from({ length: count }, () => expect.stringMatching(new RegExp(`^${node.replace(/\./g, '\\.')}/gpu-\\d+$`)));
 
-/** The extender's ranking in its last /prioritize for the pod. */
-function lastRanking(name: string): ExtenderRanking | undefined {
-  const decisions = (extender?.decisions ?? []).filter((d) => d.verb === 'prioritize' && d.summary.pod === `${namespace}/${name}`);
-  return decisions.at(-1)?.summary.ranking;
-}
-
 const H100_80GI = { 'gpu.nvidia.com/model': 'H100', 'gpu.nvidia.com/memory': '80Gi' };
 
 beforeAll(async () => {
@@ -182,7 +175,7 @@ describe('GPUs from a DRA driver (KEP-5004) under the real kube-scheduler v1.36'
     const placed = await scheduledOn('two');
     expect(placed).toBe(nodeName('packA'));
     // Ranked first, and not by a tie: had the extender missed the six bound GPUs, both nodes would look empty alike.
-    expect(lastRanking('two')).toMatchObject({ best: { node: placed }, runnerUp: { node: nodeName('packB') }, tie: false });
+    expect(extender?.lastRankingOf(namespace, 'two')).toMatchObject({ best: { node: placed }, runnerUp: { node: nodeName('packB') }, tie: false });
     expect(await extendedResourceDevices('two')).toEqual(devicesOn(nodeName('packA'), 2));
   });
 

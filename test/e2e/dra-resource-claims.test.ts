@@ -12,9 +12,8 @@
 import { KubernetesObjectApi, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UNSEEN_CLAIM_REFRESH_MS } from '../../lambdas/extender/candidate-nodes';
-import type { ExtenderRanking } from '../../lambdas/extender/decision';
 import { e2eHarness } from './support/e2e-context';
-import { allocatedDeviceNodes } from './support/dra-allocation';
+import { claimingPod, podAllocatedDevices } from './support/dra-allocation';
 import { DRA_GPUS, installDraGpuDriver, nvidiaGpuClaimTemplate, productNameIs, type DraGpuDriver } from '../../local/addons/dra-gpu-driver';
 import { describeInstanceType, seedGpuLabels, type GpuNode } from '../../local/nodes/gpu-nodes';
 import type { ManagedProcess } from '../../local/common/managed-process';
@@ -27,6 +26,7 @@ import { createCaseNode, inCase } from './case-nodes';
 const harness = e2eHarness();
 const { core } = harness;
 const objects = KubernetesObjectApi.makeApiClient(harness.kubeConfig);
+const allocatedDevices = (pod: string): Promise<string[]> => podAllocatedDevices(harness.kubeConfig, namespace, pod);
 
 const WAIT_MS = 90_000;
 const BURST = 16;
@@ -42,19 +42,6 @@ const nodeName = (key: string): string => {
   if (node === undefined) throw new Error(`node ${key} was not created`);
   return node.name;
 };
-
-/** A pod that asks for its GPUs only through a claim made from `template`. */
-function claimingPod(name: string, template: string, nodeSelector: Record<string, string>, labels: Record<string, string> = {}): V1Pod {
-  return {
-    metadata: { name, labels },
-    spec: {
-      schedulerName: GPU_SCHEDULER_NAME,
-      nodeSelector,
-      resourceClaims: [{ name: 'gpus', resourceClaimTemplateName: template }],
-      containers: [{ name: 'main', image: 'cuda', resources: { claims: [{ name: 'gpus' }] } }],
-    },
-  };
-}
 
 /** The same pod through the device plugin. */
 function requestingPod(name: string, gpus: number, nodeSelector: Record<string, string>, labels: Record<string, string> = {}): V1Pod {
@@ -75,19 +62,6 @@ async function createTemplate(name: string, count: number, selectors: readonly s
 
 const createPod = (pod: V1Pod) => core.createNamespacedPod({ namespace, body: pod });
 const scheduledOn = (name: string): Promise<string> => waitForPodScheduled(core, { namespace, name }, WAIT_MS);
-
-/** The devices kube-scheduler allocated to the pod's claim, as `node/device` (the node from the slice that publishes each). */
-async function allocatedDevices(pod: string): Promise<string[]> {
-  const read = await core.readNamespacedPod({ namespace, name: pod });
-  const claimName = read.status?.resourceClaimStatuses?.find((s) => s.name === 'gpus')?.resourceClaimName;
-  if (claimName === undefined || claimName === null) return [];
-  return allocatedDeviceNodes(harness.kubeConfig, namespace, claimName);
-}
-
-function lastRanking(name: string): ExtenderRanking | undefined {
-  const decisions = (extender?.decisions ?? []).filter((d) => d.verb === 'prioritize' && d.summary.pod === `${namespace}/${name}`);
-  return decisions.at(-1)?.summary.ranking;
-}
 
 function countByNode(placements: readonly string[]): number[] {
   const counts = new Map<string, number>();
@@ -161,7 +135,7 @@ describe('pods that claim GPUs through ResourceClaims, under the real kube-sched
     const placed = await scheduledOn('two');
     expect(placed).toBe(nodeName('packA'));
     // Ranked first and not by a tie: had the extender missed the six claimed GPUs, both nodes would look empty alike.
-    expect(lastRanking('two')).toMatchObject({ best: { node: placed }, runnerUp: { node: nodeName('packB') }, tie: false });
+    expect(extender?.lastRankingOf(namespace, 'two')).toMatchObject({ best: { node: placed }, runnerUp: { node: nodeName('packB') }, tie: false });
     expect(await allocatedDevices('two')).toHaveLength(2);
   });
 

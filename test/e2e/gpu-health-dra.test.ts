@@ -9,7 +9,7 @@
 // reconciler label the node degraded, and placement then prefers an equal
 // healthy node. The taints are written the way the driver writes them: the slice
 // read, changed and replaced (local/addons/dra-gpu-driver.ts).
-import { KubernetesObjectApi, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
+import { KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,21 +18,21 @@ import { UNSEEN_CLAIM_REFRESH_MS } from '../../lambdas/extender/candidate-nodes'
 import { NODE_ANNOTATION, NODE_LABEL } from '../../lambdas/scheduling/keys';
 import { DRA_GPUS, installDraGpuDriver, nvidiaGpuClaimTemplate, type DraGpuDriver } from '../../local/addons/dra-gpu-driver';
 import type { ManagedProcess } from '../../local/common/managed-process';
-import { waitFor } from '../../local/common/wait';
 import { startRecordingExtender, type RecordingExtender } from '../../local/extender-host/recording-extender';
 import type { GpuNode } from '../../local/nodes/gpu-nodes';
 import { waitForPodScheduled } from '../../local/nodes/pod-status';
-import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
+import { deployedExtenderSettings } from '../../local/scheduler-config';
 import type { LocalLambda } from '../../local/start/local-lambda';
 import { CASE_LABEL, createCaseNode, inCase } from './case-nodes';
 import { emfValues } from './emf-records';
-import { reconcilerEnv, startReconcilerLambda } from './reconciler-fixtures';
-import { allocatedDeviceNodes } from './support/dra-allocation';
+import { reconcilerEnv, startReconcilerLambda, reconcileOnce } from './reconciler-fixtures';
+import { claimingPod, podAllocatedDevices } from './support/dra-allocation';
 import { e2eHarness } from './support/e2e-context';
 
 const h = e2eHarness();
 const { core } = h;
 const objects = KubernetesObjectApi.makeApiClient(h.kubeConfig);
+const allocatedDevices = (pod: string): Promise<string[]> => podAllocatedDevices(h.kubeConfig, namespace, pod);
 const CASE = 'dra-health';
 const WAIT_MS = 90_000;
 const logDir = mkdtempSync(join(tmpdir(), 'gpu-health-dra-'));
@@ -44,38 +44,8 @@ let scheduler: ManagedProcess | undefined;
 let reconciler: LocalLambda | undefined;
 const nodes: GpuNode[] = [];
 
-function claimingPod(name: string, template: string, nodeSelector: Record<string, string> = inCase(CASE)): V1Pod {
-  return {
-    metadata: { name },
-    spec: {
-      schedulerName: GPU_SCHEDULER_NAME,
-      nodeSelector,
-      resourceClaims: [{ name: 'gpus', resourceClaimTemplateName: template }],
-      containers: [{ name: 'main', image: 'cuda', resources: { claims: [{ name: 'gpus' }] } }],
-    },
-  };
-}
-
-async function allocatedDevices(pod: string): Promise<string[]> {
-  const read = await core.readNamespacedPod({ namespace, name: pod });
-  const claimName = read.status?.resourceClaimStatuses?.find((s) => s.name === 'gpus')?.resourceClaimName;
-  if (claimName === undefined || claimName === null) return [];
-  return allocatedDeviceNodes(h.kubeConfig, namespace, claimName);
-}
-
 /** One reconciler run: its records once it logged its end. */
-async function reconcile(id: string): Promise<Record<string, unknown>[]> {
-  const before = records.length;
-  await reconciler?.invoke({ id, time: new Date().toISOString() });
-  return waitFor(`reconciler run ${id}`, () => {
-    const run = records.slice(before);
-    return run.some((r) => typeof r.message === 'string' && r.message.startsWith('reconcile finished')) ? run : undefined;
-  });
-}
-
-function lastRanking(pod: string) {
-  return (extender?.decisions ?? []).filter((d) => d.verb === 'prioritize' && d.summary.pod === `${namespace}/${pod}`).at(-1)?.summary.ranking;
-}
+const reconcile = (id: string) => reconcileOnce(reconciler, () => records, id);
 
 beforeAll(async () => {
   await h.resetCluster();
@@ -123,10 +93,10 @@ describe("GPU health from the DRA driver's device taints", () => {
 
     // Two GPUs fill the tainted node's two free healthy ones exactly. Counted with the tainted one, it
     // would have three free and strand one, and an empty node would do as well.
-    await core.createNamespacedPod({ namespace, body: claimingPod('two', 'two-gpus') });
+    await core.createNamespacedPod({ namespace, body: claimingPod('two', 'two-gpus', inCase(CASE)) });
     const placed = await waitForPodScheduled(core, { namespace, name: 'two' }, WAIT_MS);
     // kube-scheduler's own DRA filter kept every node (two untainted devices are enough), so the choice was the extender's.
-    expect({ filter: extender?.filterDecisionsOf(namespace, 'two').at(-1), ranking: lastRanking('two') }).toMatchObject({ filter: { candidates: 3, kept: 3 }, ranking: { best: { node: tainted.name }, tie: false } });
+    expect({ filter: extender?.filterDecisionsOf(namespace, 'two').at(-1), ranking: extender?.lastRankingOf(namespace, 'two') }).toMatchObject({ filter: { candidates: 3, kept: 3 }, ranking: { best: { node: tainted.name }, tie: false } });
     expect(placed).toBe(tainted.name);
     expect((await allocatedDevices('two')).every((device) => device !== `${tainted.name}/gpu-0`)).toBe(true);
 
@@ -157,9 +127,9 @@ describe("GPU health from the DRA driver's device taints", () => {
     await extender?.waitForSnapshot(`see ${warned.name} degraded`, (snapshot) => (snapshot.getNode(warned.name)?.health.degraded.length ?? 0) > 0);
     // As above: old enough that the request refreshes for the pod's new claim, so its GPUs are known.
     await extender?.waitForStaleSnapshot(UNSEEN_CLAIM_REFRESH_MS);
-    await core.createNamespacedPod({ namespace, body: claimingPod('prefers-healthy', 'two-gpus') });
+    await core.createNamespacedPod({ namespace, body: claimingPod('prefers-healthy', 'two-gpus', inCase(CASE)) });
     expect(await waitForPodScheduled(core, { namespace, name: 'prefers-healthy' }, WAIT_MS)).toBe(healthy.name);
-    expect(lastRanking('prefers-healthy')).toMatchObject({ best: { node: healthy.name }, runnerUp: { node: warned.name }, tie: false });
+    expect(extender?.lastRankingOf(namespace, 'prefers-healthy')).toMatchObject({ best: { node: healthy.name }, runnerUp: { node: warned.name }, tie: false });
     expect(extender?.responses.filter((r) => r.status !== 200)).toEqual([]);
   }, 240_000);
 });

@@ -26,7 +26,7 @@ import { markPodRunning, waitForPodEvent, waitForPodScheduled } from '../../loca
 import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/scheduler-config';
 import type { LocalLambda } from '../../local/start/local-lambda';
 import { emfValues } from './emf-records';
-import { deletionCost, OPT_IN, PAUSE_IMAGE, reconcilerEnv, startReconcilerLambda } from './reconciler-fixtures';
+import { deletionCost, OPT_IN, PAUSE_IMAGE, reconcilerEnv, startReconcilerLambda, reconcileOnce } from './reconciler-fixtures';
 import { e2eHarness } from './support/e2e-context';
 import { agentWarning } from './support/node-monitoring-agent';
 
@@ -84,14 +84,7 @@ function extenderSees(describe: string, node: string, holds: (health: NodeHealth
 }
 
 /** One reconciler run: its records once it logged its end. */
-async function reconcile(id: string): Promise<Record<string, unknown>[]> {
-  const before = records.length;
-  await reconciler?.invoke({ id, time: new Date().toISOString() });
-  return waitFor(`reconciler run ${id}`, () => {
-    const run = records.slice(before);
-    return run.some((r) => typeof r.message === 'string' && r.message.startsWith('reconcile finished')) ? run : undefined;
-  });
-}
+const reconcile = (id: string) => reconcileOnce(reconciler, () => records, id);
 
 beforeAll(async () => {
   namespace = await h.createNamespace('gpu-health');

@@ -31,7 +31,7 @@ import { deployedExtenderSettings, GPU_SCHEDULER_NAME } from '../../local/schedu
 import type { LocalLambda } from '../../local/start/local-lambda';
 import { waitFor } from '../../local/common/wait';
 import { emfValues } from './emf-records';
-import { PAUSE_IMAGE, reconcilerEnv, startReconcilerLambda } from './reconciler-fixtures';
+import { PAUSE_IMAGE, reconcilerEnv, startReconcilerLambda, reconcileOnce } from './reconciler-fixtures';
 import { MERGE_PATCH_OPTIONS } from '../../lambdas/kube/merge-patch';
 
 const harness = e2eHarness();
@@ -103,16 +103,8 @@ async function karpenterNodeNames(): Promise<string[]> {
   return ((await karpenter?.listNodes()) ?? []).map((n) => n.metadata?.name ?? '');
 }
 
-/** One reconciler run; its records. */
-async function reconcile(id: string): Promise<Record<string, unknown>[]> {
-  if (!reconciler) throw new Error('setup failed');
-  const before = records.length;
-  await reconciler.invoke({ id, time: new Date().toISOString() });
-  return waitFor(`reconciler run ${id}`, async () => {
-    const written = records.slice(before);
-    return written.some((r) => r.message === 'reconcile finished' || r.message === 'reconcile finished with errors') ? written : undefined;
-  });
-}
+/** One reconciler run: its records once it logged its end. */
+const reconcile = (id: string) => reconcileOnce(reconciler, () => records, id);
 
 beforeAll(async () => {
   await harness.resetCluster();

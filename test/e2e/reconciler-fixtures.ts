@@ -15,6 +15,7 @@ import { awsClientConfig, awsEnvironment, LOCAL_AWS_REGION } from '../../local/a
 import { LOCAL_ACCOUNT_ID } from '../../local/start/event-bridge';
 import { LocalLambda } from '../../local/start/local-lambda';
 import { markPodRunning } from '../../local/nodes/pod-status';
+import { waitFor } from '../../local/common/wait';
 import { createReplicaSetPods } from '../../local/nodes/replica-set-pods';
 
 export const OPT_IN = { [OPT_IN_LABEL]: 'enabled' };
@@ -58,6 +59,21 @@ export function startReconcilerLambda(
     accountId: LOCAL_ACCOUNT_ID,
     logFile: join(options.logDir, 'reconciler.log'),
     onLogRecord: options.onLogRecord,
+  });
+}
+
+/**
+ * One reconciler run: invokes it and waits until it logged its end
+ * ("reconcile finished", with or without errors); its records, from
+ * `records()` (every record the reconciler wrote so far, in order).
+ */
+export async function reconcileOnce(reconciler: LocalLambda | undefined, records: () => readonly Record<string, unknown>[], id: string): Promise<Record<string, unknown>[]> {
+  if (reconciler === undefined) throw new Error('the reconciler was not started');
+  const before = records().length;
+  await reconciler.invoke({ id, time: new Date().toISOString() });
+  return waitFor(`reconciler run ${id}`, () => {
+    const run = records().slice(before);
+    return run.some((r) => typeof r.message === 'string' && r.message.startsWith('reconcile finished')) ? run : undefined;
   });
 }
 

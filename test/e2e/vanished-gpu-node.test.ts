@@ -30,7 +30,7 @@ import { waitFor } from '../../local/common/wait';
 import { startAwsFaultProxy, type AwsFaultProxy } from '../../local/proxies/aws-fault-proxy';
 import { emfValues } from './emf-records';
 import { labelerEnv, launchInstance } from './labeler-support';
-import { OPT_IN, PAUSE_IMAGE, reconcilerEnv, startReconcilerLambda } from './reconciler-fixtures';
+import { OPT_IN, PAUSE_IMAGE, reconcilerEnv, startReconcilerLambda, reconcileOnce } from './reconciler-fixtures';
 
 const h = e2eHarness();
 const { core } = h;
@@ -70,14 +70,7 @@ async function runPod(pod: V1Pod): Promise<string> {
 }
 
 /** One reconciler run: its records once it logged its end. */
-async function reconcile(id: string): Promise<Record<string, unknown>[]> {
-  const before = records.length;
-  await reconciler?.invoke({ id, time: new Date().toISOString() });
-  return waitFor(`reconciler run ${id}`, async () => {
-    const run = recordsOf('reconciler', before);
-    return run.some((r) => typeof r.message === 'string' && r.message.startsWith('reconcile finished')) ? run : undefined;
-  });
-}
+const reconcile = (id: string) => reconcileOnce(reconciler, () => recordsOf('reconciler'), id);
 
 beforeAll(async () => {
   namespace = await h.createNamespace('vanished-node');

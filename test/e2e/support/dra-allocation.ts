@@ -3,7 +3,8 @@
 // publishes that device of that pool says which node it is on. A pod bound to
 // one node with devices of another would be a broken allocation, so the DRA
 // e2e tests check this rather than the claim's mere existence.
-import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { CoreV1Api, KubernetesObjectApi, type KubeConfig, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
+import { GPU_SCHEDULER_NAME } from '../../../local/scheduler-config';
 
 interface AllocatedClaim extends KubernetesObject {
   status?: { allocation?: { devices?: { results?: { driver: string; pool: string; device: string }[] } } };
@@ -24,4 +25,25 @@ export async function allocatedDeviceNodes(kubeConfig: KubeConfig, namespace: st
     const slice = slices.find((s) => s.spec?.driver === driver && s.spec.pool?.name === pool && (s.spec.devices ?? []).some((d) => d.name === device));
     return `${slice?.spec?.nodeName ?? '?'}/${device}`;
   });
+}
+
+/** A gpu-scheduler pod that asks for its GPUs only through a claim named `gpus`, made from `template` (no nvidia.com/gpu in its requests). */
+export function claimingPod(name: string, template: string, nodeSelector: Record<string, string>, labels: Record<string, string> = {}): V1Pod {
+  return {
+    metadata: { name, labels },
+    spec: {
+      schedulerName: GPU_SCHEDULER_NAME,
+      nodeSelector,
+      resourceClaims: [{ name: 'gpus', resourceClaimTemplateName: template }],
+      containers: [{ name: 'main', image: 'cuda', resources: { claims: [{ name: 'gpus' }] } }],
+    },
+  };
+}
+
+/** `node/device` for each device allocated to the `gpus` claim of a pod made by claimingPod; empty before kube-scheduler allocated it. */
+export async function podAllocatedDevices(kubeConfig: KubeConfig, namespace: string, pod: string): Promise<string[]> {
+  const read = await kubeConfig.makeApiClient(CoreV1Api).readNamespacedPod({ namespace, name: pod });
+  const claimName = read.status?.resourceClaimStatuses?.find((s) => s.name === 'gpus')?.resourceClaimName;
+  if (claimName === undefined || claimName === null) return [];
+  return allocatedDeviceNodes(kubeConfig, namespace, claimName);
 }
