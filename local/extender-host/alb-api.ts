@@ -11,11 +11,11 @@
 //   certificate ARN holds, as the ALB serves what ACM holds after a re-import.
 import { randomUUID } from 'node:crypto';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { awsCaller } from '../../lambdas/certificates/aws-signed-request';
 import { s3BundleStore } from '../../lambdas/certificates/aws-stores';
 import { awsClientConfig } from '../aws/moto';
 import type { AlbAdapter, AlbMutualTls } from './alb-adapter';
+import { listenOnLoopback } from '../common/ports';
 
 export interface LocalAlbApiOptions {
   /** moto_server (or a fault proxy in front of it). */
@@ -147,11 +147,7 @@ export async function startLocalAlbApi(options: LocalAlbApiOptions): Promise<Loc
       res.end(String(error));
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server);
   return {
     url: `http://127.0.0.1:${port}`,
     trustStoreArn,

@@ -7,9 +7,9 @@
 // calls moto does not serve, which an optional stand-in (AwsStandIn) answers
 // or completes: each says so where it is written.
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { injectFault, passBody, type AnsweredFault, type ProxyAnswer } from './fault-injection';
 import { Attempts, type FaultKind, type FaultPlan } from './fault-plan';
+import { listenOnLoopback } from '../common/ports';
 
 /** One AWS call as the proxy sees it. */
 export interface AwsCall {
@@ -81,11 +81,7 @@ export async function startAwsFaultProxy(options: { readonly target: string; rea
   const server = createServer((req, res) => {
     handle(req, res).catch(() => res.destroy());
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server);
   return {
     url: `http://127.0.0.1:${port}`,
     calls,

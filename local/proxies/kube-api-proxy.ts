@@ -10,9 +10,10 @@
 // on cue.
 import { Agent, createServer, request } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { injectFault, passBody, type AnsweredFault, type ProxyAnswer } from './fault-injection';
 import { Attempts, type FaultPlan } from './fault-plan';
+import { listenOnLoopback } from '../common/ports';
 
 export interface ProxyCounts {
   /** Requests by "VERB /path" (LIST, WATCH or GET; namespaces and names kept as sent). */
@@ -190,11 +191,7 @@ export async function startCountingProxy(options: CountingProxyOptions): Promise
     if (answered !== undefined) counts.answered(call.key, answered);
   });
   server.on('connection', (socket: Socket) => counts.socket(socket));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server);
   return {
     url: `https://127.0.0.1:${port}`,
     counts: () => counts.snapshot(),
