@@ -18,6 +18,7 @@ import type { WorkloadShape } from '../../lambdas/scheduling/fragmentation/workl
 export const ABLATIONS = {
   'extender-fgd-view': 'Fragmentation lookahead 0: FGD\'s next-pod view alone (the default before the filled-device view)',
   'extender-filled-view': 'Fragmentation lookahead 1: the filled-node view alone',
+  'extender-no-partial-gpu': 'Fragmentation partialGpuWeight 0: no preference for partly used GPUs on unshared nodes',
   'extender-given-shapes': 'the trace\'s typical shapes given in advance (all pods, as the paper\'s FGD) instead of learned from bound GPU pods',
   'extender-no-prior': 'no 1/2/4/8-GPU prior for the first pod',
   'extender-gpu-fit': 'GpuScore\'s "free GPUs just above the request" back (fit weight 0.7)',
@@ -57,6 +58,8 @@ function ablationOptions(policy: PolicyName, context: PolicyContext): ProfileOpt
       return { fragmentation: { lookahead: 0 } };
     case 'extender-filled-view':
       return { fragmentation: { lookahead: 1 } };
+    case 'extender-no-partial-gpu':
+      return { fragmentation: { partialGpuWeight: 0 } };
     case 'extender-given-shapes':
       return { fragmentation: { shapes: context.shapes } };
     case 'extender-no-prior':
@@ -95,7 +98,8 @@ export function createPolicyProfile(policy: PolicyName, context: PolicyContext):
     case 'packing':
       return new ProfileClass({ name: policy, filters: FILTERS, scorers: [{ plugin: gpuSharePacking, weight: 1 }] });
     case 'fgd':
-      return new ProfileClass({ name: policy, filters: FILTERS, scorers: [{ plugin: createFragmentationScore({ shapes: context.shapes, lookahead: 0 }), weight: 1 }] });
+      // The paper's FGD: its next-pod view alone, none of the profile's additions.
+      return new ProfileClass({ name: policy, filters: FILTERS, scorers: [{ plugin: createFragmentationScore({ shapes: context.shapes, lookahead: 0, partialGpuWeight: 0 }), weight: 1 }] });
     case 'default':
       return createSimulatorProfile();
     default:

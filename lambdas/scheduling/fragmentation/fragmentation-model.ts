@@ -17,10 +17,34 @@ import type { WorkloadShape } from './workload-shapes';
  * FGD paper's GpuPacking), so untouched GPUs and nodes stay whole: free for a
  * pod that needs a GPU alone, or for consolidation. 5 % is the least that
  * still moves the 0..100 score by a point for any replica count (2 replicas:
- * 50 vs 49); the terms are bounded (at most ~4 points). Unshared nodes are
- * untouched, so trace results (no sharing there) do not move.
+ * 50 vs 49); the terms are bounded (at most ~4 points).
  */
 export const SHARED_GPU_WHOLE_WEIGHT = 0.05;
+
+/**
+ * On every other GPU node only the first term, weaker: free share left on
+ * a partly used GPU counts 2 % of itself as a fragment, so among devices and
+ * nodes the fragment scores alike a share goes where a GPU is already
+ * partly used. A pod takes a fraction of a GPU there only in the simulator
+ * and the openb trace (whose GPUs share by fractions, as MPS does): a real
+ * pod on a node without time-slicing or MPS takes whole GPUs, so no GPU is
+ * partly used and the term is 0. On the trace (faithful path, 10 seeds) it
+ * gains 0.1 point on the default list: what a replay leaves stranded at its
+ * end is largely half-filled GPUs. With the node-in-use term as well it
+ * gained as much, but filled the nodes that model-constrained pods had
+ * opened and left more of gpuspec33 waiting at 100 % demand
+ * (docs/benchmarks.md), so unshared nodes carry no node-in-use term.
+ */
+export const PARTIAL_GPU_WEIGHT = 0.02;
+
+/** The whole-GPU terms' weights on a node: free share on partly used GPUs, and one GPU for a node in use. */
+export interface WholeGpuTerms {
+  readonly partial: number;
+  readonly inUse: number;
+}
+
+const SHARED_TERMS: WholeGpuTerms = Object.freeze({ partial: SHARED_GPU_WHOLE_WEIGHT, inUse: SHARED_GPU_WHOLE_WEIGHT });
+const NO_TERMS: WholeGpuTerms = Object.freeze({ partial: 0, inUse: 0 });
 
 /**
  * Expected stranded GPU of a node against the workload's shapes, after the
@@ -42,12 +66,24 @@ export class FragmentationModel {
   private itemMillis = new Int32Array(16);
   private itemWeights = new Float64Array(16);
 
-  /** `lookahead`: weight of the filled-node view (fillWaste, and the CPU the node has left) against FGD's next-pod view; 0 = FGD alone. */
+  private readonly unsharedTerms: WholeGpuTerms;
+
+  /**
+   * `lookahead`: weight of the filled-node view (fillWaste, and the CPU the node has left) against FGD's next-pod view; 0 = FGD alone.
+   * `partialGpuWeight`: the partly-used-GPU term on nodes whose GPUs the device plugin does not share (termsOf).
+   */
   constructor(
     shapes: readonly WorkloadShape[],
     private readonly lookahead = 0,
+    partialGpuWeight = PARTIAL_GPU_WEIGHT,
   ) {
     this.groups = shapeGroups(shapes);
+    this.unsharedTerms = Object.freeze({ partial: partialGpuWeight, inUse: 0 });
+  }
+
+  /** The whole-GPU terms on this node: both at SHARED_GPU_WHOLE_WEIGHT where the device plugin shares GPUs, else the partly-used-GPU term alone. */
+  termsOf(node: NodeInfo): WholeGpuTerms {
+    return node.gpuSharing === undefined ? this.unsharedTerms : SHARED_TERMS;
   }
 
   /** The GPU shape groups allowed on nodes of this model (memoised per model key). */
@@ -62,8 +98,8 @@ export class FragmentationModel {
     return groups;
   }
 
-  fragment(devices: ArrayLike<number>, cpuLeft: number, groups: readonly ShapeGroup[], wholeWeight: number): number {
-    return this.fragmentWith(devices, groups, this.weightsFor(groups, cpuLeft, new Float64Array(groups.length)), wholeWeight, cpuLeft);
+  fragment(devices: ArrayLike<number>, cpuLeft: number, groups: readonly ShapeGroup[], terms: WholeGpuTerms): number {
+    return this.fragmentWith(devices, groups, this.weightsFor(groups, cpuLeft, new Float64Array(groups.length)), terms, cpuLeft);
   }
 
   /** Each group's weight that fits in cpuLeft, written into `into` (parallel to groups). */
@@ -74,11 +110,10 @@ export class FragmentationModel {
 
   /**
    * Fragment given the groups' CPU-fitting weights (so candidates on one node
-   * share that work), plus `wholeWeight` × (the free share on partly used
-   * devices, and one GPU when the node is in use): SHARED_GPU_WHOLE_WEIGHT on
-   * shared nodes, else 0.
+   * share that work), plus the whole-GPU terms (termsOf): their weights ×
+   * the free share on partly used devices, and one GPU when the node is in use.
    */
-  fragmentWith(devices: ArrayLike<number>, groups: readonly ShapeGroup[], weights: Float64Array, wholeWeight: number, cpuLeft: number): number {
+  fragmentWith(devices: ArrayLike<number>, groups: readonly ShapeGroup[], weights: Float64Array, terms: WholeGpuTerms, cpuLeft: number): number {
     let free = 0;
     let partial = 0;
     for (let i = 0; i < devices.length; i++) {
@@ -142,13 +177,8 @@ export class FragmentationModel {
       }
       fragment = (1 - this.lookahead) * fragment + this.lookahead * waste;
     }
-    return fragment + wholeWeight * (partial + inUse);
+    return fragment + terms.partial * partial + terms.inUse * inUse;
   }
-}
-
-/** The whole-GPU term's weight on this node: only where the device plugin shares GPUs. */
-export function wholeWeightOf(node: NodeInfo): number {
-  return node.gpuSharing === undefined ? 0 : SHARED_GPU_WHOLE_WEIGHT;
 }
 
 /**
@@ -158,5 +188,5 @@ export function wholeWeightOf(node: NodeInfo): number {
  */
 export function createStrandedMeasure(shapes: readonly WorkloadShape[]): (node: NodeInfo) => number {
   const model = new FragmentationModel(shapes);
-  return (node) => model.fragment(node.devices, node.allocatableCpuMilli - node.requestedCpuMilli, model.groupsFor(node), 0);
+  return (node) => model.fragment(node.devices, node.allocatableCpuMilli - node.requestedCpuMilli, model.groupsFor(node), NO_TERMS);
 }

@@ -1,7 +1,6 @@
 import type { NodeInfo } from '../node-info';
 import type { PodRequirements } from '../pod-requirements';
 import type { FragmentationModel } from './fragmentation-model';
-import { wholeWeightOf } from './fragmentation-model';
 import type { PlacementScorer, Scored } from './placement-score';
 
 /** What a node looked like when its memo was filled; any change empties the memo. */
@@ -61,7 +60,7 @@ export class NodeMemos {
       memo.lastDevice = device;
       return memo;
     }
-    const before = model.fragment(node.devices, node.allocatableCpuMilli - node.requestedCpuMilli, model.groupsFor(node), wholeWeightOf(node));
+    const before = model.fragment(node.devices, node.allocatableCpuMilli - node.requestedCpuMilli, model.groupsFor(node), model.termsOf(node));
     const { score, device } = this.scorer.score(model, before, pod, node);
     const fresh: NodeMemo = { model, version: node.stateVersion, before, lastKey: key, lastScore: score, lastDevice: device, others: undefined };
     this.memos.set(node, fresh);

@@ -3,7 +3,6 @@ import { GPU_MILLI } from '../keys';
 import type { NodeInfo } from '../node-info';
 import type { PodRequirements } from '../pod-requirements';
 import type { FragmentationModel } from './fragmentation-model';
-import { wholeWeightOf } from './fragmentation-model';
 
 /** A node's fragmentation score for one pod shape. */
 export interface Scored {
@@ -37,7 +36,7 @@ export class PlacementScorer {
     if (this.weights.length < groups.length) this.weights = new Float64Array(groups.length * 2);
     const weightsAfter = model.weightsFor(groups, cpuAfter, this.weights);
     const devices = node.devices;
-    const wholeWeight = wholeWeightOf(node);
+    const terms = model.termsOf(node);
     if (this.scratch.length < devices.length) this.scratch = new Int32Array(devices.length);
     const after = this.scratch.subarray(0, devices.length);
     after.set(devices);
@@ -49,7 +48,7 @@ export class PlacementScorer {
         // Devices with the same free share give the same node state: the first one stands for all.
         if (free < gpuMilli || devices.indexOf(free) < i) continue;
         after[i] = free - gpuMilli;
-        const score = toScore(before - model.fragmentWith(after, groups, weightsAfter, wholeWeight, cpuAfter));
+        const score = toScore(before - model.fragmentWith(after, groups, weightsAfter, terms, cpuAfter));
         after[i] = free;
         if (best.device < 0 || score > best.score) best = { score, device: i };
       }
@@ -64,6 +63,6 @@ export class PlacementScorer {
         }
       }
     }
-    return { score: toScore(before - model.fragmentWith(after, groups, weightsAfter, wholeWeight, cpuAfter)), device: -1 };
+    return { score: toScore(before - model.fragmentWith(after, groups, weightsAfter, terms, cpuAfter)), device: -1 };
   }
 }

@@ -6,7 +6,7 @@ import type { NodeInfo } from '../node-info';
 import type { PodInfo } from '../pod-info';
 import type { PodRequirements } from '../pod-requirements';
 import type { Snapshot } from '../snapshot';
-import { FragmentationModel } from '../fragmentation/fragmentation-model';
+import { FragmentationModel, PARTIAL_GPU_WEIGHT } from '../fragmentation/fragmentation-model';
 import { NodeMemos, podKey } from '../fragmentation/node-memo';
 import { PlacementScorer } from '../fragmentation/placement-score';
 import type { ShapeDerivation } from '../fragmentation/snapshot-shapes';
@@ -32,6 +32,15 @@ export interface FragmentationOptions extends ShapeDerivation {
    * @default LOOKAHEAD_WEIGHT (0.5)
    */
   readonly lookahead?: number;
+  /**
+   * On nodes whose GPUs the device plugin does not share: how much of a
+   * fragment the free share of a partly used GPU counts, so that among
+   * devices and nodes the fragment scores alike a share goes where a GPU is
+   * already partly used. 0 turns it off. (Time-sliced and MPS nodes use
+   * SHARED_GPU_WHOLE_WEIGHT.)
+   * @default PARTIAL_GPU_WEIGHT (0.02)
+   */
+  readonly partialGpuWeight?: number;
 }
 
 /**
@@ -69,7 +78,9 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
   const priorUntilPods = options.priorUntilPods ?? 1;
   const lookahead = options.lookahead ?? LOOKAHEAD_WEIGHT;
   if (!(lookahead >= 0 && lookahead <= 1)) throw new RangeError(`${FRAGMENTATION_NAME} lookahead must be in 0..1, got ${lookahead}`);
-  const fixed = options.shapes === undefined ? undefined : new FragmentationModel(options.shapes, lookahead);
+  const partialGpuWeight = options.partialGpuWeight ?? PARTIAL_GPU_WEIGHT;
+  if (!(partialGpuWeight >= 0 && partialGpuWeight <= 1)) throw new RangeError(`${FRAGMENTATION_NAME} partialGpuWeight must be in 0..1, got ${partialGpuWeight}`);
+  const fixed = options.shapes === undefined ? undefined : new FragmentationModel(options.shapes, lookahead, partialGpuWeight);
   // Keyed by the snapshot's pod list, which overlays of one cached cluster share
   // (the extender builds one per request), so the shapes are derived once per refresh.
   const derived = new WeakMap<readonly PodInfo[], { pods: number; model: FragmentationModel }>();
@@ -85,7 +96,7 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
     // shapes after 5 % more pods: each refresh empties every node memo.
     if (cached !== undefined && pods.length < cached.pods + Math.max(1, Math.ceil(cached.pods * REFRESH_GROWTH))) return cached.model;
     const shapes = snapshotShapes(snapshot, { coverage, prior, priorUntilPods });
-    const model = new FragmentationModel(shapes, lookahead);
+    const model = new FragmentationModel(shapes, lookahead, partialGpuWeight);
     derived.set(pods, { pods: pods.length, model });
     return model;
   };

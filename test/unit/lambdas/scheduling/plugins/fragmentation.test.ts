@@ -118,10 +118,26 @@ describe('Fragmentation score (FGD)', () => {
     const { profile, state } = cycle(plugin, nodes, sharer);
     const shared = nodes[2];
     expect(shared && chooseDevices(profile, state, shared)).toEqual([0]);
-    // Without sharing the same devices tie: the term is for shared nodes only.
+    // Without device-plugin sharing a node in use is no better than an untouched one (no node-in-use term there).
     const plain = [nodeWithFree('untouched', [1000, 1000, 1000, 1000]), nodeWithFree('gpu-full', [0, 1000, 1000, 1000])];
     const plainScores = scoresOf(plugin, plain, sharer);
     expect(plainScores.untouched).toBe(plainScores['gpu-full']);
+  });
+
+  it('on unshared nodes, among devices and nodes the fragment scores alike, a share goes to the partly used GPU', () => {
+    // Quarter shares only: every free share fills exactly, so FGD and the filled view tie everywhere.
+    const quarters = [{ cpuMilli: 0, gpuCount: 1, gpuMilli: 250, weight: 1 }];
+    const nodes = [nodeWithFree('untouched', [1000, 1000]), nodeWithFree('partly', [1000, 500])];
+    const quarter = pod({ gpuCount: 1, gpuMilli: 250 });
+    const scores = scoresOf(createFragmentationScore({ shapes: quarters }), nodes, quarter);
+    expect(scores.partly).toBeGreaterThan(scores.untouched ?? 100);
+    const { profile, state } = cycle(createFragmentationScore({ shapes: quarters }), nodes, quarter);
+    const partly = nodes[1];
+    expect(partly && chooseDevices(profile, state, partly)).toEqual([1]);
+    // partialGpuWeight 0 is the paper's FGD here: a tie.
+    const off = scoresOf(createFragmentationScore({ shapes: quarters, partialGpuWeight: 0 }), nodes, quarter);
+    expect(off.partly).toBe(off.untouched);
+    expect(() => createFragmentationScore({ partialGpuWeight: 2 })).toThrow(RangeError);
   });
 });
 
