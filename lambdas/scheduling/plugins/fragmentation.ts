@@ -66,6 +66,13 @@ interface CycleModel {
   readonly key: string;
 }
 
+/** An option in 0..1, or its default when unset; a RangeError that names the option otherwise. */
+function fractionOption(name: string, value: number | undefined, fallback: number): number {
+  const fraction = value ?? fallback;
+  if (!(fraction >= 0 && fraction <= 1)) throw new RangeError(`${FRAGMENTATION_NAME} ${name} must be in 0..1, got ${fraction}`);
+  return fraction;
+}
+
 /**
  * Fragmentation-gradient score (FGD): prefer the node, and for a fractional
  * share the device, whose expected stranded GPU grows least (or shrinks
@@ -76,10 +83,8 @@ export function createFragmentationScore(options: FragmentationOptions = {}): De
   const coverage = options.coverage ?? 0.95;
   const prior = options.prior ?? PRIOR_SHAPES;
   const priorUntilPods = options.priorUntilPods ?? 1;
-  const lookahead = options.lookahead ?? LOOKAHEAD_WEIGHT;
-  if (!(lookahead >= 0 && lookahead <= 1)) throw new RangeError(`${FRAGMENTATION_NAME} lookahead must be in 0..1, got ${lookahead}`);
-  const partialGpuWeight = options.partialGpuWeight ?? PARTIAL_GPU_WEIGHT;
-  if (!(partialGpuWeight >= 0 && partialGpuWeight <= 1)) throw new RangeError(`${FRAGMENTATION_NAME} partialGpuWeight must be in 0..1, got ${partialGpuWeight}`);
+  const lookahead = fractionOption('lookahead', options.lookahead, LOOKAHEAD_WEIGHT);
+  const partialGpuWeight = fractionOption('partialGpuWeight', options.partialGpuWeight, PARTIAL_GPU_WEIGHT);
   const fixed = options.shapes === undefined ? undefined : new FragmentationModel(options.shapes, lookahead, partialGpuWeight);
   // Keyed by the snapshot's pod list, which overlays of one cached cluster share
   // (the extender builds one per request), so the shapes are derived once per refresh.

@@ -134,7 +134,7 @@ describe('Fragmentation score (FGD)', () => {
     const { profile, state } = cycle(createFragmentationScore({ shapes: quarters }), nodes, quarter);
     const partly = nodes[1];
     expect(partly && chooseDevices(profile, state, partly)).toEqual([1]);
-    // partialGpuWeight 0 is the paper's FGD here: a tie.
+    // With partialGpuWeight 0 (the score before this term) the two nodes tie.
     const off = scoresOf(createFragmentationScore({ shapes: quarters, partialGpuWeight: 0 }), nodes, quarter);
     expect(off.partly).toBe(off.untouched);
     expect(() => createFragmentationScore({ partialGpuWeight: 2 })).toThrow(RangeError);
