@@ -52,7 +52,12 @@ export interface NodePoolDisruption {
   consolidationPolicy: 'WhenEmpty' | 'WhenEmptyOrUnderutilized' | 'Balanced';
   /** A duration (`0s`, `30s`) or `Never`. */
   consolidateAfter: string;
+  /** How many nodes may be disrupted at once; Karpenter's default `[{ nodes: '10%' }]` when left out. */
+  budgets?: { nodes: string }[];
 }
+
+/** Karpenter's default budget (the NodePool CRD's default). */
+export const DEFAULT_DISRUPTION_BUDGETS: readonly { nodes: string }[] = [{ nodes: '10%' }];
 
 export function nodePoolBody(name: string, nodeClassName: string, options: NodePoolOptions): object {
   return {

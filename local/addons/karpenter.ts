@@ -18,11 +18,12 @@ import { httpGet } from '../common/http-probe';
 import { startReadyProcess, type ManagedProcess } from '../common/managed-process';
 import { freeLoopbackPort } from '../common/ports';
 import { Teardown } from '../common/teardown';
+import { waitFor } from '../common/wait';
 import { LOCAL_CLUSTER_NAME } from '../nodes/gpu-nodes';
 import { installKarpenterCrds } from './karpenter-crds';
 import { describeKarpenterInstanceTypes, DEFAULT_KARPENTER_INSTANCE_TYPES, type KarpenterInstanceType, type KarpenterInstanceTypeSpec } from './karpenter-instance-types';
 import { startNodeBoot } from './karpenter-node-boot';
-import { KarpenterObjects, type NodeClaim, type NodePoolDisruption, type NodePoolOptions } from './karpenter-objects';
+import { DEFAULT_DISRUPTION_BUDGETS, KarpenterObjects, type NodeClaim, type NodePoolDisruption, type NodePoolOptions } from './karpenter-objects';
 
 export { NODEPOOL_LABEL } from './karpenter-node-boot';
 export type { NodeClaim, NodePoolDisruption, NodePoolOptions, NodeSelectorRequirement } from './karpenter-objects';
@@ -62,8 +63,21 @@ export interface Karpenter {
   listNodeClaims(): Promise<NodeClaim[]>;
   /** The Nodes Karpenter launched for this NodePool. */
   listNodes(): Promise<V1Node[]>;
-  /** Changes the NodePool's consolidation, e.g. to turn it on once a test has set its nodes up. */
+  /** Changes the NodePool's consolidation, e.g. to keep it off while a test sets its nodes up. */
   setDisruption(disruption: NodePoolDisruption): Promise<void>;
+  /**
+   * Turns consolidation on for the nodes already running, so that Karpenter's
+   * next pass weighs every one of them. Setting `consolidateAfter` alone races
+   * in Karpenter: the NodePool change marks the cluster unconsolidated at once,
+   * each NodeClaim's Consolidatable condition follows a moment later, and a
+   * disruption pass in between finds one candidate or none. With one it may
+   * take the wrong node; with none it marks the cluster consolidated and looks
+   * again only after the next change it watches (a pod bound or deleted, a
+   * node or NodePool changed) or five minutes. So the budget stays at 0 nodes
+   * until every NodeClaim is Consolidatable, and opening it is the NodePool
+   * change the next pass starts from.
+   */
+  startConsolidation(disruption: Omit<NodePoolDisruption, 'budgets'>): Promise<void>;
   logTail(lines?: number): string;
   /**
    * Stops the controller and the node stand-in, then deletes the NodeClaims
@@ -72,6 +86,10 @@ export interface Karpenter {
    * stay for the next start.
    */
   stop(): Promise<void>;
+}
+
+function isConsolidatable(claim: NodeClaim): boolean {
+  return claim.status?.conditions?.some((c) => c.type === 'Consolidatable' && c.status === 'True') ?? false;
 }
 
 /** The kwok provider's instance-types file, from EC2's facts about each type. */
@@ -134,6 +152,14 @@ export async function startKarpenter(options: KarpenterOptions): Promise<Karpent
       listNodeClaims: () => objects.listNodeClaims(),
       listNodes: () => objects.listNodes(),
       setDisruption: (disruption) => objects.setDisruption(disruption),
+      startConsolidation: async (disruption) => {
+        await objects.setDisruption({ ...disruption, budgets: [{ nodes: '0' }] });
+        await waitFor(`every NodeClaim of the NodePool ${nodePoolName} Consolidatable`, async () => {
+          const claims = await objects.listNodeClaims();
+          return claims.every(isConsolidatable) ? true : undefined;
+        }, { timeoutMs: 60_000, intervalMs: 250 });
+        await objects.setDisruption({ ...disruption, budgets: [...DEFAULT_DISRUPTION_BUDGETS] });
+      },
       logTail: (lines = 40) => controller.logTail(lines) + (boot.lastError === undefined ? '' : `\n(node stand-in's last error: ${String(boot.lastError)})`),
       stop: () => teardown.run(),
     };

@@ -20,6 +20,7 @@ import { KARPENTER_DISRUPTION_COST_ANNOTATION } from '../../lambdas/reconciler/k
 import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view';
 import { NODE_LABEL } from '../../lambdas/scheduling/keys';
 import { e2eHarness } from './support/e2e-context';
+import { KARPENTER_CONSOLIDATION_TIMEOUT_MS, waitForKarpenterToRemove } from './support/karpenter-disruption';
 import { agentWarning } from './support/node-monitoring-agent';
 import type { Karpenter } from '../../local/addons/karpenter';
 import type { ManagedProcess } from '../../local/common/managed-process';
@@ -39,6 +40,8 @@ const logDir = mkdtempSync(join(tmpdir(), 'karpenter-consolidation-'));
 const GPU_TAINT = { key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' as const };
 const BUSY: AppMetrics = { activeRequests: 80, cacheHitRate: 0.95, avgResponseTimeMs: 40 };
 const IDLE: AppMetrics = { activeRequests: 0, cacheHitRate: 0, avgResponseTimeMs: 2000 };
+/** Karpenter's consolidation at its slowest, and the rest of a case (two launches, the reconciler, the rebinding) at its. */
+const CASE_TIMEOUT_MS = KARPENTER_CONSOLIDATION_TIMEOUT_MS + 240_000;
 /** Ready this long ago: past the reconciler's warm-up. */
 const READY_AGO_MS = 3_600_000;
 
@@ -133,7 +136,7 @@ beforeAll(async () => {
 afterEach(async () => {
   // A clean slate for the next case: no pods, so Karpenter removes the nodes as empty.
   if (!karpenter) return;
-  await karpenter.setDisruption({ consolidationPolicy: 'WhenEmpty', consolidateAfter: '0s' });
+  await karpenter.startConsolidation({ consolidationPolicy: 'WhenEmpty', consolidateAfter: '0s' });
   const deployments = await apps.listNamespacedDeployment({ namespace });
   for (const item of deployments.items) await apps.deleteNamespacedDeployment({ namespace, name: item.metadata?.name ?? '' });
   await waitFor('the pool to be empty', async () => (((await karpenter?.listNodes()) ?? []).length === 0 ? true : undefined), { timeoutMs: 120_000, intervalMs: 500 });
@@ -186,15 +189,8 @@ describe('Karpenter consolidates the node whose pods the reconciler found idle',
       expect(busyCost[KARPENTER_DISRUPTION_COST_ANNOTATION]).toBeUndefined();
     }
 
-    await karpenter.setDisruption({ consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' });
-    const left = await waitFor(
-      `Karpenter to consolidate ${busyNode} or ${idleNode}`,
-      async () => {
-        const names = (await karpenter?.listNodes())?.map((n) => n.metadata?.name ?? '') ?? [];
-        return names.includes(busyNode) && names.includes(idleNode) ? undefined : names;
-      },
-      { timeoutMs: 150_000, intervalMs: 500 },
-    );
+    await karpenter.startConsolidation({ consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' });
+    const left = await waitForKarpenterToRemove(core, karpenter, [busyNode, idleNode]);
     const [gone, kept] = consolidated === 'idle' ? [idleNode, busyNode] : [busyNode, idleNode];
     expect(left).toContain(kept);
     expect(left).not.toContain(gone);
@@ -216,7 +212,7 @@ describe('Karpenter consolidates the node whose pods the reconciler found idle',
     expect(emfValues(run, 'GpusAllocatable').map((v) => v.value)).toEqual([4]);
     expect(emfValues(run, 'GpusAllocated').map((v) => v.value)).toEqual([3]);
     expect(emfValues(run, 'ReconcilerErrors')).toEqual([]);
-  }, 420_000);
+  }, CASE_TIMEOUT_MS);
 });
 
 describe('Karpenter consolidates the degraded node first, busy pods and all', () => {
@@ -248,15 +244,8 @@ describe('Karpenter consolidates the degraded node first, busy pods and all', ()
       expect(Number(busy[KARPENTER_DISRUPTION_COST_ANNOTATION])).toBeLessThan(Number(idle[KARPENTER_DISRUPTION_COST_ANNOTATION] ?? '0'));
       expect((await core.readNode({ name: sickNode })).metadata?.labels?.[NODE_LABEL.gpuHealth]).toBe('degraded');
 
-      await karpenter.setDisruption({ consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' });
-      const left = await waitFor(
-        `Karpenter to consolidate ${sickNode} or ${healthyNode}`,
-        async () => {
-          const names = (await karpenter?.listNodes())?.map((n) => n.metadata?.name ?? '') ?? [];
-          return names.includes(sickNode) && names.includes(healthyNode) ? undefined : names;
-        },
-        { timeoutMs: 150_000, intervalMs: 500 },
-      );
+      await karpenter.startConsolidation({ consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' });
+      const left = await waitForKarpenterToRemove(core, karpenter, [sickNode, healthyNode]);
       expect(left).toContain(healthyNode);
       expect(left).not.toContain(sickNode);
       await waitFor('the busy pod bound again, on the healthy node', async () => {
@@ -266,5 +255,5 @@ describe('Karpenter consolidates the degraded node first, busy pods and all', ()
     } finally {
       await core.deleteCollectionNamespacedEvent({ namespace: 'default', fieldSelector: `involvedObject.kind=Node,involvedObject.name=${sickNode}` }).catch(() => undefined);
     }
-  }, 420_000);
+  }, CASE_TIMEOUT_MS);
 });

@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KARPENTER_DO_NOT_DISRUPT_ANNOTATION } from '../../lambdas/reconciler/do-not-disrupt';
 import { POD_ANNOTATION, POD_LABEL } from '../../lambdas/scheduling/keys';
 import { e2eHarness } from './support/e2e-context';
+import { KARPENTER_CONSOLIDATION_TIMEOUT_MS, waitForKarpenterToRemove } from './support/karpenter-disruption';
 import type { Karpenter } from '../../local/addons/karpenter';
 import type { ManagedProcess } from '../../local/common/managed-process';
 import { finishTerminatingPods, markPodFinished, markPodRunning } from '../../local/nodes/pod-status';
@@ -162,7 +163,7 @@ describe('an opted-in training pod keeps its node while it runs', () => {
     expect(emfValues(first, 'GpuPodsWaitingForFit').map((v) => v.value)).toEqual([0]);
 
     // Each node is 1 GPU of 4: without the annotations either could be emptied into the other.
-    await karpenter.setDisruption({ consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' });
+    await karpenter.startConsolidation({ consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' });
     const blockedBy = (node: string, pod: string) =>
       waitFor(
         `Karpenter to report ${node} blocked by ${pod}`,
@@ -190,13 +191,11 @@ describe('an opted-in training pod keeps its node while it runs', () => {
     expect(emfValues(second, 'ReconcilerErrors')).toEqual([]);
 
     // Karpenter takes the trainer's node (its one pod has finished) and keeps the pinned pod's.
-    const left = await waitFor(`Karpenter to remove ${trainer.node}`, async () => {
-      const names = await karpenterNodeNames();
-      return names.includes(trainer.node) ? undefined : names;
-    }, { timeoutMs: 150_000, intervalMs: 500 });
+    const left = await waitForKarpenterToRemove(core, karpenter, [trainer.node]);
     expect(left).toEqual([pinnedPod.node]);
     expect(extender?.responses.filter((r) => r.status !== 200)).toEqual([]);
-  }, 480_000);
+    // Karpenter's removal at its slowest, and the rest (two launches, two runs, both verdicts) at theirs.
+  }, KARPENTER_CONSOLIDATION_TIMEOUT_MS + 300_000);
 
   it('splits pending GPU pods into waiting for capacity (a NodeClaim launched for them) and waiting for a fit', async () => {
     if (!karpenter) throw new Error('setup failed');

@@ -1,0 +1,52 @@
+// Waiting on Karpenter to take a node away, and, when it does not, what it
+// said about disruption: each NodeClaim's conditions, its events on the
+// nodes, and its disruption controllers' log lines. A timeout then reads as
+// Karpenter's own reasons in the test output, not only "timed out".
+import { readFileSync } from 'node:fs';
+import type { CoreV1Api } from '@kubernetes/client-node';
+import type { Karpenter } from '../../../local/addons/karpenter';
+import { waitFor } from '../../../local/common/wait';
+import { describeEvents, fromKarpenter } from './karpenter-events';
+
+/**
+ * How long Karpenter may take: a pass that found nothing to do is repeated
+ * after a change it watches or after five minutes (ConsolidationState in
+ * sigs.k8s.io/karpenter `pkg/controllers/state/cluster.go`), then 15 s of
+ * command validation and the drain.
+ */
+export const KARPENTER_CONSOLIDATION_TIMEOUT_MS = 360_000;
+
+const DISRUPTION_LOG = /"controller":"(disruption|nodeclaim\.disruption|disruption\.queue)"|waiting on sync/;
+const CONTROLLER_START = /"message":"Starting (EventSource|Controller|workers)"/;
+
+/** Karpenter's disruption state for `nodes`, for a failure message. */
+export async function disruptionReport(core: CoreV1Api, karpenter: Karpenter, nodes: readonly string[]): Promise<string> {
+  const claims = (await karpenter.listNodeClaims()).map((claim) => {
+    const conditions = (claim.status?.conditions ?? []).map((c) => `${c.type}=${c.status}${c.reason ? ` (${c.reason})` : ''}`).join(', ');
+    return `${claim.metadata.name} on ${claim.status?.nodeName ?? 'no node'}: ${conditions}`;
+  });
+  const events = (await core.listEventForAllNamespaces({ fieldSelector: 'involvedObject.kind=Node' })).items.filter(
+    (e) => fromKarpenter(e) && nodes.includes(e.involvedObject.name ?? ''),
+  );
+  let log: string[] = [];
+  try {
+    log = readFileSync(karpenter.process.logFile, 'utf8').split('\n').filter((line) => DISRUPTION_LOG.test(line) && !CONTROLLER_START.test(line)).slice(-15);
+  } catch (error) {
+    log = [`(Karpenter's log unreadable: ${String(error)})`];
+  }
+  return [`NodeClaims:\n${claims.join('\n') || '(none)'}`, `Karpenter's events on ${nodes.join(', ')}:\n${describeEvents(events) || '(none)'}`, `Karpenter's disruption log:\n${log.join('\n') || '(none)'}`].join('\n');
+}
+
+/** Waits until Karpenter has removed any of `nodes`; the names of the pool's nodes left. */
+export async function waitForKarpenterToRemove(core: CoreV1Api, karpenter: Karpenter, nodes: readonly string[]): Promise<string[]> {
+  return waitFor(
+    `Karpenter to remove ${nodes.join(' or ')}`,
+    async () => {
+      const names = (await karpenter.listNodes()).map((n) => n.metadata?.name ?? '');
+      return nodes.every((node) => names.includes(node)) ? undefined : names;
+    },
+    { timeoutMs: KARPENTER_CONSOLIDATION_TIMEOUT_MS, intervalMs: 500 },
+  ).catch(async (error: unknown) => {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${await disruptionReport(core, karpenter, nodes)}`);
+  });
+}
