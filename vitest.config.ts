@@ -3,6 +3,16 @@ import { defineConfig } from 'vitest/config';
 // Two projects: fast pure-logic unit tests, and end-to-end tests that run
 // against the local control plane (real kube-apiserver, kube-scheduler,
 // kube-controller-manager, etcd) and moto_server started by local/.
+//
+// Both share one pool of WORKERS processes, so unit files fill the cores
+// while e2e files wait on controllers. The e2e global setup starts one
+// control plane and moto_server per worker; a file uses its worker's
+// (VITEST_POOL_ID), so e2e files run side by side and still have a cluster
+// to themselves. Two, for the 2-core machines CI runs on; the projects must
+// agree (vitest runs projects with different worker counts one after the
+// other).
+const WORKERS = 2;
+
 export default defineConfig({
   test: {
     projects: [
@@ -11,6 +21,7 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           testTimeout: 30_000,
+          maxWorkers: WORKERS,
         },
       },
       {
@@ -18,9 +29,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           globalSetup: ['test/e2e/global-setup.ts'],
-          // One shared control plane; files run one after another so they do
-          // not fight over the single kube-scheduler.
-          fileParallelism: false,
+          maxWorkers: WORKERS,
           testTimeout: 180_000,
           hookTimeout: 600_000,
         },

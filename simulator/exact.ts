@@ -171,6 +171,15 @@ export async function simulateExact(
   await createAll(bound, 24, (pod) => core.createNamespacedPod({ namespace: (pod as SchedPod).namespace, body: podToCreate(pod as SchedPod) as never }), 'bound pods');
 
   const watch = new PodWatch();
+  /**
+   * Each unschedulable pod's FailedScheduling message at its turn, before the
+   * next pod is created: the cluster the fast path judges it on. kube-scheduler
+   * may try it again later (an event it could not rule out arrived during its
+   * cycle, or a bind that may help it) and then reports a fuller cluster, where
+   * a node can fail an earlier filter instead (Insufficient cpu before pod
+   * anti-affinity).
+   */
+  const atItsTurn = new Map<string, string>();
   let extender: RecordingExtender | undefined;
   let scheduler: ManagedProcess | undefined;
   let settings: ExtenderSettings | undefined;
@@ -189,7 +198,6 @@ export async function simulateExact(
     });
     log(`[exact] kube-scheduler and the extender ready; placing ${plan.pending.length} pods one at a time`);
     const timeoutMs = options.podTimeoutMs ?? 60_000;
-    let unschedulableSeen = false;
     for (const pod of plan.pending) {
       await core.createNamespacedPod({ namespace: pod.namespace, body: podToCreate(pod) as never });
       const deadline = Date.now() + timeoutMs;
@@ -197,7 +205,7 @@ export async function simulateExact(
         const current = watch.latest.get(pod.key);
         const outcome = current === undefined ? undefined : outcomeOf(current);
         if (outcome !== undefined) {
-          if ('unschedulable' in outcome) unschedulableSeen = true;
+          if ('unschedulable' in outcome) atItsTurn.set(pod.key, outcome.unschedulable);
           break;
         }
         scheduler.assertRunning();
@@ -206,13 +214,13 @@ export async function simulateExact(
       }
     }
     // A pod found unschedulable is requeued when a bind may help it (pod affinity, spread); give those retries time to land.
-    if (unschedulableSeen) await settle(watch);
+    if (atItsTurn.size > 0) await settle(watch);
   } finally {
     watch.stop();
     await scheduler?.stop();
     await extender?.stop();
   }
-  return readBack(core, plan, watch, { extender, settings }, options.explain === true);
+  return readBack(core, plan, watch, atItsTurn, { extender, settings }, options.explain === true);
 }
 
 /** Waits until no bind has happened for two seconds (retries back off one second first). */
@@ -237,6 +245,7 @@ async function readBack(
   core: CoreV1Api,
   plan: ReturnType<typeof planDump>,
   watch: PodWatch,
+  atItsTurn: ReadonlyMap<string, string>,
   { extender, settings }: { extender: RecordingExtender | undefined; settings: ExtenderSettings | undefined },
   explain: boolean,
 ): Promise<SimulationResult> {
@@ -254,7 +263,7 @@ async function readBack(
   for (const pending of plan.pending) {
     const pod = byKey.get(pending.key);
     if (pod === undefined || pod.spec?.nodeName) continue;
-    const message = unschedulableMessage(pod) ?? 'not tried yet';
+    const message = atItsTurn.get(pending.key) ?? unschedulableMessage(pod) ?? 'not tried yet';
     const { filtered, extender: byExtender } = attribute(message);
     unschedulable.push({ pod: pending.key, message, filteredByScheduler: filtered, rejectedByExtender: byExtender });
   }

@@ -98,8 +98,10 @@ describe('simulate: the fast path places as the real gpu-scheduler does', () => 
       // placements also mean every tie it reported held the real scheduler's pick.
       expect(fastNode).toEqual(exactNode);
       expect(fast.unschedulable.map((u) => u.pod).sort()).toEqual(exact.unschedulable.map((u) => u.pod).sort());
-      // The same reasons. Their node counts may differ: kube-scheduler tries a pod again when an event it
-      // cannot rule out arrived during its cycle (the bind before it), and then reports the fuller cluster.
+      // The same reasons, both from the pod's own turn (the exact path keeps kube-scheduler's message from
+      // before the next pod is created; a retry would report a fuller cluster). Node counts are not
+      // compared: the turn's message may already be a quick retry's (an event kube-scheduler could not rule
+      // out arrived during its cycle).
       const reasons = (result: typeof fast) => new Map(result.unschedulable.map((u) => [u.pod, failedSchedulingReasons(placementPart(u.message)).map((r) => r.text).sort()]));
       expect(reasons(fast)).toEqual(reasons(exact));
       // The generated dump exercises what the fast path models, and the paths agree on it.

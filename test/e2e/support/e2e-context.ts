@@ -1,5 +1,5 @@
-// The e2e test files' view of the harness that test/e2e/global-setup.ts
-// started once: API clients, an EC2 client on moto, namespaces, GPU scheduler
+// The e2e test files' view of their worker's harness, one of those
+// test/e2e/global-setup.ts started (one per e2e worker): API clients, an EC2 client on moto, namespaces, GPU scheduler
 // processes, and log tails printed when a test fails.
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
@@ -28,7 +28,8 @@ export interface LocalHarnessInfo {
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    localHarness: LocalHarnessInfo;
+    /** One per e2e worker; a file uses the one of its VITEST_POOL_ID. */
+    localHarnesses: LocalHarnessInfo[];
   }
 }
 
@@ -59,8 +60,8 @@ export interface E2eHarness {
   logTails(lines?: number): string;
   /**
    * Deletes every Node and force-deletes every pod bound to a node, leaving an
-   * empty cluster. e2e files run one at a time, so whatever an earlier file left
-   * behind is no longer used; a file whose assertions depend on the whole
+   * empty cluster. e2e files run one at a time on each worker's cluster, so
+   * whatever an earlier file left behind is no longer used; a file whose assertions depend on the whole
    * cluster (e.g. the extender's scores) calls this first.
    */
   resetCluster(): Promise<void>;
@@ -74,13 +75,20 @@ export interface E2eHarness {
 
 let gpuSchedulerStarts = 0;
 
+/** This worker's harness: files running side by side each get a cluster and a moto_server of their own. */
+function workerHarness(harnesses: LocalHarnessInfo[] | undefined, poolId: string | undefined): LocalHarnessInfo {
+  if (!harnesses || harnesses.length === 0) throw new Error('the e2e harness is not running: run e2e tests through vitest (project e2e), whose globalSetup starts it');
+  const info = harnesses[Number(poolId ?? '1') - 1];
+  if (!info) throw new Error(`no e2e harness for worker ${String(poolId)}: the global setup started ${harnesses.length} (one per worker of the e2e project)`);
+  return info;
+}
+
 /**
  * Call once at the top of an e2e test file. Also points in-process AWS SDK
  * clients at moto (AWS_ENDPOINT_URL …) and prints component logs when a test fails.
  */
 export function e2eHarness(): E2eHarness {
-  const info = inject('localHarness');
-  if (!info) throw new Error('the e2e harness is not running: run e2e tests through vitest (project e2e), whose globalSetup starts it');
+  const info = workerHarness(inject('localHarnesses'), process.env.VITEST_POOL_ID);
   Object.assign(process.env, awsEnvironment(info.motoUrl));
 
   const kubeConfig = new KubeConfig();
