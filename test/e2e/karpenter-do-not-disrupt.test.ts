@@ -23,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KARPENTER_DO_NOT_DISRUPT_ANNOTATION } from '../../lambdas/reconciler/do-not-disrupt';
 import { POD_ANNOTATION, POD_LABEL } from '../../lambdas/scheduling/keys';
 import { e2eHarness } from './support/e2e-context';
-import { KARPENTER_CONSOLIDATION_TIMEOUT_MS, waitForKarpenterToRemove } from './support/karpenter-disruption';
+import { KARPENTER_CONSOLIDATION_TIMEOUT_MS, KARPENTER_EVENT_TIMEOUT_MS, waitForKarpenterToRemove } from './support/karpenter-disruption';
 import type { Karpenter } from '../../local/addons/karpenter';
 import type { ManagedProcess } from '../../local/common/managed-process';
 import { finishTerminatingPods, markPodFinished, markPodRunning } from '../../local/nodes/pod-status';
@@ -171,7 +171,7 @@ describe('an opted-in training pod keeps its node while it runs', () => {
           const events = await core.listEventForAllNamespaces({ fieldSelector: `involvedObject.kind=Node,involvedObject.name=${node},reason=DisruptionBlocked` });
           return events.items.find((e) => (e.message ?? '').includes('do-not-disrupt') && (e.message ?? '').includes(pod));
         },
-        { timeoutMs: 120_000, intervalMs: 1_000 },
+        { timeoutMs: KARPENTER_EVENT_TIMEOUT_MS, intervalMs: 1_000 },
       );
     const blocked = await blockedBy(trainer.node, trainer.name);
     expect(blocked.message).toContain(KARPENTER_DO_NOT_DISRUPT_ANNOTATION);
@@ -194,8 +194,8 @@ describe('an opted-in training pod keeps its node while it runs', () => {
     const left = await waitForKarpenterToRemove(core, karpenter, [trainer.node]);
     expect(left).toEqual([pinnedPod.node]);
     expect(extender?.responses.filter((r) => r.status !== 200)).toEqual([]);
-    // Karpenter's removal at its slowest, and the rest (two launches, two runs, both verdicts) at theirs.
-  }, KARPENTER_CONSOLIDATION_TIMEOUT_MS + 300_000);
+    // Karpenter's removal and both verdicts at their slowest, and the rest (two launches, two runs) at theirs.
+  }, KARPENTER_CONSOLIDATION_TIMEOUT_MS + 2 * KARPENTER_EVENT_TIMEOUT_MS + 180_000);
 
   it('splits pending GPU pods into waiting for capacity (a NodeClaim launched for them) and waiting for a fit', async () => {
     if (!karpenter) throw new Error('setup failed');

@@ -16,6 +16,16 @@ import { describeEvents, fromKarpenter } from './karpenter-events';
  */
 export const KARPENTER_CONSOLIDATION_TIMEOUT_MS = 360_000;
 
+/**
+ * How long a Karpenter event may take to appear: its recorder drops an event
+ * whose reason and node match one published in the last two minutes, whatever
+ * the message (`defaultDedupeTimeout`, dedupe key reason + node UID, in
+ * sigs.k8s.io/karpenter `pkg/events/recorder.go`). A DisruptionBlocked "Node is
+ * nominated for a pending pod" at launch hides a later DisruptionBlocked naming
+ * a do-not-disrupt pod until then; the rest is a pass or two.
+ */
+export const KARPENTER_EVENT_TIMEOUT_MS = 180_000;
+
 const DISRUPTION_LOG = /"controller":"(disruption|nodeclaim\.disruption|disruption\.queue)"|waiting on sync/;
 const CONTROLLER_START = /"message":"Starting (EventSource|Controller|workers)"/;
 
