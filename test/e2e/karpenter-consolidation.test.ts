@@ -20,7 +20,7 @@ import { KARPENTER_DISRUPTION_COST_ANNOTATION } from '../../lambdas/reconciler/k
 import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view';
 import { NODE_LABEL } from '../../lambdas/scheduling/keys';
 import { e2eHarness } from './support/e2e-context';
-import { KARPENTER_CONSOLIDATION_TIMEOUT_MS, waitForKarpenterToRemove } from './support/karpenter-disruption';
+import { disruptionReport, KARPENTER_CONSOLIDATION_TIMEOUT_MS, waitForKarpenterToRemove } from './support/karpenter-disruption';
 import { agentWarning } from './support/node-monitoring-agent';
 import type { Karpenter } from '../../local/addons/karpenter';
 import type { ManagedProcess } from '../../local/common/managed-process';
@@ -192,8 +192,10 @@ describe('Karpenter consolidates the node whose pods the reconciler found idle',
     await karpenter.startConsolidation({ consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' });
     const left = await waitForKarpenterToRemove(core, karpenter, [busyNode, idleNode]);
     const [gone, kept] = consolidated === 'idle' ? [idleNode, busyNode] : [busyNode, idleNode];
-    expect(left).toContain(kept);
-    expect(left).not.toContain(gone);
+    // Karpenter's own account (NodeClaims, its events and disruption log) names why, if it took another node.
+    const why = `busy ${busyNode}, idle ${idleNode}, left ${left.join(', ')}\n${await disruptionReport(core, karpenter, [busyNode, idleNode, ...left])}`;
+    expect(left, why).toContain(kept);
+    expect(left, why).not.toContain(gone);
     // The moved pods' replacements run on the node that was kept.
     const movedApp = consolidated === 'idle' ? idleApp : busyApp;
     await waitFor(`the ${movedApp} pods bound again`, async () => {
@@ -246,8 +248,9 @@ describe('Karpenter consolidates the degraded node first, busy pods and all', ()
 
       await karpenter.startConsolidation({ consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' });
       const left = await waitForKarpenterToRemove(core, karpenter, [sickNode, healthyNode]);
-      expect(left).toContain(healthyNode);
-      expect(left).not.toContain(sickNode);
+      const why = `sick ${sickNode}, healthy ${healthyNode}, left ${left.join(', ')}\n${await disruptionReport(core, karpenter, [sickNode, healthyNode, ...left])}`;
+      expect(left, why).toContain(healthyNode);
+      expect(left, why).not.toContain(sickNode);
       await waitFor('the busy pod bound again, on the healthy node', async () => {
         const pods = (await core.listNamespacedPod({ namespace, labelSelector: 'app=busy-sick' })).items.filter((p) => !p.metadata?.deletionTimestamp);
         return pods.length === 1 && pods[0]?.spec?.nodeName === healthyNode ? true : undefined;
