@@ -29,7 +29,7 @@ interface Condition {
 export interface NodeClaim {
   metadata: { name: string; labels?: Record<string, string>; creationTimestamp?: string };
   spec: { requirements?: NodeSelectorRequirement[]; resources?: { requests?: Record<string, string> } };
-  status?: { nodeName?: string; providerID?: string; capacity?: Record<string, string>; allocatable?: Record<string, string>; conditions?: Condition[] };
+  status?: { nodeName?: string; providerID?: string; capacity?: Record<string, string>; allocatable?: Record<string, string>; conditions?: Condition[]; lastPodEventTime?: string };
 }
 
 export interface NodePoolOptions {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import { CoreV1Api, type KubeConfig, type V1Node } from '@kubernetes/client-node';
 import { errorMessage } from '../../lambdas/common/error-message';
+import { parseDuration } from '../../lambdas/scheduling/duration';
 import { awsEnvironment } from '../aws/moto';
 import type { KarpenterBinaries } from '../builds/karpenter-binaries';
 import { httpGet } from '../common/http-probe';
@@ -74,8 +75,13 @@ export interface Karpenter {
    * take the wrong node; with none it marks the cluster consolidated and looks
    * again only after the next change it watches (a pod bound or deleted, a
    * node or NodePool changed) or five minutes. So the budget stays at 0 nodes
-   * until every NodeClaim is Consolidatable, and opening it is the NodePool
-   * change the next pass starts from.
+   * until every NodeClaim is Consolidatable and none is still nominated, and
+   * opening it is the NodePool change the next pass starts from. A node
+   * Karpenter nominated for a pending pod is no candidate for
+   * max(2 × BATCH_MAX_DURATION, 10 s) (`nominationWindow`,
+   * pkg/controllers/state/statenode.go); a nomination is made while the pod is
+   * pending, so that window has passed once it has since the NodeClaim's last
+   * pod event (the bind).
    */
   startConsolidation(disruption: Omit<NodePoolDisruption, 'budgets'>): Promise<void>;
   logTail(lines?: number): string;
@@ -86,6 +92,12 @@ export interface Karpenter {
    * stay for the next start.
    */
   stop(): Promise<void>;
+}
+
+/** When a pod last bound to or left the NodeClaim's node (0 if never). */
+function lastPodEvent(claim: NodeClaim): number {
+  const time = Date.parse(claim.status?.lastPodEventTime ?? '');
+  return Number.isNaN(time) ? 0 : time;
 }
 
 function isConsolidatable(claim: NodeClaim): boolean {
@@ -120,13 +132,15 @@ async function startController(options: KarpenterOptions, nodePoolName: string, 
         METRICS_PORT: String(await freeLoopbackPort()),
         HEALTH_PROBE_PORT: String(healthPort),
         BATCH_IDLE_DURATION: options.batchIdle ?? '500ms',
-        BATCH_MAX_DURATION: options.batchMax ?? '3s',
+        BATCH_MAX_DURATION: batchMax(options),
         LOG_LEVEL: 'debug',
       },
     },
     { what: `Karpenter /readyz on port ${healthPort}`, probe: async () => (await httpGet(`http://127.0.0.1:${healthPort}/readyz`)).status === 200, timeoutMs: 90_000 },
   );
 }
+
+const batchMax = (options: KarpenterOptions): string => options.batchMax ?? '3s';
 
 /** Installs the CRDs, NodeClass and NodePool, writes the instance-type list, starts Karpenter and waits for /readyz. */
 export async function startKarpenter(options: KarpenterOptions): Promise<Karpenter> {
@@ -143,6 +157,7 @@ export async function startKarpenter(options: KarpenterOptions): Promise<Karpent
     const boot = startNodeBoot(options.kubeConfig.makeApiClient(CoreV1Api), nodePoolName, instanceTypes.types);
     teardown.add('the node stand-in', () => boot.stop());
     const controller = await startController(options, nodePoolName, instanceTypes.file);
+    const nominationWindowMs = Math.max(2 * (parseDuration(batchMax(options)) ?? 0), 10_000);
     teardown.add('the Karpenter controller', () => controller.stop());
     return {
       process: controller,
@@ -154,10 +169,10 @@ export async function startKarpenter(options: KarpenterOptions): Promise<Karpent
       setDisruption: (disruption) => objects.setDisruption(disruption),
       startConsolidation: async (disruption) => {
         await objects.setDisruption({ ...disruption, budgets: [{ nodes: '0' }] });
-        await waitFor(`every NodeClaim of the NodePool ${nodePoolName} Consolidatable`, async () => {
+        await waitFor(`every NodeClaim of the NodePool ${nodePoolName} Consolidatable and past its nomination window`, async () => {
           const claims = await objects.listNodeClaims();
-          return claims.every(isConsolidatable) ? true : undefined;
-        }, { timeoutMs: 60_000, intervalMs: 250 });
+          return claims.every(isConsolidatable) && claims.every((claim) => Date.now() > lastPodEvent(claim) + nominationWindowMs) ? true : undefined;
+        }, { timeoutMs: 60_000 + nominationWindowMs, intervalMs: 250 });
         await objects.setDisruption({ ...disruption, budgets: [...DEFAULT_DISRUPTION_BUDGETS] });
       },
       logTail: (lines = 40) => controller.logTail(lines) + (boot.lastError === undefined ? '' : `\n(node stand-in's last error: ${String(boot.lastError)})`),
