@@ -71,10 +71,10 @@ export interface Karpenter {
    * next pass weighs every one of them. Setting `consolidateAfter` alone races
    * in Karpenter: the NodePool change marks the cluster unconsolidated at once,
    * each NodeClaim's Consolidatable condition follows a moment later, and a
-   * disruption pass in between finds one candidate or none. With one it may
-   * take the wrong node; with none it marks the cluster consolidated and looks
-   * again only after the next change it watches (a pod bound or deleted, a
-   * node or NodePool changed) or five minutes. So the budget stays at 0 nodes
+   * disruption pass in between weighs only the nodes already marked. It may
+   * take the wrong node, or find no move, mark the cluster consolidated and
+   * look again only after the next change it watches (a pod bound or deleted,
+   * a node or NodePool changed) or five minutes. So the budget stays at 0 nodes
    * until every NodeClaim is Consolidatable and none is still nominated, and
    * opening it is the NodePool change the next pass starts from. A node
    * Karpenter nominated for a pending pod is no candidate for
