@@ -4,6 +4,7 @@
 // Karpenter's own reasons in the test output, not only "timed out".
 import { readFileSync } from 'node:fs';
 import type { CoreV1Api } from '@kubernetes/client-node';
+import { errorMessage } from '../../../lambdas/common/error-message';
 import type { Karpenter } from '../../../local/addons/karpenter';
 import { waitFor } from '../../../local/common/wait';
 import { describeEvents, fromKarpenter } from './karpenter-events';
@@ -30,7 +31,8 @@ const DISRUPTION_LOG = /"controller":"(disruption|nodeclaim\.disruption|disrupti
 const CONTROLLER_START = /"message":"Starting (EventSource|Controller|workers)"/;
 
 /** Karpenter's disruption state for `nodes`, for a failure message. */
-export async function disruptionReport(core: CoreV1Api, karpenter: Karpenter, nodes: readonly string[]): Promise<string> {
+export async function disruptionReport(core: CoreV1Api, karpenter: Karpenter, named: readonly string[]): Promise<string> {
+  const nodes = [...new Set(named)];
   const claims = (await karpenter.listNodeClaims()).map((claim) => {
     const conditions = (claim.status?.conditions ?? []).map((c) => `${c.type}=${c.status}${c.reason ? ` (${c.reason})` : ''}`).join(', ');
     return `${claim.metadata.name} on ${claim.status?.nodeName ?? 'no node'}: ${conditions}`;
@@ -44,7 +46,7 @@ export async function disruptionReport(core: CoreV1Api, karpenter: Karpenter, no
   } catch (error) {
     log = [`(Karpenter's log unreadable: ${String(error)})`];
   }
-  return [`NodeClaims:\n${claims.join('\n') || '(none)'}`, `Karpenter's events on ${nodes.join(', ')}:\n${describeEvents(events) || '(none)'}`, `Karpenter's disruption log:\n${log.join('\n') || '(none)'}`].join('\n');
+  return [`NodeClaims:\n${claims.join('\n') || '(none)'}`, `Karpenter's events on ${nodes.join(', ')}:\n${events.map((e) => `${e.involvedObject.name ?? '?'} ${describeEvents([e])}`).join('\n') || '(none)'}`, `Karpenter's disruption log:\n${log.join('\n') || '(none)'}`].join('\n');
 }
 
 /** Waits until Karpenter has removed any of `nodes`; the names of the pool's nodes left. */
@@ -57,6 +59,6 @@ export async function waitForKarpenterToRemove(core: CoreV1Api, karpenter: Karpe
     },
     { timeoutMs: KARPENTER_CONSOLIDATION_TIMEOUT_MS, intervalMs: 500 },
   ).catch(async (error: unknown) => {
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${await disruptionReport(core, karpenter, nodes)}`);
+    throw new Error(`${errorMessage(error)}\n${await disruptionReport(core, karpenter, nodes)}`);
   });
 }
