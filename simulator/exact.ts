@@ -263,9 +263,11 @@ async function readBack(
   for (const pending of plan.pending) {
     const pod = byKey.get(pending.key);
     if (pod === undefined || pod.spec?.nodeName) continue;
-    const message = atItsTurn.get(pending.key) ?? unschedulableMessage(pod) ?? 'not tried yet';
+    const last = unschedulableMessage(pod);
+    const message = atItsTurn.get(pending.key) ?? last ?? 'not tried yet';
     const { filtered, extender: byExtender } = attribute(message);
-    unschedulable.push({ pod: pending.key, message, filteredByScheduler: filtered, rejectedByExtender: byExtender });
+    const lastMessage = last !== undefined && last !== message ? { lastMessage: last } : {};
+    unschedulable.push({ pod: pending.key, message, ...lastMessage, filteredByScheduler: filtered, rejectedByExtender: byExtender });
   }
   const snapshot = snapshotFromKubernetes(nodesNow, podsNow);
   const slowest = Math.max(0, ...(extender?.responses ?? []).map((r) => r.handlerMs));

@@ -70,6 +70,8 @@ export function formatSimulation(result: SimulationResult): string {
 
 export function unschedulableLines(u: UnschedulablePod, totalNodes: number): string[] {
   const lines = [`UNSCHEDULABLE ${u.pod}`, `  kube-scheduler says: ${u.message}`];
+  // The counts below are from the pod's own turn, as the first message is.
+  if (u.lastMessage !== undefined) lines.push(`  tried again after a later bind: ${u.lastMessage}`);
   const byExtender = u.rejectedByExtender.reduce((sum, r) => sum + r.nodes, 0);
   const several = u.filteredByScheduler.length > 1 ? ' (a node short of several resources is listed under each)' : '';
   lines.push(`  1. kube-scheduler's own filters removed ${totalNodes - byExtender} of ${totalNodes} nodes before the extender was asked${u.filteredByScheduler.length > 0 ? `${several}:` : ''}`);

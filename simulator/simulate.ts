@@ -14,6 +14,7 @@ import { parseSchedPod } from './in-tree/pod-spec';
 import type { CycleExplanation, CycleResult } from './kube-scheduler-cycle';
 import { failedSchedulingMessage, scheduleOne } from './kube-scheduler-cycle';
 import { nodesUsage, type NodeUsage } from './node-usage';
+import { requeuedByBind } from './requeue';
 
 export type { NodeUsage } from './node-usage';
 
@@ -53,8 +54,19 @@ export interface ExtenderRejections {
 
 export interface UnschedulablePod {
   readonly pod: string;
-  /** kube-scheduler's FailedScheduling message (fast path: the same text built from the same reasons). */
+  /**
+   * kube-scheduler's FailedScheduling message at the pod's own turn in queue
+   * order, on the cluster the earlier pods left (fast path: the same text
+   * built from the same reasons). The filter and extender counts below are
+   * this attempt's.
+   */
   readonly message: string;
+  /**
+   * The message of its last attempt, when kube-scheduler tried it again
+   * after a later bind (a peer its affinity or spread waits for) and that
+   * attempt failed for other reasons; the pod's events show both.
+   */
+  readonly lastMessage?: string;
   /** Nodes kube-scheduler's own filters removed, per plugin and reason, before the extender saw the rest. */
   readonly filteredByScheduler: readonly FilterCount[];
   /** The extender's verdicts on the nodes kube-scheduler's filters left, per reason code. */
@@ -147,16 +159,11 @@ export function fastPathNotModelled(plan: DumpPlan): string[] {
   return notes;
 }
 
-/**
- * Whether kube-scheduler tries a failed pod again when another pod is bound:
- * its queueing hints do for InterPodAffinity and PodTopologySpread rejections
- * (the new pod may be the peer it needs), and for a pod only the extender
- * rejected (no plugin to ask, so every event requeues it); a node short of
- * resources, tainted or unmatched stays so.
- */
-export function requeuedByBind(result: CycleResult): boolean {
-  if (result.inTreeRejected.has('InterPodAffinity') || result.inTreeRejected.has('PodTopologySpread')) return true;
-  return result.inTreeRejectedCount === 0;
+/** A pod that fit nowhere: its first cycle in queue order, its latest, and how many pods were placed before the latest. */
+interface Failure {
+  readonly atItsTurn: CycleResult;
+  readonly last: CycleResult;
+  readonly placedBefore: number;
 }
 
 function filterCounts(result: CycleResult): FilterCount[] {
@@ -188,8 +195,9 @@ function bindBoth(cluster: ClusterState, snapshot: Snapshot, pod: SchedPod, node
  * placed one at a time in queue order, each through the deployed profile's
  * in-tree filters and scores and the extender's verbs, and later pods see
  * the earlier placements. A pod that fits nowhere is tried again after a
- * pass that placed others (kube-scheduler requeues it when a pod it could
- * need is bound), until a pass places nothing.
+ * pass that bound a pod it may need (kube-scheduler's queueing hints: a
+ * peer its affinity or spread constraint waits for), until a pass places
+ * nothing.
  */
 export function simulate(nodes: readonly unknown[], pods: readonly unknown[], profileOptions: ProfileOptions = {}, options: SimulateOptions = {}): SimulationResult {
   const plan = planDump(nodes, pods);
@@ -214,7 +222,8 @@ export function simulate(nodes: readonly unknown[], pods: readonly unknown[], pr
     model.extenderProfile = createExtenderProfile(profileOptions);
   };
   const placed: PlacedPod[] = [];
-  const failures = new Map<SchedPod, CycleResult>();
+  const placedPods: SchedPod[] = [];
+  const failures = new Map<SchedPod, Failure>();
   const removedByScheduler: Record<string, number> = {};
   let waiting = plan.pending;
   while (waiting.length > 0) {
@@ -227,7 +236,7 @@ export function simulate(nodes: readonly unknown[], pods: readonly unknown[], pr
         removedByScheduler[plugin] = (removedByScheduler[plugin] ?? 0) + nodes;
       }
       if (result.node === undefined) {
-        failures.set(pod, result);
+        failures.set(pod, { atItsTurn: failures.get(pod)?.atItsTurn ?? result, last: result, placedBefore: placed.length });
         continue;
       }
       failures.delete(pod);
@@ -236,6 +245,7 @@ export function simulate(nodes: readonly unknown[], pods: readonly unknown[], pr
       const node = tied.length > 1 && tied.includes(picked) ? picked : result.node;
       const devices = bindBoth(cluster, snapshot, pod, node);
       followShapes();
+      placedPods.push(pod);
       placed.push({
         pod: pod.key,
         node,
@@ -247,14 +257,22 @@ export function simulate(nodes: readonly unknown[], pods: readonly unknown[], pr
       });
     }
     if (placed.length === placedBefore) break;
-    waiting = [...failures].filter(([, result]) => requeuedByBind(result)).map(([pod]) => pod);
+    // Only binds after a pod's attempt are news to it; the earlier ones were in its cycle's snapshot.
+    waiting = [...failures]
+      .filter(([pod, failure]) => placedPods.slice(failure.placedBefore).some((bound) => requeuedByBind(pod, failure.last, bound)))
+      .map(([pod]) => pod);
   }
-  const unschedulable = [...failures].map(([pod, result]) => ({
-    pod: pod.key,
-    message: failedSchedulingMessage(result),
-    filteredByScheduler: filterCounts(result),
-    rejectedByExtender: groupByCode(result.extenderRejected),
-  }));
+  const unschedulable = [...failures].map(([pod, { atItsTurn, last }]) => {
+    const message = failedSchedulingMessage(atItsTurn);
+    const lastMessage = failedSchedulingMessage(last);
+    return {
+      pod: pod.key,
+      message,
+      ...(lastMessage === message ? {} : { lastMessage }),
+      filteredByScheduler: filterCounts(atItsTurn),
+      rejectedByExtender: groupByCode(atItsTurn.extenderRejected),
+    };
+  });
   return {
     path: 'fast',
     placed,

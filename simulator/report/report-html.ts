@@ -93,6 +93,7 @@ function whyNot(pod: PendingPod, totalNodes: number): string {
   const extender = u.rejectedByExtender.map((r) => `<li>${r.nodes} × ${e(r.code)} (e.g. ${e(r.example)})</li>`).join('');
   return [
     `<p>kube-scheduler says: ${e(u.message)}</p>`,
+    ...(u.lastMessage === undefined ? [] : [`<p>tried again after a later bind: ${e(u.lastMessage)}</p>`]),
     '<ol class="why">',
     `<li>kube-scheduler's own filters removed ${totalNodes - byExtender} of ${totalNodes} nodes${filters === '' ? '' : `:<ul>${filters}</ul>`}</li>`,
     byExtender === 0 ? '<li>no node was left for the extender to judge</li>' : `<li>the extender rejected the ${byExtender} node(s) left:<ul>${extender}</ul></li>`,

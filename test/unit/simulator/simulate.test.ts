@@ -80,6 +80,45 @@ describe('simulate (library placement of pending pods)', () => {
     expect(result.unschedulable.map((u) => [u.pod, u.message])).toEqual([['default/big', '0/1 nodes are available: 1 Insufficient cpu.']]);
   });
 
+  it('a pod only anti-affinity and resources keep out is not tried again: a later bind cannot help it, so its message stays its turn\'s', () => {
+    const node = (name: string) => ({ metadata: { name, labels: { 'kubernetes.io/hostname': name } }, status: { allocatable: { cpu: '4', memory: '8Gi', pods: '10' } } });
+    const pod = (name: string, cpu: string, extra: Record<string, unknown> = {}) => ({
+      metadata: { name, namespace: 'default', labels: { app: name } },
+      spec: { schedulerName: 'gpu-scheduler', containers: [{ name: 'c', resources: { requests: { cpu } } }], ...extra },
+    });
+    const guard = pod('guard', '1', { schedulerName: 'default-scheduler', nodeName: 'a' });
+    const filler = pod('filler', '3', { schedulerName: 'default-scheduler', nodeName: 'b' });
+    const shy = pod('shy', '2', { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'guard' } }, topologyKey: 'kubernetes.io/hostname' }] } } });
+    // late fills a: tried again then, shy would find a short of CPU instead.
+    const result = simulate([node('a'), node('b')], [guard, filler, shy, pod('late', '2')]);
+    expect(result.placed.map((p) => [p.pod, p.node])).toEqual([['default/late', 'a']]);
+    expect(result.unschedulable).toEqual([
+      {
+        pod: 'default/shy',
+        message: "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match pod anti-affinity rules.",
+        filteredByScheduler: [
+          { plugin: 'InterPodAffinity', reason: "node(s) didn't match pod anti-affinity rules", nodes: 1 },
+          { plugin: 'NodeResourcesFit', reason: 'Insufficient cpu', nodes: 1 },
+        ],
+        rejectedByExtender: [],
+      },
+    ]);
+  });
+
+  it('a pod tried again after its affinity peer is bound reports its turn\'s message and the retry\'s', () => {
+    const node = { metadata: { name: 'a', labels: { 'topology.kubernetes.io/zone': 'z1' } }, status: { allocatable: { cpu: '4', memory: '8Gi', pods: '10' } } };
+    const pod = (name: string, cpu: string, extra: Record<string, unknown> = {}) => ({
+      metadata: { name, namespace: 'default', labels: { app: name } },
+      spec: { schedulerName: 'gpu-scheduler', containers: [{ name: 'c', resources: { requests: { cpu } } }], ...extra },
+    });
+    const follower = pod('follower', '3', { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'leader' } }, topologyKey: 'topology.kubernetes.io/zone' }] } } });
+    const result = simulate([node], [follower, pod('leader', '3')]);
+    expect(result.placed.map((p) => p.pod)).toEqual(['default/leader']);
+    expect(result.unschedulable.map((u) => [u.message, u.lastMessage])).toEqual([
+      ["0/1 nodes are available: 1 node(s) didn't match pod affinity rules.", '0/1 nodes are available: 1 Insufficient cpu.'],
+    ]);
+  });
+
   it('reads YAML documents and JSON lists alike; CPU fit and bad annotations are reasons too', () => {
     const yamlNodes = parseKubeList(read('nodes.yaml'), 'nodes.yaml', 'Node');
     const jsonPods = parseKubeList(read('pods.json'), 'pods.json', 'Pod');
