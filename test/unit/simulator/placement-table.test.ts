@@ -43,6 +43,25 @@ describe('unschedulableLines', () => {
     ]);
   });
 
+  it('shows the message of a later try under the one of the pod\'s turn, whose counts follow', () => {
+    const lines = unschedulableLines(
+      {
+        pod: 'ml/follower',
+        message: "0/1 nodes are available: 1 node(s) didn't match pod affinity rules.",
+        lastMessage: '0/1 nodes are available: 1 Insufficient cpu.',
+        filteredByScheduler: [{ plugin: 'InterPodAffinity', reason: "node(s) didn't match pod affinity rules", nodes: 1 }],
+        rejectedByExtender: [],
+      },
+      1,
+    );
+    expect(lines.slice(0, 4)).toEqual([
+      'UNSCHEDULABLE ml/follower',
+      "  kube-scheduler says: 0/1 nodes are available: 1 node(s) didn't match pod affinity rules.",
+      '  tried again after a later bind: 0/1 nodes are available: 1 Insufficient cpu.',
+      "  1. kube-scheduler's own filters removed 1 of 1 nodes before the extender was asked:",
+    ]);
+  });
+
   it('explains stranded in one sentence', () => {
     expect(STRANDED_MEANING.replace('e.g.', 'eg').split(/\.\s/).length).toBe(1);
     expect(STRANDED_MEANING).toMatch(/^stranded = /);
