@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { startTlsFront, type TlsFront } from './alb-tls-front';
+import { UPSTREAM_KEEP_ALIVE_MS } from './alb-tls-front-process';
 import type { ALBEvent, ALBResult, Callback, Context } from 'aws-lambda';
 import { localLambdaContext } from '../aws/lambda-context';
 
@@ -242,6 +243,8 @@ export class AlbAdapter {
     const server = createServer((req, res) => {
       void this.handle(req, res);
     });
+    // Behind the TLS front, idle sockets are closed by the front first (alb-tls-front-process.ts).
+    server.keepAliveTimeout = UPSTREAM_KEEP_ALIVE_MS;
     const { tls } = this.options;
     server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);

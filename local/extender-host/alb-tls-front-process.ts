@@ -37,6 +37,16 @@ export type TlsFrontMessage = { readonly listening: number } | { readonly refuse
 export const TLS_FRONT_CONFIG_ENV = 'ALB_TLS_FRONT';
 /** How often refused handshakes are reported: a flood costs at most one message per interval. */
 export const REFUSAL_REPORT_MS = 100;
+/** An ALB closes a client connection idle this long (its default connection idle timeout). */
+export const ALB_IDLE_TIMEOUT_MS = 60_000;
+/**
+ * The front closes an idle connection to the plain listener after this long,
+ * well before that listener would (UPSTREAM_KEEP_ALIVE_MS): otherwise a
+ * request sent on a pooled socket as the listener closes it is reset, and the
+ * caller sees "socket hang up" where an ALB would have answered.
+ */
+export const UPSTREAM_IDLE_MS = 30_000;
+export const UPSTREAM_KEEP_ALIVE_MS = 65_000;
 
 /** The headers the ALB adds to a request that passed mutual TLS in verify mode. */
 function albHeaders(socket: TLSSocket, headers: IncomingHttpHeaders): IncomingHttpHeaders {
@@ -55,14 +65,16 @@ function albHeaders(socket: TLSSocket, headers: IncomingHttpHeaders): IncomingHt
 /** Serves the listener; `send` carries the messages to the parent. */
 export function serveTlsFront(config: TlsFrontConfig, send: (message: TlsFrontMessage) => void): { stop(): Promise<void>; update(change: TlsFrontUpdate['update']): void } {
   let current = { cert: config.certificatePem, key: config.privateKeyPem, ca: config.clientCaBundle };
-  const agent = new Agent({ keepAlive: true });
+  const agent = new Agent({ keepAlive: true, timeout: UPSTREAM_IDLE_MS });
   const server = createServer(
     { cert: config.certificatePem, key: config.privateKeyPem, ca: config.clientCaBundle, requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.2' },
     (req, res) => {
       const upstream = request(
         { host: '127.0.0.1', port: config.upstreamPort, method: req.method, path: req.url, headers: albHeaders(req.socket as TLSSocket, req.headers), agent },
         (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.headers);
+          // Hop-by-hop: the front's own connection to the caller has its own keep-alive (ALB_IDLE_TIMEOUT_MS).
+          const { connection: _connection, 'keep-alive': _keepAlive, ...headers } = answer.headers;
+          res.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
           answer.pipe(res);
         },
       );
@@ -70,6 +82,7 @@ export function serveTlsFront(config: TlsFrontConfig, send: (message: TlsFrontMe
       req.pipe(upstream);
     },
   );
+  server.keepAliveTimeout = ALB_IDLE_TIMEOUT_MS;
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);

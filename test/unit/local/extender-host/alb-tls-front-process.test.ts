@@ -2,11 +2,13 @@
 // parent as one batched report per interval, never one message per handshake
 // (a flood must cost the front's process, not the handler's).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { REFUSAL_REPORT_MS, serveTlsFront, type TlsFrontMessage } from '../../../../local/extender-host/alb-tls-front-process';
+import { ALB_IDLE_TIMEOUT_MS, REFUSAL_REPORT_MS, serveTlsFront, UPSTREAM_IDLE_MS, UPSTREAM_KEEP_ALIVE_MS, type TlsFrontMessage } from '../../../../local/extender-host/alb-tls-front-process';
 import { createLocalMutualTls } from '../../../../local/extender-host/extender-mtls';
 import { waitFor } from '../../../../local/common/wait';
 
@@ -49,6 +51,41 @@ describe('serveTlsFront', () => {
       expect(refusals().length).toBeLessThan(5);
     } finally {
       await front.stop();
+    }
+  });
+
+  it('keeps its own keep-alive with the caller (the ALB\'s idle timeout), and closes an idle upstream socket before the upstream would', async () => {
+    // A request sent on a pooled socket just as the upstream closes it is reset: the caller would see "socket hang up".
+    expect(UPSTREAM_IDLE_MS).toBeLessThan(UPSTREAM_KEEP_ALIVE_MS - 10_000);
+    const upstream = createServer((_req, res) => res.end('ok'));
+    upstream.keepAliveTimeout = UPSTREAM_KEEP_ALIVE_MS;
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const mtls = await createLocalMutualTls(dir);
+    const messages: TlsFrontMessage[] = [];
+    const front = serveTlsFront({ ...mtls.adapter, upstreamPort: (upstream.address() as AddressInfo).port, port: 0 }, (message) => messages.push(message));
+    try {
+      const port = await waitFor('the front to listen', () => messages.flatMap((m) => ('listening' in m ? [m.listening] : []))[0]);
+      const answer = await new Promise<{ status: number | undefined; keepAlive: string; body: string }>((resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1', port, path: '/healthz', ca: readFileSync(mtls.scheduler.caFile, 'utf8'),
+            cert: readFileSync(mtls.scheduler.certFile, 'utf8'), key: readFileSync(mtls.scheduler.keyFile, 'utf8'), servername: 'localhost', checkServerIdentity: () => undefined,
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            res.on('end', () => resolve({ status: res.statusCode, keepAlive: String(res.headers['keep-alive']), body }));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      // The upstream's own Keep-Alive (hop-by-hop) is not passed on: the caller is told the front's.
+      expect(answer).toEqual({ status: 200, keepAlive: `timeout=${ALB_IDLE_TIMEOUT_MS / 1000}`, body: 'ok' });
+    } finally {
+      await front.stop();
+      upstream.closeAllConnections();
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
     }
   });
 });
