@@ -20,7 +20,7 @@ import { KARPENTER_DISRUPTION_COST_ANNOTATION } from '../../lambdas/reconciler/k
 import { POD_DELETION_COST_ANNOTATION } from '../../lambdas/reconciler/pod-view';
 import { NODE_LABEL } from '../../lambdas/scheduling/keys';
 import { e2eHarness } from './support/e2e-context';
-import { disruptionReport, KARPENTER_CONSOLIDATION_TIMEOUT_MS, waitForKarpenterToRemove } from './support/karpenter-disruption';
+import { KARPENTER_CONSOLIDATION_TIMEOUT_MS, waitForKarpenterToRemove, wrongPickReport } from './support/karpenter-disruption';
 import { agentWarning } from './support/node-monitoring-agent';
 import type { Karpenter } from '../../local/addons/karpenter';
 import type { ManagedProcess } from '../../local/common/managed-process';
@@ -193,7 +193,7 @@ describe('Karpenter consolidates the node whose pods the reconciler found idle',
     const left = await waitForKarpenterToRemove(core, karpenter, [busyNode, idleNode]);
     const [gone, kept] = consolidated === 'idle' ? [idleNode, busyNode] : [busyNode, idleNode];
     // Karpenter's own account (NodeClaims, its events and disruption log) names why, if it took another node.
-    const why = `busy ${busyNode}, idle ${idleNode}, left ${left.join(', ')}\n${await disruptionReport(core, karpenter, [busyNode, idleNode, ...left])}`;
+    const why = await wrongPickReport(core, karpenter, { kept, gone }, left);
     expect(left, why).toContain(kept);
     expect(left, why).not.toContain(gone);
     // The moved pods' replacements run on the node that was kept.
@@ -248,7 +248,7 @@ describe('Karpenter consolidates the degraded node first, busy pods and all', ()
 
       await karpenter.startConsolidation({ consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' });
       const left = await waitForKarpenterToRemove(core, karpenter, [sickNode, healthyNode]);
-      const why = `sick ${sickNode}, healthy ${healthyNode}, left ${left.join(', ')}\n${await disruptionReport(core, karpenter, [sickNode, healthyNode, ...left])}`;
+      const why = await wrongPickReport(core, karpenter, { kept: healthyNode, gone: sickNode }, left);
       expect(left, why).toContain(healthyNode);
       expect(left, why).not.toContain(sickNode);
       await waitFor('the busy pod bound again, on the healthy node', async () => {

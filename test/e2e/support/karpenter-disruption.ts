@@ -44,9 +44,19 @@ export async function disruptionReport(core: CoreV1Api, karpenter: Karpenter, na
   try {
     log = readFileSync(karpenter.process.logFile, 'utf8').split('\n').filter((line) => DISRUPTION_LOG.test(line) && !CONTROLLER_START.test(line)).slice(-15);
   } catch (error) {
-    log = [`(Karpenter's log unreadable: ${String(error)})`];
+    log = [`(Karpenter's log unreadable: ${errorMessage(error)})`];
   }
   return [`NodeClaims:\n${claims.join('\n') || '(none)'}`, `Karpenter's events on ${nodes.join(', ')}:\n${events.map((e) => `${e.involvedObject.name ?? '?'} ${describeEvents([e])}`).join('\n') || '(none)'}`, `Karpenter's disruption log:\n${log.join('\n') || '(none)'}`].join('\n');
+}
+
+/**
+ * For a test that expects Karpenter to remove `gone` and keep `kept`: when the
+ * nodes `left` say it did not, why (the nodes and Karpenter's own account);
+ * undefined when it did, so a passing test reads nothing.
+ */
+export async function wrongPickReport(core: CoreV1Api, karpenter: Karpenter, { kept, gone }: { kept: string; gone: string }, left: readonly string[]): Promise<string | undefined> {
+  if (left.includes(kept) && !left.includes(gone)) return undefined;
+  return `expected ${gone} removed and ${kept} kept; left ${left.join(', ')}\n${await disruptionReport(core, karpenter, [kept, gone, ...left])}`;
 }
 
 /** Waits until Karpenter has removed any of `nodes`; the names of the pool's nodes left. */
