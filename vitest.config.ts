@@ -20,6 +20,11 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
+          // Files of a worker share one process and its module cache: a third
+          // less time than importing everything again per file. What a file
+          // can leave behind for the next is put back by the setup file.
+          isolate: false,
+          setupFiles: ['test/unit/support/restore-process-state.ts'],
           testTimeout: 30_000,
           maxWorkers: WORKERS,
         },

@@ -20,9 +20,9 @@ import { CHARTS_CLI } from '../../charts/charts-cli';
 import { COST_CLI } from '../../cdk/tools/cost-cli';
 import { PREFLIGHT_CLI } from '../../cdk/tools/preflight-cli';
 import { STRESS_CLI } from '../stress/stress-cli';
+import { typescriptProgramArgs } from '../../local/common/typescript-program';
 
 const root = join(import.meta.dirname, '..', '..');
-const TSX = join(root, 'node_modules', '.bin', 'tsx');
 // Each run starts tsx and imports the tool's modules; a loaded machine makes that slow.
 const SPAWN_TIMEOUT_MS = 120_000;
 
@@ -52,9 +52,10 @@ function tsxScripts(): Record<string, string> {
   );
 }
 
+/** The script's entry in one node process with tsx's loader: what `tsx <entry>` runs, without its relaying parent. */
 function run(entry: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(TSX, [entry, ...args], { cwd: root, encoding: 'utf8', timeout: SPAWN_TIMEOUT_MS, env: { ...process.env, NO_COLOR: '1' } }, (error, stdout, stderr) => {
+    execFile(process.execPath, typescriptProgramArgs(join(root, entry), args), { cwd: root, encoding: 'utf8', timeout: SPAWN_TIMEOUT_MS, env: { ...process.env, NO_COLOR: '1' } }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
     });
   });

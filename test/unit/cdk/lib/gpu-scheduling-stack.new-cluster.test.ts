@@ -27,7 +27,7 @@ import { findObject, kubernetesObjects, renderCfnString, resourcesOfType, synthe
 // default configuration, exactly what `npx cdk synth` with no arguments builds.
 let synth: Synthesized;
 beforeAll(() => {
-  synth = synthesize(undefined);
+  synth = synthesize(undefined, { bundle: true });
 }, 600_000);
 // The cloud assembly holds ~60 MB of layer assets.
 afterAll(() => {

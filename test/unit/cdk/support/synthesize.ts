@@ -25,15 +25,28 @@ export interface CloudFormationTemplate {
   readonly Outputs?: Record<string, { Value: unknown }>;
 }
 
+export interface SynthesizeOptions {
+  /**
+   * Bundle the Lambdas with esbuild, as `cdk synth` does. Off, the CDK skips
+   * bundling (its `aws:cdk:bundling-stacks` context, empty): the template is
+   * the same but for asset hashes, and synth takes a third of the time. The
+   * functions and their build are the same in every configuration, so one
+   * test that reads the bundles (the new-cluster stack's) covers them.
+   * @default false
+   */
+  readonly bundle?: boolean;
+}
+
 /**
- * Synthesizes the app exactly as `cdk synth` does (cdk.json's feature flags,
- * esbuild bundling, cdk-nag plugin: an unacknowledged finding makes synth throw). Slow: call once per
- * test file.
+ * Synthesizes the app as `cdk synth` does (cdk.json's feature flags, cdk-nag
+ * plugin: an unacknowledged finding makes synth throw; esbuild bundling when
+ * asked). Slow: call once per test file.
  */
-export function synthesize(rawConfig: unknown): Synthesized {
+export function synthesize(rawConfig: unknown, options: SynthesizeOptions = {}): Synthesized {
   const config = parseAppConfig(rawConfig);
   const outdir = mkdtempSync(join(tmpdir(), 'gpu-cdk-'));
-  const app = new App({ outdir, context: cdkJsonContext() });
+  const context = options.bundle === true ? cdkJsonContext() : { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] };
+  const app = new App({ outdir, context });
   const stack = buildApp(app, config);
   app.synth();
   const templateFiles = readdirSync(outdir)

@@ -1,5 +1,5 @@
 import type { ALBEvent } from 'aws-lambda';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { albHandlerOf } from '../../../../lambdas/extender/extender-handler';
 import { invocationContext } from '../observability/lambda-invocation';
 import { fixture } from './router-harness';
@@ -9,10 +9,14 @@ const handler = (event: ALBEvent) => invoke(event, invocationContext('gpu-extend
 
 beforeAll(async () => {
   // The handler reads its configuration at import; no cluster access here.
-  delete process.env.KUBECONFIG;
-  delete process.env.CLUSTER_NAME;
-  process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+  vi.stubEnv('KUBECONFIG', undefined);
+  vi.stubEnv('CLUSTER_NAME', undefined);
+  vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'SILENT');
   ({ handler: invoke } = await import('../../../../lambdas/extender/handler'));
+});
+
+afterAll(() => {
+  vi.unstubAllEnvs();
 });
 
 function albEvent(method: string, path: string, body: string | null, isBase64Encoded = false): ALBEvent {
