@@ -29,7 +29,7 @@ export interface SynthesizeOptions {
   /**
    * Bundle the Lambdas with esbuild, as `cdk synth` does. Off, the CDK skips
    * bundling (its `aws:cdk:bundling-stacks` context, empty): the template is
-   * the same but for asset hashes, and synth takes a third of the time. The
+   * the same but for asset hashes, and synth takes about 40 % of the time. The
    * functions and their build are the same in every configuration, so one
    * test that reads the bundles (the new-cluster stack's) covers them.
    * @default false

@@ -9,6 +9,8 @@ const handler = (event: ALBEvent) => invoke(event, invocationContext('gpu-extend
 
 beforeAll(async () => {
   // The handler reads its configuration at import; no cluster access here.
+  // The unit files of a worker share their modules: this is the one that
+  // imports the handler module, so the environment below is the one it reads.
   vi.stubEnv('KUBECONFIG', undefined);
   vi.stubEnv('CLUSTER_NAME', undefined);
   vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'SILENT');
