@@ -4,8 +4,9 @@ import { defineConfig } from 'vitest/config';
 // against the local control plane (real kube-apiserver, kube-scheduler,
 // kube-controller-manager, etcd) and moto_server started by local/.
 //
-// Both share one pool of WORKERS processes, so unit files fill the cores
-// while e2e files wait on controllers. The e2e global setup starts one
+// Both share one pool of WORKERS processes: in the runs measured, the e2e
+// files went first, two at a time, and the unit files after them on the same
+// workers (docs/local-harness.md, Timings). The e2e global setup starts one
 // control plane and moto_server per worker; a file uses its worker's
 // (VITEST_POOL_ID), so e2e files run side by side and still have a cluster
 // to themselves. Two, for the 2-core machines CI runs on; the projects must
