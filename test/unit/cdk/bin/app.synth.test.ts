@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cdkJsonContext } from '../support/cdk-json';
+import { cdkJsonContext, WITHOUT_BUNDLING } from '../support/cdk-json';
 
 const require = createRequire(import.meta.url);
 
@@ -38,9 +38,6 @@ interface Synth {
   /** Where annotations go under @aws-cdk/core:annotationsInValidationReport, beside the cdk-nag and template checks. */
   readonly validationReport: ValidationReport;
 }
-
-/** The CDK CLI puts the stacks it selects in this context key to bundle only theirs; empty, nothing is bundled. */
-const WITHOUT_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
 
 function synth(context: Record<string, unknown>): Synth {
   const outdir = mkdtempSync(join(tmpdir(), 'gpu-app-synth-'));

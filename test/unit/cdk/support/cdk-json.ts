@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 
 const repoRoot = join(import.meta.dirname, '..', '..', '..', '..');
 
@@ -11,3 +12,10 @@ export function cdkJsonContext(): Record<string, unknown> {
   const cdkJson = JSON.parse(readFileSync(join(repoRoot, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
   return { ...cdkJson.context };
 }
+
+/**
+ * Context that makes a synth skip esbuild bundling: the CDK CLI names the
+ * stacks to bundle under this key; with none named, no asset is bundled and
+ * the template is the same but for asset hashes.
+ */
+export const WITHOUT_BUNDLING: Readonly<Record<string, unknown>> = { [BUNDLING_STACKS]: [] };

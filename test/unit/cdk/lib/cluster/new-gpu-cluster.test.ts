@@ -10,7 +10,7 @@ import { parseAppConfig } from '../../../../../cdk/app-config/parse-app-config';
 import { NewGpuCluster } from '../../../../../cdk/lib/cluster/new-gpu-cluster';
 import { PipelineFunction } from '../../../../../cdk/lib/functions/pipeline-function';
 import { STARTUP_TAINT } from '../../../../../lambdas/labeler/startup-taint';
-import { cdkJsonContext } from '../../support/cdk-json';
+import { cdkJsonContext, WITHOUT_BUNDLING } from '../../support/cdk-json';
 import { runCfnLint } from '../../support/cfn-lint';
 
 // The cluster construct with one pipeline Lambda (bundling switched off: the
@@ -38,7 +38,7 @@ beforeAll(() => {
     },
   });
   if (config.cluster.mode !== 'new') throw new Error('expected a new-cluster config');
-  const app = new App({ outdir, context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({ outdir, context: { ...cdkJsonContext(), ...WITHOUT_BUNDLING } });
   const stack = new Stack(app, 'ClusterOnly');
   const target = new NewGpuCluster(stack, 'Cluster', { clusterName: 'research-gpu', kubernetesVersion: '1.35', config: config.cluster, logRetention: 14 });
   new PipelineFunction(stack, 'Labeler', { name: 'labeler', description: 'test', target, config: config.labeler, environment: functionEnvironment(config, 'labeler'), logRetention: 14 });
