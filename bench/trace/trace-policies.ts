@@ -18,6 +18,8 @@ import type { WorkloadShape } from '../../lambdas/scheduling/fragmentation/workl
 export const ABLATIONS = {
   'extender-fgd-view': 'Fragmentation lookahead 0: FGD\'s next-pod view alone (the default before the filled-device view)',
   'extender-filled-view': 'Fragmentation lookahead 1: the filled-node view alone',
+  'extender-even-blend': 'Fragmentation lookahead 0.5: the two views weighed the same (the default before the filled view led)',
+  'extender-coverage-95': 'shapes learned from the bound GPU pods cover 95 % of them, as the paper\'s typical pods, instead of 85 %',
   'extender-no-partial-gpu': 'Fragmentation partialGpuWeight 0: no preference for partly used GPUs on unshared nodes',
   'extender-given-shapes': 'the trace\'s typical shapes given in advance (all pods, as the paper\'s FGD) instead of learned from bound GPU pods',
   'extender-no-prior': 'no 1/2/4/8-GPU prior for the first pod',
@@ -58,6 +60,10 @@ function ablationOptions(policy: PolicyName, context: PolicyContext): ProfileOpt
       return { fragmentation: { lookahead: 0 } };
     case 'extender-filled-view':
       return { fragmentation: { lookahead: 1 } };
+    case 'extender-even-blend':
+      return { fragmentation: { lookahead: 0.5 } };
+    case 'extender-coverage-95':
+      return { fragmentation: { coverage: 0.95 } };
     case 'extender-no-partial-gpu':
       return { fragmentation: { partialGpuWeight: 0 } };
     case 'extender-given-shapes':

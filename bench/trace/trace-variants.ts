@@ -2,10 +2,15 @@ import type { TracePod } from './trace-csv';
 import type { Rng } from './seeded-rng';
 
 /**
- * Lookalikes of the public openb pod lists the benchmark's data lacks,
- * generated from the lists that are. The public lists (alibaba/clusterdata,
- * cluster-trace-gpu-v2023/csv) are the default list with one kind of task
- * given a different share, as the FGD paper's figures name them:
+ * Lookalikes of the public openb pod lists, generated from the default and
+ * gpuspec33 lists: more workloads of each kind than the public files hold
+ * (another share, another generator seed), for checking that a scoring
+ * change generalises. They are not the public lists: on those the margins
+ * over FGD differ by up to 0.3 points (docs/benchmarks.md), so figures of
+ * record come from the public files (alibaba/clusterdata,
+ * cluster-trace-gpu-v2023/csv, read with --data-dir). Those are the default
+ * list with one kind of task given a different share, as the FGD paper's
+ * figures name them:
  *
  *   gen-cpuNNN        CPU-only tasks are NNN ‰ of all tasks, by count (cpu050: 5 %)
  *   gen-gpushareNN    GPU-sharing tasks ask NN % of the GPU requested
@@ -27,7 +32,10 @@ import type { Rng } from './seeded-rng';
  *   kept and drawn from), and the CPU-only tasks stay: the public gpushare
  *   lists are the default list's size, gpushare100 with its CPU-only tasks.
  * - gpuspec: the constraints of randomly chosen constrained tasks of
- *   gpuspec33 are dropped (a list cannot ask for a larger share than its source).
+ *   gpuspec33 are dropped (a list cannot ask for a larger share than its
+ *   source). The public gpuspec lists are the default list with constraints
+ *   of their own: of gpuspec10's 732 constrained tasks, 106 carry the
+ *   constraint gpuspec33 gives the same task.
  *
  * A suffix `-sN` generates with seed N instead of VARIANT_SEED: the same
  * recipe, other draws (held-out copies for checking a tuning).

@@ -3,7 +3,7 @@ import { GPU_MILLI } from '../keys';
 import type { NodeInfo } from '../node-info';
 import { FillWasteTables } from './fill-waste';
 import type { ShapeGroup } from './shape-groups';
-import { cpuUpTo, shapeGroups, weightUpTo } from './shape-groups';
+import { cpuUpTo, memoryUpTo, shapeGroups, weightUpTo } from './shape-groups';
 import type { WorkloadShape } from './workload-shapes';
 
 /**
@@ -50,7 +50,7 @@ const NO_TERMS: WholeGpuTerms = Object.freeze({ partial: 0, inUse: 0 });
  * Expected stranded GPU of a node against the workload's shapes, after the
  * FGD paper (Weng et al., "Beware of Fragmentation", ATC'23): for each typical
  * shape the node cannot host (wrong model, too few devices with that much
- * free, or too little CPU) all its free GPU counts as fragment; for a shape
+ * free, or too little CPU or memory) all its free GPU counts as fragment; for a shape
  * it can host, only the devices too small for it do. Weighted by frequency:
  *   frag = free − Σ_hostable weight × (free on devices ≥ the shape's share).
  * With a lookahead weight λ the score's measure is
@@ -98,22 +98,23 @@ export class FragmentationModel {
     return groups;
   }
 
-  fragment(devices: ArrayLike<number>, cpuLeft: number, groups: readonly ShapeGroup[], terms: WholeGpuTerms): number {
-    return this.fragmentWith(devices, groups, this.weightsFor(groups, cpuLeft, new Float64Array(groups.length)), terms, cpuLeft);
+  fragment(devices: ArrayLike<number>, cpuLeft: number, memoryLeft: number, groups: readonly ShapeGroup[], terms: WholeGpuTerms): number {
+    return this.fragmentWith(devices, groups, this.weightsFor(groups, cpuLeft, memoryLeft, new Float64Array(groups.length)), terms, cpuLeft, memoryLeft);
   }
 
-  /** Each group's weight that fits in cpuLeft, written into `into` (parallel to groups). */
-  weightsFor(groups: readonly ShapeGroup[], cpuLeft: number, into: Float64Array): Float64Array {
-    for (let g = 0; g < groups.length; g++) into[g] = weightUpTo(groups[g] as ShapeGroup, cpuLeft);
+  /** Each group's weight that fits in cpuLeft and memoryLeft, written into `into` (parallel to groups). */
+  weightsFor(groups: readonly ShapeGroup[], cpuLeft: number, memoryLeft: number, into: Float64Array): Float64Array {
+    for (let g = 0; g < groups.length; g++) into[g] = weightUpTo(groups[g] as ShapeGroup, cpuLeft, memoryLeft);
     return into;
   }
 
   /**
-   * Fragment given the groups' CPU-fitting weights (so candidates on one node
-   * share that work), plus the whole-GPU terms (termsOf): their weights ×
-   * the free share on partly used devices, and one GPU when the node is in use.
+   * Fragment given the groups' fitting weights (weightsFor, so candidates on
+   * one node share that work), plus the whole-GPU terms (termsOf): their
+   * weights × the free share on partly used devices, and one GPU when the
+   * node is in use.
    */
-  fragmentWith(devices: ArrayLike<number>, groups: readonly ShapeGroup[], weights: Float64Array, terms: WholeGpuTerms, cpuLeft: number): number {
+  fragmentWith(devices: ArrayLike<number>, groups: readonly ShapeGroup[], weights: Float64Array, terms: WholeGpuTerms, cpuLeft: number, memoryLeft: number): number {
     let free = 0;
     let partial = 0;
     for (let i = 0; i < devices.length; i++) {
@@ -129,6 +130,7 @@ export class FragmentationModel {
     let items = 0;
     let usable = 0;
     let cpuOfMix = 0;
+    let memoryOfMix = 0;
     let gpuOfMix = 0;
     for (let g = 0; g < groups.length; g++) {
       const weight = weights[g] ?? 0;
@@ -152,7 +154,8 @@ export class FragmentationModel {
         if (this.lookahead > 0 && group.count === 1) {
           this.itemMillis[items] = group.milli;
           this.itemWeights[items++] = weight;
-          cpuOfMix += cpuUpTo(group, cpuLeft);
+          cpuOfMix += cpuUpTo(group, cpuLeft, memoryLeft);
+          memoryOfMix += memoryUpTo(group, cpuLeft, memoryLeft);
           gpuOfMix += weight * group.milli;
         }
       }
@@ -169,10 +172,13 @@ export class FragmentationModel {
         waste += w;
         fillable += d - w;
       }
-      // The node's CPU runs out first when the fitting pods' CPU for what the
-      // devices can still take exceeds what is left: the rest of the GPU stays idle.
-      if (cpuOfMix > 0 && gpuOfMix > 0) {
-        const absorbable = cpuLeft / (cpuOfMix / gpuOfMix);
+      // The node's CPU or memory runs out first when the fitting pods' CPU or
+      // memory for what the devices can still take exceeds what is left: the
+      // rest of the GPU stays idle.
+      if (gpuOfMix > 0) {
+        let absorbable = Infinity;
+        if (cpuOfMix > 0) absorbable = cpuLeft / (cpuOfMix / gpuOfMix);
+        if (memoryOfMix > 0) absorbable = Math.min(absorbable, memoryLeft / (memoryOfMix / gpuOfMix));
         if (fillable > absorbable) waste += fillable - absorbable;
       }
       fragment = (1 - this.lookahead) * fragment + this.lookahead * waste;
@@ -188,5 +194,5 @@ export class FragmentationModel {
  */
 export function createStrandedMeasure(shapes: readonly WorkloadShape[]): (node: NodeInfo) => number {
   const model = new FragmentationModel(shapes);
-  return (node) => model.fragment(node.devices, node.allocatableCpuMilli - node.requestedCpuMilli, model.groupsFor(node), NO_TERMS);
+  return (node) => model.fragment(node.devices, node.allocatableCpuMilli - node.requestedCpuMilli, node.allocatableMemoryBytes - node.requestedMemoryBytes, model.groupsFor(node), NO_TERMS);
 }

@@ -25,12 +25,12 @@ export interface NodeMemo {
 
 const podKeys = new WeakMap<PodRequirements, string>();
 
-/** What the score depends on: the node state after placement, so CPU and GPU demand only (not models or memory). */
+/** What the score depends on: the node state after placement, so CPU, memory and GPU demand only (not models). */
 export function podKey(pod: PodRequirements): string {
   let key = podKeys.get(pod);
   if (key === undefined) {
-    const { cpuMilli, gpuCount, gpuMilli } = pod.demand;
-    key = `${cpuMilli}|${gpuCount}|${gpuCount > 0 ? gpuMilli : 0}`;
+    const { cpuMilli, memoryBytes, gpuCount, gpuMilli } = pod.demand;
+    key = `${cpuMilli}|${memoryBytes}|${gpuCount}|${gpuCount > 0 ? gpuMilli : 0}`;
     podKeys.set(pod, key);
   }
   return key;
@@ -60,7 +60,13 @@ export class NodeMemos {
       memo.lastDevice = device;
       return memo;
     }
-    const before = model.fragment(node.devices, node.allocatableCpuMilli - node.requestedCpuMilli, model.groupsFor(node), model.termsOf(node));
+    const before = model.fragment(
+      node.devices,
+      node.allocatableCpuMilli - node.requestedCpuMilli,
+      node.allocatableMemoryBytes - node.requestedMemoryBytes,
+      model.groupsFor(node),
+      model.termsOf(node),
+    );
     const { score, device } = this.scorer.score(model, before, pod, node);
     const fresh: NodeMemo = { model, version: node.stateVersion, before, lastKey: key, lastScore: score, lastDevice: device, others: undefined };
     this.memos.set(node, fresh);

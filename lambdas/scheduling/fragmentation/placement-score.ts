@@ -28,13 +28,14 @@ export class PlacementScorer {
 
   score(model: FragmentationModel, before: number, pod: PodRequirements, node: NodeInfo): Scored {
     const groups = model.groupsFor(node);
-    const { cpuMilli } = pod.demand;
+    const { cpuMilli, memoryBytes } = pod.demand;
     // In this node's device terms: a replica of a time-sliced GPU is a share of one device.
     const gpuCount = node.deviceCountOf(pod.demand);
     const gpuMilli = node.deviceMilliOf(pod.demand);
     const cpuAfter = node.allocatableCpuMilli - node.requestedCpuMilli - cpuMilli;
+    const memoryAfter = node.allocatableMemoryBytes - node.requestedMemoryBytes - memoryBytes;
     if (this.weights.length < groups.length) this.weights = new Float64Array(groups.length * 2);
-    const weightsAfter = model.weightsFor(groups, cpuAfter, this.weights);
+    const weightsAfter = model.weightsFor(groups, cpuAfter, memoryAfter, this.weights);
     const devices = node.devices;
     const terms = model.termsOf(node);
     if (this.scratch.length < devices.length) this.scratch = new Int32Array(devices.length);
@@ -48,7 +49,7 @@ export class PlacementScorer {
         // Devices with the same free share give the same node state: the first one stands for all.
         if (free < gpuMilli || devices.indexOf(free) < i) continue;
         after[i] = free - gpuMilli;
-        const score = toScore(before - model.fragmentWith(after, groups, weightsAfter, terms, cpuAfter));
+        const score = toScore(before - model.fragmentWith(after, groups, weightsAfter, terms, cpuAfter, memoryAfter));
         after[i] = free;
         if (best.device < 0 || score > best.score) best = { score, device: i };
       }
@@ -63,6 +64,6 @@ export class PlacementScorer {
         }
       }
     }
-    return { score: toScore(before - model.fragmentWith(after, groups, weightsAfter, terms, cpuAfter)), device: -1 };
+    return { score: toScore(before - model.fragmentWith(after, groups, weightsAfter, terms, cpuAfter, memoryAfter)), device: -1 };
   }
 }

@@ -46,11 +46,11 @@ export function snapshotShapes(snapshot: Snapshot, options: ShapeDerivation = {}
   const gpuPods = snapshot.pods.filter((p) => p.demand.gpuCount > 0);
   return typicalShapes(
     gpuPods
-      .map((p) => {
+      .map((p): ShapeSample => {
         const node = snapshot.getNode(p.nodeName);
         const gpuCount = node === undefined ? p.demand.gpuCount : node.deviceCountOf(p.demand);
         const gpuMilli = node === undefined ? p.demand.gpuMilli : node.deviceMilliOf(p.demand);
-        return { cpuMilli: p.demand.cpuMilli, gpuCount, gpuMilli };
+        return { cpuMilli: p.demand.cpuMilli, gpuCount, gpuMilli, memoryBytes: p.demand.memoryBytes };
       })
       .filter((shape) => shape.gpuCount > 0)
       .concat(gpuPods.length < (options.priorUntilPods ?? 1) ? prior : []),

@@ -15,4 +15,18 @@ describe('typicalShapes', () => {
     ]);
     expect(() => typicalShapes(samples, 0)).toThrow(RangeError);
   });
+
+  it('counts pods of one CPU and GPU request as one shape whatever their memory, with the least memory among them', () => {
+    const GIB = 2 ** 30;
+    const samples = [
+      { cpuMilli: 1000, gpuCount: 1, gpuMilli: 1000, memoryBytes: 40 * GIB },
+      { cpuMilli: 1000, gpuCount: 1, gpuMilli: 1000, memoryBytes: 24 * GIB },
+      { cpuMilli: 1000, gpuCount: 1, gpuMilli: 1000, memoryBytes: 60 * GIB },
+      { cpuMilli: 2000, gpuCount: 1, gpuMilli: 500 },
+    ];
+    expect(typicalShapes(samples, 1)).toEqual([
+      { cpuMilli: 1000, gpuCount: 1, gpuMilli: 1000, memoryBytes: 24 * GIB, weight: 3 / 4 },
+      { cpuMilli: 2000, gpuCount: 1, gpuMilli: 500, weight: 1 / 4 },
+    ]);
+  });
 });

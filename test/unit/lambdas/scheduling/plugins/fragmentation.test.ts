@@ -1,10 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { chooseDevices } from '../../../../../lambdas/scheduling/device-choice';
-import { createFragmentationScore } from '../../../../../lambdas/scheduling/plugins/fragmentation';
+import { createFragmentationScore, LOOKAHEAD_WEIGHT, SHAPE_COVERAGE } from '../../../../../lambdas/scheduling/plugins/fragmentation';
 import { Profile } from '../../../../../lambdas/scheduling/profile';
 import { Snapshot } from '../../../../../lambdas/scheduling/snapshot';
 import { cycle, nodeWithFree, pod, scoresOf } from './harness';
+
+const GIB = 2 ** 30;
 
 describe('Fragmentation score (FGD)', () => {
   // Workload: half 0.5-GPU pods, half whole-GPU pods.
@@ -41,6 +43,57 @@ describe('Fragmentation score (FGD)', () => {
     const nodes = [nodeWithFree('roomy', [1000], { cpuMilli: 128_000 }), nodeWithFree('tight', [1000], { cpuMilli: 40_000 })];
     const scores = scoresOf(plugin, nodes, pod({ gpuCount: 0, cpuMilli: 16_000 }));
     expect(scores.roomy).toBeGreaterThan(scores.tight ?? 100);
+  });
+
+  it('treats a node short of memory for the workload as fragmented', () => {
+    const memoryHungry = [{ cpuMilli: 1000, gpuCount: 1, gpuMilli: 1000, memoryBytes: 64 * GIB, weight: 1 }];
+    // A CPU-only pod of 32 GiB: on the tight node (80 GiB) it leaves 48 GiB, too little for the workload's
+    // 64 GiB, so both free GPUs strand there; the roomy node (512 GiB) can still host it.
+    const nodes = () => [nodeWithFree('roomy', [1000, 1000], { memoryBytes: 512 * GIB }), nodeWithFree('tight', [1000, 1000], { memoryBytes: 80 * GIB })];
+    const memoryPod = pod({ gpuCount: 0, cpuMilli: 1000, memoryBytes: 32 * GIB });
+    for (const lookahead of [0, LOOKAHEAD_WEIGHT, 1]) {
+      const scores = scoresOf(createFragmentationScore({ shapes: memoryHungry, lookahead }), nodes(), memoryPod);
+      expect(scores.roomy, `lookahead ${lookahead}`).toBeGreaterThan(scores.tight ?? 100);
+    }
+    // Without memory in the shapes (the paper's CPU-and-GPU shapes) the two nodes look the same.
+    const cpuOnly = [{ cpuMilli: 1000, gpuCount: 1, gpuMilli: 1000, weight: 1 }];
+    const blind = scoresOf(createFragmentationScore({ shapes: cpuOnly }), nodes(), memoryPod);
+    expect(blind.roomy).toBe(blind.tight);
+  });
+
+  it('learns each shape\'s memory from the bound pods: the least any of them asks', () => {
+    // Bound whole-GPU pods of 1 core ask 40 and 60 GiB: the shape's memory is 40 GiB. A 30 GiB CPU-only pod
+    // leaves the 100 GiB node 70 GiB (room for 40) and the 64 GiB node 34 GiB (not).
+    const nodes = [nodeWithFree('big', [1000, 1000], { memoryBytes: 100 * GIB }), nodeWithFree('small', [1000, 1000], { memoryBytes: 64 * GIB })];
+    const history = nodeWithFree('history', [1000, 1000, 1000, 1000], { memoryBytes: 1024 * GIB });
+    const snapshot = new Snapshot([...nodes, history]);
+    [40, 60, 40].forEach((gib, device) =>
+      snapshot.bind({ uid: `h${device}`, namespace: 'default', name: `h${device}`, labels: {}, nodeName: 'history', demand: { cpuMilli: 1000, memoryBytes: gib * GIB, gpuCount: 1, gpuMilli: 1000 } }, [device]),
+    );
+    const plugin = createFragmentationScore();
+    const profile = new Profile({ name: 't', filters: [], scorers: [{ plugin, weight: 1 }] });
+    const memoryPod = pod({ gpuCount: 0, cpuMilli: 1000, memoryBytes: 30 * GIB });
+    const [big, small] = Array.from(profile.score(profile.startCycle(snapshot, memoryPod), nodes));
+    expect(big).toBeGreaterThan(small ?? 100);
+  });
+
+  it('learns from the shapes that cover 85 % of the bound GPU pods, so a shape of one pod in ten is left out', () => {
+    expect(SHAPE_COVERAGE).toBe(0.85);
+    // Nine whole-GPU pods and one half-GPU pod bound: at 85 % the half share is not a shape, at 95 % it is.
+    const scoresWith = (options: { coverage?: number }) => {
+      const nodes = [nodeWithFree('half', [500]), nodeWithFree('whole', [1000]), nodeWithFree('history', Array.from({ length: 8 }, () => 1000))];
+      const snapshot = new Snapshot(nodes);
+      Array.from({ length: 10 }, (_, i) => i).forEach((i) =>
+        snapshot.bind(
+          { uid: `h${i}`, namespace: 'default', name: `h${i}`, labels: {}, nodeName: 'history', demand: { cpuMilli: 1000, memoryBytes: 0, gpuCount: 1, gpuMilli: i === 0 ? 500 : 1000 } },
+          [Math.min(i, 7)],
+        ),
+      );
+      const profile = new Profile({ name: 't', filters: [], scorers: [{ plugin: createFragmentationScore(options), weight: 1 }] });
+      return Array.from(profile.score(profile.startCycle(snapshot, pod({ gpuCount: 1, gpuMilli: 500 })), nodes.slice(0, 2)));
+    };
+    expect(scoresWith({})).toEqual(scoresWith({ coverage: SHAPE_COVERAGE }));
+    expect(scoresWith({})).not.toEqual(scoresWith({ coverage: 0.95 }));
   });
 
   it('derives the shapes from the pods bound in the snapshot when none are given, and notices node changes', () => {
@@ -175,14 +228,14 @@ describe('Fragmentation lookahead (the filled-node view)', () => {
     // Only 4- and 8-GPU jobs bound so far. A 1-GPU pod on the node with 4 free strands those 3 for the 4-GPU
     // shape; on the empty node it strands the 8-GPU shape's room: FGD packs it onto the node in use. The
     // filled view has no one-device shape to fill with, so it calls both the same (it used to prefer the
-    // empty node, taking its 7 left as fillable by 4-GPU pods), and the blend follows FGD.
+    // empty node, taking its 7 left as fillable by 4-GPU pods), and the blend, the default too, follows FGD.
     const jobs = [
       { cpuMilli: 0, gpuCount: 4, gpuMilli: 1000, weight: 1 },
       { cpuMilli: 0, gpuCount: 8, gpuMilli: 1000, weight: 1 },
     ];
     const hosts = () => [nodeWithFree('empty', Array.from({ length: 8 }, () => 1000)), nodeWithFree('busy', [1000, 1000, 1000, 1000, 0, 0, 0, 0])];
     const single = pod({ gpuCount: 1, gpuMilli: 1000 });
-    for (const lookahead of [0, 0.5]) {
+    for (const lookahead of [0, 0.5, LOOKAHEAD_WEIGHT]) {
       const scores = scoresOf(createFragmentationScore({ shapes: jobs, lookahead }), hosts(), single);
       expect(scores.busy, `lookahead ${lookahead}`).toBeGreaterThan(scores.empty ?? 100);
     }
@@ -190,8 +243,9 @@ describe('Fragmentation lookahead (the filled-node view)', () => {
     expect(filled.busy).toBe(filled.empty);
   });
 
-  it('defaults to the even blend of the two views', () => {
-    const blend = scoresOf(createFragmentationScore({ shapes, lookahead: 0.5 }), nodes(), share);
+  it('defaults to the filled-node view with a tenth of FGD\'s', () => {
+    expect(LOOKAHEAD_WEIGHT).toBe(0.9);
+    const blend = scoresOf(createFragmentationScore({ shapes, lookahead: LOOKAHEAD_WEIGHT }), nodes(), share);
     expect(scoresOf(createFragmentationScore({ shapes }), nodes(), share)).toEqual(blend);
     expect(scoresOf(createFragmentationScore({ shapes, lookahead: 0 }), nodes(), share)).not.toEqual(blend);
   });
@@ -203,12 +257,18 @@ describe('Fragmentation lookahead (the filled-node view)', () => {
 });
 
 describe('FragmentationScore memo', () => {
-  const anyShape = fc.record({ gpuCount: fc.integer({ min: 0, max: 2 }), gpuMilli: fc.constantFrom(250, 500, 1000), cpuMilli: fc.constantFrom(1000, 8000) });
+  const anyShape = fc.record({
+    gpuCount: fc.integer({ min: 0, max: 2 }),
+    gpuMilli: fc.constantFrom(250, 500, 1000),
+    cpuMilli: fc.constantFrom(1000, 8000),
+    // Up to most of a node's 256 GiB: the same CPU and GPU with another memory is another score.
+    memoryBytes: fc.constantFrom(0, 16 * GIB, 200 * GIB),
+  });
 
   it('answers, for any sequence of pod shapes and binds, what a plugin scoring each pod for the first time answers', () => {
     const fixed = [
-      { cpuMilli: 1000, gpuCount: 1, gpuMilli: 500, weight: 0.5 },
-      { cpuMilli: 4000, gpuCount: 1, gpuMilli: 1000, weight: 0.3 },
+      { cpuMilli: 1000, gpuCount: 1, gpuMilli: 500, memoryBytes: 8 * GIB, weight: 0.5 },
+      { cpuMilli: 4000, gpuCount: 1, gpuMilli: 1000, memoryBytes: 64 * GIB, weight: 0.3 },
       { cpuMilli: 8000, gpuCount: 2, gpuMilli: 1000, weight: 0.2 },
     ];
     fc.assert(
@@ -232,7 +292,7 @@ describe('FragmentationScore memo', () => {
             const target = nodes[step % nodes.length];
             if (bind && target !== undefined && shape.gpuCount > 0 && target.fitsGpus(shape.gpuCount, shape.gpuMilli)) {
               const devices = kept.chooseDevices(keptState, requirements, target);
-              snapshot.bind({ uid: `s${step}`, namespace: 'default', name: `s${step}`, labels: {}, nodeName: target.name, demand: { ...shape, memoryBytes: 0 } }, devices);
+              snapshot.bind({ uid: `s${step}`, namespace: 'default', name: `s${step}`, labels: {}, nodeName: target.name, demand: shape }, devices);
             }
           });
         },
