@@ -67,6 +67,8 @@ export class FragmentationModel {
   private itemWeights = new Float64Array(16);
 
   private readonly unsharedTerms: WholeGpuTerms;
+  /** Share of the workload in one-device shapes (shares and single GPUs), the part the filled-node view judges. */
+  private readonly oneDeviceShare: number;
 
   /**
    * `lookahead`: weight of the filled-node view (fillWaste, and the CPU the node has left) against FGD's next-pod view; 0 = FGD alone.
@@ -78,6 +80,7 @@ export class FragmentationModel {
     partialGpuWeight = PARTIAL_GPU_WEIGHT,
   ) {
     this.groups = shapeGroups(shapes);
+    this.oneDeviceShare = this.groups.reduce((sum, g) => sum + (g.count === 1 ? (g.cumulative[g.cumulative.length - 1] ?? 0) : 0), 0);
     this.unsharedTerms = Object.freeze({ partial: partialGpuWeight, inUse: 0 });
   }
 
@@ -128,7 +131,8 @@ export class FragmentationModel {
       this.itemWeights = new Float64Array(groups.length * 2);
     }
     let items = 0;
-    let usable = 0;
+    let usableOneDevice = 0;
+    let usableOther = 0;
     let cpuOfMix = 0;
     let memoryOfMix = 0;
     let gpuOfMix = 0;
@@ -146,7 +150,8 @@ export class FragmentationModel {
         }
       }
       if (fits >= group.count) {
-        usable += weight * onFitting;
+        if (group.count === 1) usableOneDevice += weight * onFitting;
+        else usableOther += weight * onFitting;
         // The filled view fills each device on its own, so it takes the shapes
         // that use one device (shares, single GPUs). A multi-GPU shape needs
         // several whole devices at once: that is FGD's hostability test, and
@@ -161,7 +166,7 @@ export class FragmentationModel {
       }
     }
     const inUse = free < devices.length * GPU_MILLI ? GPU_MILLI : 0;
-    let fragment = free - usable;
+    let fragment = free - usableOneDevice - usableOther;
     if (this.lookahead > 0) {
       const table = this.fillWaste.tableFor(this.itemMillis, this.itemWeights, items);
       let waste = 0;
@@ -181,7 +186,13 @@ export class FragmentationModel {
         if (memoryOfMix > 0) absorbable = Math.min(absorbable, memoryLeft / (memoryOfMix / gpuOfMix));
         if (fillable > absorbable) waste += fillable - absorbable;
       }
-      fragment = (1 - this.lookahead) * fragment + this.lookahead * waste;
+      // FGD's fragment is a sum over the shapes: the multi-GPU shapes' part
+      // stays whole, since the filled view has nothing to say about them;
+      // the one-device shapes' part is blended with the filled view, which
+      // speaks for exactly those shapes. With one-device shapes alone this
+      // is (1 − λ) × FGD + λ × filled; with multi-GPU shapes alone, FGD.
+      const oneDevicePart = this.oneDeviceShare * free - usableOneDevice;
+      fragment = fragment - oneDevicePart + (1 - this.lookahead) * oneDevicePart + this.lookahead * this.oneDeviceShare * waste;
     }
     return fragment + terms.partial * partial + terms.inUse * inUse;
   }

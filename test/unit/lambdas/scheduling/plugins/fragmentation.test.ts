@@ -224,23 +224,23 @@ describe('Fragmentation lookahead (the filled-node view)', () => {
     expect(filled.roomy).toBeGreaterThan(filled.tight ?? 100);
   });
 
-  it('leaves multi-GPU shapes to the hostability test: 7 free GPUs are not fillable by 4-GPU pods device by device', () => {
+  it('leaves multi-GPU shapes to the hostability test at any blend: 7 free GPUs are not fillable by 4-GPU pods device by device', () => {
     // Only 4- and 8-GPU jobs bound so far. A 1-GPU pod on the node with 4 free strands those 3 for the 4-GPU
     // shape; on the empty node it strands the 8-GPU shape's room: FGD packs it onto the node in use. The
-    // filled view has no one-device shape to fill with, so it calls both the same (it used to prefer the
-    // empty node, taking its 7 left as fillable by 4-GPU pods), and the blend, the default too, follows FGD.
+    // filled view speaks for one-device shapes only (it used to call both nodes the same here, and before
+    // that to prefer the empty node, taking its 7 left as fillable by 4-GPU pods), so with multi-GPU shapes
+    // alone every blend scores as FGD does, the default included.
     const jobs = [
       { cpuMilli: 0, gpuCount: 4, gpuMilli: 1000, weight: 1 },
       { cpuMilli: 0, gpuCount: 8, gpuMilli: 1000, weight: 1 },
     ];
     const hosts = () => [nodeWithFree('empty', Array.from({ length: 8 }, () => 1000)), nodeWithFree('busy', [1000, 1000, 1000, 1000, 0, 0, 0, 0])];
     const single = pod({ gpuCount: 1, gpuMilli: 1000 });
-    for (const lookahead of [0, 0.5, LOOKAHEAD_WEIGHT]) {
-      const scores = scoresOf(createFragmentationScore({ shapes: jobs, lookahead }), hosts(), single);
-      expect(scores.busy, `lookahead ${lookahead}`).toBeGreaterThan(scores.empty ?? 100);
+    const fgd = scoresOf(createFragmentationScore({ shapes: jobs, lookahead: 0 }), hosts(), single);
+    expect(fgd.busy).toBeGreaterThan(fgd.empty ?? 100);
+    for (const lookahead of [0.5, LOOKAHEAD_WEIGHT, 1]) {
+      expect(scoresOf(createFragmentationScore({ shapes: jobs, lookahead }), hosts(), single), `lookahead ${lookahead}`).toEqual(fgd);
     }
-    const filled = scoresOf(createFragmentationScore({ shapes: jobs, lookahead: 1 }), hosts(), single);
-    expect(filled.busy).toBe(filled.empty);
   });
 
   it('defaults to the filled-node view with a tenth of FGD\'s', () => {
