@@ -48,9 +48,10 @@ export interface FragmentationOptions extends ShapeDerivation {
  * view knows that a share the next pod fits may still leave an unusable
  * rest, and that GPUs strand when the node's CPU or memory runs out first
  * (a third of what FGD leaves stranded on the openb trace sits on nodes
- * with under 2 cores left). It fills each device on its own, so it has
- * nothing to say about multi-GPU shapes: FGD's tenth is what still keeps
- * whole nodes for them (the filled view alone loses that). Fitted on 4
+ * with under 2 cores left). It fills each device on its own, so it speaks
+ * only for the one-device shapes: the blend replaces that part of FGD's
+ * fragment, and the multi-GPU shapes' part stays whole (FragmentationModel),
+ * which is what keeps whole nodes for multi-GPU jobs at any blend. Fitted on 4
  * seeds of 7 public openb pod lists among 0.5, 0.7, 0.8, 0.9 and 1 together
  * with SHAPE_COVERAGE, then checked on all 24 with 10 seeds
  * (docs/benchmarks.md); the even blend 0.5 was the default before.
