@@ -38,8 +38,8 @@ export const SHARED_GPU_WHOLE_WEIGHT = 0.05;
 export const PARTIAL_GPU_WEIGHT = 0.02;
 
 /**
- * With the filled-node view in the blend (lookahead > 0), how much of FGD's
- * fragment for the multi-GPU shapes counts: the half it had in the even
+ * With the filled-node view in the blend (lookahead > 0; at 0 the measure is
+ * FGD's, all of it), how much of FGD's fragment for the multi-GPU shapes counts: the half it had in the even
  * blend before the filled view led. The filled view speaks only for
  * one-device shapes, so the lookahead moves only their part; this part
  * stays where it was. It is what makes a 1-GPU pod prefer a partly used
@@ -69,7 +69,7 @@ const NO_TERMS: WholeGpuTerms = Object.freeze({ partial: 0, inUse: 0 });
  * frag is a sum over the shapes. With a lookahead weight λ the score's
  * measure blends the one-device shapes' part (w₁ of the workload) with the
  * filled-node view and keeps MULTI_GPU_PART_WEIGHT of the rest:
- *   0.5 × frag_multi + (1 − λ) × frag_one + λ × w₁ × (Σ_devices fillWaste(free) + GPU the CPU or memory cannot feed)
+ *   MULTI_GPU_PART_WEIGHT × frag_multi + (1 − λ) × frag_one + λ × w₁ × (Σ_devices fillWaste(free) + GPU the CPU or memory cannot feed)
  * (see FragmentationOptions.lookahead); the outcome metrics keep the paper's
  * frag (λ = 0, createStrandedMeasure).
  */
@@ -86,7 +86,7 @@ export class FragmentationModel {
   private readonly oneDeviceShare: number;
 
   /**
-   * `lookahead`: weight of the filled-node view (fillWaste, and the CPU the node has left) against FGD's next-pod view; 0 = FGD alone.
+   * `lookahead`: weight of the filled-node view (fillWaste, and the CPU and memory the node has left) against FGD's next-pod view for the one-device shapes; 0 = FGD alone.
    * `partialGpuWeight`: the partly-used-GPU term on nodes whose GPUs the device plugin does not share (termsOf).
    */
   constructor(
@@ -116,8 +116,12 @@ export class FragmentationModel {
     return groups;
   }
 
-  fragment(devices: ArrayLike<number>, cpuLeft: number, memoryLeft: number, groups: readonly ShapeGroup[], terms: WholeGpuTerms): number {
-    return this.fragmentWith(devices, groups, this.weightsFor(groups, cpuLeft, memoryLeft, new Float64Array(groups.length)), terms, cpuLeft, memoryLeft);
+  /** The node's fragment as it stands, with the shapes of its GPU model and the CPU and memory it has left. */
+  fragmentOf(node: NodeInfo, terms: WholeGpuTerms): number {
+    const groups = this.groupsFor(node);
+    const cpuLeft = node.allocatableCpuMilli - node.requestedCpuMilli;
+    const memoryLeft = node.allocatableMemoryBytes - node.requestedMemoryBytes;
+    return this.fragmentWith(node.devices, groups, this.weightsFor(groups, cpuLeft, memoryLeft, new Float64Array(groups.length)), terms, cpuLeft, memoryLeft);
   }
 
   /** Each group's weight that fits in cpuLeft and memoryLeft, written into `into` (parallel to groups). */
@@ -221,5 +225,5 @@ export class FragmentationModel {
  */
 export function createStrandedMeasure(shapes: readonly WorkloadShape[]): (node: NodeInfo) => number {
   const model = new FragmentationModel(shapes);
-  return (node) => model.fragment(node.devices, node.allocatableCpuMilli - node.requestedCpuMilli, node.allocatableMemoryBytes - node.requestedMemoryBytes, model.groupsFor(node), NO_TERMS);
+  return (node) => model.fragmentOf(node, NO_TERMS);
 }

@@ -60,13 +60,7 @@ export class NodeMemos {
       memo.lastDevice = device;
       return memo;
     }
-    const before = model.fragment(
-      node.devices,
-      node.allocatableCpuMilli - node.requestedCpuMilli,
-      node.allocatableMemoryBytes - node.requestedMemoryBytes,
-      model.groupsFor(node),
-      model.termsOf(node),
-    );
+    const before = model.fragmentOf(node, model.termsOf(node));
     const { score, device } = this.scorer.score(model, before, pod, node);
     const fresh: NodeMemo = { model, version: node.stateVersion, before, lastKey: key, lastScore: score, lastDevice: device, others: undefined };
     this.memos.set(node, fresh);

@@ -25,7 +25,9 @@ export interface FragmentationOptions extends ShapeDerivation {
   readonly shapes?: readonly WorkloadShape[];
   /**
    * Weight of the filled-node view of stranded GPU against FGD's next-pod
-   * view (1 − this). The filled-node view: what each device's free share
+   * view (1 − this) for the one-device shapes (shares and single GPUs); the
+   * multi-GPU shapes keep MULTI_GPU_PART_WEIGHT of FGD's view whenever this
+   * is above 0. The filled-node view: what each device's free share
    * leaves once fitting typical pods have filled it (fillWaste), plus
    * the GPU those pods could take but the node's CPU or memory left cannot
    * feed (at the fitting mix's CPU and memory per GPU). 0 is the paper's FGD.
