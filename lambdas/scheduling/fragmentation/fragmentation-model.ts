@@ -37,19 +37,6 @@ export const SHARED_GPU_WHOLE_WEIGHT = 0.05;
  */
 export const PARTIAL_GPU_WEIGHT = 0.02;
 
-/**
- * With the filled-node view in the blend (lookahead > 0; at 0 the measure is
- * FGD's, all of it), how much of FGD's fragment for the multi-GPU shapes counts: the half it had in the even
- * blend before the filled view led. The filled view speaks only for
- * one-device shapes, so the lookahead moves only their part; this part
- * stays where it was. It is what makes a 1-GPU pod prefer a partly used
- * node to an empty 8-GPU one by more than utilization can undo (e2e
- * score-composition test 4 fails at 0.2). On the openb multi-GPU lists less
- * of it places a little more (multigpu40, 10 seeds: 97.45 % at 0.2, 97.43 %
- * at 0.3, 97.31 % at 1), so it is not raised.
- */
-export const MULTI_GPU_PART_WEIGHT = 0.5;
-
 /** The whole-GPU terms' weights on a node: free share on partly used GPUs, and one GPU for a node in use. */
 export interface WholeGpuTerms {
   readonly partial: number;
@@ -68,8 +55,9 @@ const NO_TERMS: WholeGpuTerms = Object.freeze({ partial: 0, inUse: 0 });
  *   frag = free − Σ_hostable weight × (free on devices ≥ the shape's share).
  * frag is a sum over the shapes. With a lookahead weight λ the score's
  * measure blends the one-device shapes' part (w₁ of the workload) with the
- * filled-node view and keeps MULTI_GPU_PART_WEIGHT of the rest:
- *   MULTI_GPU_PART_WEIGHT × frag_multi + (1 − λ) × frag_one + λ × w₁ × (Σ_devices fillWaste(free) + GPU the CPU or memory cannot feed)
+ * filled-node view, and the multi-GPU shapes' part counts as much as FGD's
+ * view counts in the blend as a whole, 1 − λ × w₁ (multiGpuPartWeight):
+ *   (1 − λw₁) × frag_multi + (1 − λ) × frag_one + λ × w₁ × (Σ_devices fillWaste(free) + GPU the CPU or memory cannot feed)
  * (see FragmentationOptions.lookahead); the outcome metrics keep the paper's
  * frag (λ = 0, createStrandedMeasure).
  */
@@ -84,6 +72,22 @@ export class FragmentationModel {
   private readonly unsharedTerms: WholeGpuTerms;
   /** Share of the workload in one-device shapes (shares and single GPUs), the part the filled-node view judges. */
   private readonly oneDeviceShare: number;
+  /**
+   * How much of FGD's fragment for the multi-GPU shapes counts: as much as
+   * FGD's view counts in the blend as a whole, 1 − λ × w₁ (it keeps 1 − λ of
+   * the one-device shapes' weight w₁ and all of the rest). The filled view
+   * fills device by device, so it has nothing to say about shapes that need
+   * several whole devices at once; only FGD's hostability test judges them.
+   * Where the workload is mostly shares and single GPUs the filled view
+   * leads and this part follows it down; where multi-GPU jobs are most of
+   * the workload it stays near whole, so a 1-GPU pod fills a partly used
+   * 8-GPU node before an empty one by more than utilization can undo (e2e
+   * score-composition test 4, extender-scheduling test 3). At λ = 0 it is
+   * 1: FGD's measure exactly. On the openb multi-GPU lists (10 seeds) it
+   * places more than a fixed half (multigpu40 97.45 % against 97.42 %,
+   * multigpu50 97.81 % against 97.75 %) and the same elsewhere.
+   */
+  private readonly multiGpuPartWeight: number;
 
   /**
    * `lookahead`: weight of the filled-node view (fillWaste, and the CPU and memory the node has left) against FGD's next-pod view for the one-device shapes; 0 = FGD alone.
@@ -96,6 +100,7 @@ export class FragmentationModel {
   ) {
     this.groups = shapeGroups(shapes);
     this.oneDeviceShare = this.groups.reduce((sum, g) => sum + (g.count === 1 ? (g.cumulative[g.cumulative.length - 1] ?? 0) : 0), 0);
+    this.multiGpuPartWeight = 1 - lookahead * this.oneDeviceShare;
     this.unsharedTerms = Object.freeze({ partial: partialGpuWeight, inUse: 0 });
   }
 
@@ -208,11 +213,11 @@ export class FragmentationModel {
       // FGD's fragment is a sum over the shapes: the one-device shapes' part
       // is blended with the filled view, which speaks for exactly those
       // shapes; the multi-GPU shapes' part, about which it has nothing to
-      // say, keeps MULTI_GPU_PART_WEIGHT. With one-device shapes alone this
-      // is (1 − λ) × FGD + λ × filled.
+      // say, keeps multiGpuPartWeight. With one-device shapes alone this
+      // is (1 − λ) × FGD + λ × filled; with multi-GPU shapes alone, FGD.
       const oneDevicePart = this.oneDeviceShare * free - usableOneDevice;
       const otherPart = fragment - oneDevicePart;
-      fragment = MULTI_GPU_PART_WEIGHT * otherPart + (1 - this.lookahead) * oneDevicePart + this.lookahead * this.oneDeviceShare * waste;
+      fragment = this.multiGpuPartWeight * otherPart + (1 - this.lookahead) * oneDevicePart + this.lookahead * this.oneDeviceShare * waste;
     }
     return fragment + terms.partial * partial + terms.inUse * inUse;
   }

@@ -26,9 +26,10 @@ export interface FragmentationOptions extends ShapeDerivation {
   /**
    * Weight of the filled-node view of stranded GPU against FGD's next-pod
    * view (1 − this) for the one-device shapes (shares and single GPUs); the
-   * multi-GPU shapes keep MULTI_GPU_PART_WEIGHT of FGD's view whenever this
-   * is above 0. The filled-node view: what each device's free share
-   * leaves once fitting typical pods have filled it (fillWaste), plus
+   * multi-GPU shapes' part of FGD's view counts as much as FGD's view
+   * counts in the blend as a whole (FragmentationModel). The filled-node
+   * view: what each device's free share leaves once fitting typical pods
+   * have filled it (fillWaste), plus
    * the GPU those pods could take but the node's CPU or memory left cannot
    * feed (at the fitting mix's CPU and memory per GPU). 0 is the paper's FGD.
    * @default LOOKAHEAD_WEIGHT (0.9)
@@ -52,8 +53,10 @@ export interface FragmentationOptions extends ShapeDerivation {
  * (a third of what FGD leaves stranded on the openb trace sits on nodes
  * with under 2 cores left). It fills each device on its own, so it speaks
  * only for the one-device shapes: the blend replaces that part of FGD's
- * fragment, and the multi-GPU shapes' part stays whole (FragmentationModel),
- * which is what keeps whole nodes for multi-GPU jobs at any blend. Fitted on 4
+ * fragment. The multi-GPU shapes' part weighs what FGD's view weighs in the
+ * whole blend, 1 − λ × w₁ (FragmentationModel): whole where multi-GPU jobs
+ * are the whole workload, which keeps whole nodes for them, and following
+ * the filled view down where shares and single GPUs are most of it. Fitted on 4
  * seeds of 7 public openb pod lists among 0.5, 0.7, 0.8, 0.9 and 1 together
  * with SHAPE_COVERAGE, then checked on all 24 with 10 seeds
  * (docs/benchmarks.md); the even blend 0.5 was the default before.

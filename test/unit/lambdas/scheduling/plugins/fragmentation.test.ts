@@ -228,8 +228,8 @@ describe('Fragmentation lookahead (the filled-node view)', () => {
     // Only 4- and 8-GPU jobs bound so far. A 1-GPU pod on the node with 4 free strands those 3 for the 4-GPU
     // shape; on the empty node it strands the 8-GPU shape's room: FGD packs it onto the node in use. The
     // filled view speaks for one-device shapes only (it used to call both nodes the same here, and before
-    // that to prefer the empty node, taking its 7 left as fillable by 4-GPU pods), so with multi-GPU shapes
-    // alone every blend keeps FGD's preference (at MULTI_GPU_PART_WEIGHT), the default included.
+    // that to prefer the empty node, taking its 7 left as fillable by 4-GPU pods), and with no one-device
+    // shape FGD's view is all of the blend: every blend scores as FGD does, the default included.
     const jobs = [
       { cpuMilli: 0, gpuCount: 4, gpuMilli: 1000, weight: 1 },
       { cpuMilli: 0, gpuCount: 8, gpuMilli: 1000, weight: 1 },
@@ -238,10 +238,8 @@ describe('Fragmentation lookahead (the filled-node view)', () => {
     const single = pod({ gpuCount: 1, gpuMilli: 1000 });
     const fgd = scoresOf(createFragmentationScore({ shapes: jobs, lookahead: 0 }), hosts(), single);
     expect(fgd.busy).toBeGreaterThan(fgd.empty ?? 100);
-    const blended = scoresOf(createFragmentationScore({ shapes: jobs, lookahead: 0.5 }), hosts(), single);
-    expect(blended.busy).toBeGreaterThan(blended.empty ?? 100);
-    for (const lookahead of [LOOKAHEAD_WEIGHT, 1]) {
-      expect(scoresOf(createFragmentationScore({ shapes: jobs, lookahead }), hosts(), single), `lookahead ${lookahead}`).toEqual(blended);
+    for (const lookahead of [0.5, LOOKAHEAD_WEIGHT, 1]) {
+      expect(scoresOf(createFragmentationScore({ shapes: jobs, lookahead }), hosts(), single), `lookahead ${lookahead}`).toEqual(fgd);
     }
   });
 
