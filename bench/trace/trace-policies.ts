@@ -17,7 +17,7 @@ import type { WorkloadShape } from '../../lambdas/scheduling/fragmentation/workl
  */
 export const ABLATIONS = {
   'extender-fgd-view': 'Fragmentation lookahead 0: FGD\'s next-pod view alone (the default before the filled-device view)',
-  'extender-filled-view': 'Fragmentation lookahead 1: the filled-node view alone',
+  'extender-fgd-tenth': 'Fragmentation lookahead 0.9: FGD\'s next-pod view keeps a tenth of the one-device shapes\' part (the default before 2026-12-06)',
   'extender-even-blend': 'Fragmentation lookahead 0.5: the two views weighed the same (the default before the filled view led)',
   'extender-coverage-95': 'shapes learned from the bound GPU pods cover 95 % of them, as the paper\'s typical pods, instead of 85 %',
   'extender-no-partial-gpu': 'Fragmentation partialGpuWeight 0: no preference for partly used GPUs on unshared nodes',
@@ -58,8 +58,8 @@ function ablationOptions(policy: PolicyName, context: PolicyContext): ProfileOpt
   switch (policy) {
     case 'extender-fgd-view':
       return { fragmentation: { lookahead: 0 } };
-    case 'extender-filled-view':
-      return { fragmentation: { lookahead: 1 } };
+    case 'extender-fgd-tenth':
+      return { fragmentation: { lookahead: 0.9 } };
     case 'extender-even-blend':
       return { fragmentation: { lookahead: 0.5 } };
     case 'extender-coverage-95':

@@ -32,7 +32,7 @@ export interface FragmentationOptions extends ShapeDerivation {
    * have filled it (fillWaste), plus
    * the GPU those pods could take but the node's CPU or memory left cannot
    * feed (at the fitting mix's CPU and memory per GPU). 0 is the paper's FGD.
-   * @default LOOKAHEAD_WEIGHT (0.9)
+   * @default LOOKAHEAD_WEIGHT (1)
    */
   readonly lookahead?: number;
   /**
@@ -47,21 +47,25 @@ export interface FragmentationOptions extends ShapeDerivation {
 }
 
 /**
- * The filled-node view leads, FGD's next-pod view keeps a tenth. The filled
- * view knows that a share the next pod fits may still leave an unusable
- * rest, and that GPUs strand when the node's CPU or memory runs out first
- * (a third of what FGD leaves stranded on the openb trace sits on nodes
- * with under 2 cores left). It fills each device on its own, so it speaks
- * only for the one-device shapes: the blend replaces that part of FGD's
- * fragment. The multi-GPU shapes' part weighs what FGD's view weighs in the
- * whole blend, 1 − λ × w₁ (FragmentationModel): whole where multi-GPU jobs
- * are the whole workload, which keeps whole nodes for them, and following
- * the filled view down where shares and single GPUs are most of it. Fitted on 4
- * seeds of 7 public openb pod lists among 0.5, 0.7, 0.8, 0.9 and 1 together
- * with SHAPE_COVERAGE, then checked on all 24 with 10 seeds
- * (docs/benchmarks.md); the even blend 0.5 was the default before.
+ * The filled-node view judges the one-device shapes alone. It knows what
+ * FGD's next-pod view knows about them (a device too small for a shape
+ * strands its free share for it), and also that a share the next pod fits
+ * may still leave an unusable rest, and that GPUs strand when the node's
+ * CPU or memory runs out first (a third of what FGD leaves stranded on the
+ * openb trace sits on nodes with under 2 cores left). It fills each device
+ * on its own, so it speaks only for the one-device shapes: the blend
+ * replaces that part of FGD's fragment. The multi-GPU shapes' part weighs
+ * what FGD's view weighs in the whole blend, 1 − λ × w₁ (FragmentationModel),
+ * at λ = 1 the multi-GPU shapes' share of the workload: whole where
+ * multi-GPU jobs are the whole workload, which keeps whole nodes for them.
+ * On the openb trace (10 seeds, the faithful path) 1 places more than 0.9,
+ * which kept a tenth of FGD's view, on 20 of the 24 public pod lists and
+ * on 9 of 10 generated lookalikes (the tenth the same), and less on
+ * gpushare20, gpushare80, gpuspec33 and cpu300 (by 0.01 to 0.09). 0.9 had
+ * been fitted on 4 seeds of 7 public lists while the multi-GPU part still
+ * blended along (docs/benchmarks.md); the even blend 0.5 came before it.
  */
-export const LOOKAHEAD_WEIGHT = 0.9;
+export const LOOKAHEAD_WEIGHT = 1;
 
 /**
  * The learned shapes cover 85 % of the bound GPU pods, not the paper's 95 %:

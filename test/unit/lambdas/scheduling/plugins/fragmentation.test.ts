@@ -243,8 +243,8 @@ describe('Fragmentation lookahead (the filled-node view)', () => {
     }
   });
 
-  it('defaults to the filled-node view with a tenth of FGD\'s', () => {
-    expect(LOOKAHEAD_WEIGHT).toBe(0.9);
+  it('defaults to the filled-node view alone for the one-device shapes', () => {
+    expect(LOOKAHEAD_WEIGHT).toBe(1);
     const blend = scoresOf(createFragmentationScore({ shapes, lookahead: LOOKAHEAD_WEIGHT }), nodes(), share);
     expect(scoresOf(createFragmentationScore({ shapes }), nodes(), share)).toEqual(blend);
     expect(scoresOf(createFragmentationScore({ shapes, lookahead: 0 }), nodes(), share)).not.toEqual(blend);
