@@ -17,10 +17,11 @@ export function isTopologyPolicy(name: string): name is TopologyPolicy {
   return (TOPOLOGY_POLICIES as readonly string[]).includes(name);
 }
 
+/** Fragmentation in the labels is the profile's score (FGD's gradient with the filled-node view), not the paper's FGD. */
 export const POLICY_LABELS: Readonly<Record<TopologyPolicy, string>> = {
   zone: 'zone-only locality (the earlier NetworkLocality)',
-  affinity: 'pod affinity on layer-3 + FGD',
-  fgd: 'FGD alone',
+  affinity: 'pod affinity on layer-3 + Fragmentation',
+  fgd: 'Fragmentation alone',
   ours: 'ours (default profile)',
 };
 

@@ -19,7 +19,7 @@ describe('topology report', () => {
   it('records each policy with its label and metrics, as the topology chart reads them', () => {
     const recorded = toTopologyResults([{ policy: 'fgd', metrics }, { policy: 'ours', metrics }], { seeds: 5, jobs: 2000, load: 0.95, command: 'npm run bench:topology', measured: '2026-12-05' });
     expect(TOPOLOGY_RESULTS_SCHEMA.parse(recorded)).toEqual(recorded);
-    expect(recorded.policies.map((p) => p.label)).toEqual(['FGD alone', 'ours (default profile)']);
+    expect(recorded.policies.map((p) => p.label)).toEqual(['Fragmentation alone', 'ours (default profile)']);
     expect(recorded.policies[1]?.metrics).toEqual(metrics);
   });
 });

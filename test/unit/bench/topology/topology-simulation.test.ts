@@ -24,7 +24,7 @@ describe('simulateTopology', () => {
     const run = simulateTopology(cluster, jobs, createTopologyProfile('ours', workloadShapes(jobs)));
     expect(run.outcomes[0]?.nodes.slice().sort()).toEqual(['fit-0', 'fit-1', 'fit-2', 'fit-3']);
     expect(run.outcomes[0]?.fitsOneBlock).toBe(true);
-    // FGD alone takes the first nodes it ties on, across both blocks.
+    // Fragmentation alone takes the first nodes it ties on, across both blocks.
     const fgd = simulateTopology(cluster, jobs, createTopologyProfile('fgd', workloadShapes(jobs)));
     expect(fgd.outcomes[0]?.nodes).toContain('small-0');
   });
