@@ -6,7 +6,7 @@
 // Which sections there are, their options and what each runs: sections.ts.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { ClusterHarness } from './cluster-bench';
 import { startClusterHarness } from './cluster-bench';
 import type { BenchRow } from './report-table';
@@ -17,6 +17,14 @@ import { errorMessage } from '../../lambdas/common/error-message';
 import type { ScaleResult } from './scale-bench';
 import type { ThroughputResult } from './scheduler-throughput';
 import { recordSystemFigures, RECORDED_SYSTEM_PATH, systemFiguresOf } from './system-record';
+import { PROJECT_ROOT } from '../../cdk/lib/functions/lambda-entries';
+
+/**
+ * Where the sections build their bundles: under the project whatever --out
+ * says, since the scale section's container imports packages that Node
+ * resolves from the bundle's own location (the project's node_modules).
+ */
+const BUILD_DIR = join(PROJECT_ROOT, '.bench-out');
 
 const GENERAL_OPTIONS = {
   only: {
@@ -106,7 +114,7 @@ async function main(): Promise<void> {
   };
   const runSection = (name: SectionName, harness?: ClusterHarness): Promise<void> =>
     attempt(name, async () => {
-      const outcome = await plan.runs.get(name)!({ log, outDir: dirname(plan.out), harness });
+      const outcome = await plan.runs.get(name)!({ log, outDir: BUILD_DIR, harness });
       rows.push(...outcome.rows);
       json[SECTIONS[name].jsonKey ?? name] = outcome.json;
       sectionFigures[SECTIONS[name].jsonKey ?? name] = outcome.json;

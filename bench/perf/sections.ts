@@ -31,7 +31,7 @@ export interface SectionOutcome {
 /** What a section runs with. */
 export interface SectionContext {
   readonly log: (message: string) => void;
-  /** The folder of the JSON file, where sections leave their own files. */
+  /** Where sections build and leave their own files: the project's .bench-out, whatever --out says (cli.ts). */
   readonly outDir: string;
   /** The moto + control plane harness the cluster sections share; set for them only. */
   readonly harness: ClusterHarness | undefined;
